@@ -1,0 +1,3 @@
+export * from './resources.js';
+export * from './envelopes.js';
+export * from './params.js';

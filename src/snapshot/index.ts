@@ -1,0 +1,5 @@
+export * from './format.js';
+export * from './json.js';
+export * from './languages.js';
+export * from './read.js';
+export * from './write.js';

@@ -1,0 +1,64 @@
+/**
+ * Language variants of a story. A version stores the default-language story
+ * whole and, per language, only what differs (see `LanguageOverlay`).
+ */
+import type { Story } from '../api/index.js';
+import { DEFAULT_LANG, type LanguageOverlay, type StoryVersion } from './format.js';
+
+/** The languages a version has a variant in, default first. */
+export function languagesOf(version: StoryVersion): string[] {
+  return [DEFAULT_LANG, ...Object.keys(version.languages ?? {}).sort()];
+}
+
+/**
+ * The story as the service delivers it in `lang`. Fields not translated in
+ * `lang` fall back to `fallbackLang` (when given) and then to the default.
+ * Returns undefined when the version has no variant in `lang`.
+ */
+export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, fallbackLang?: string): Story | undefined {
+  if (lang === DEFAULT_LANG) return version.story;
+  const overlay = version.languages?.[lang];
+  if (!overlay) return undefined;
+  const fallback = fallbackLang && fallbackLang !== lang ? version.languages?.[fallbackLang] : undefined;
+  const { content: fbContent, ...fbTop } = fallback ?? {};
+  const { content, ...top } = overlay;
+  const merged: Story = {
+    ...version.story,
+    ...(fallback ? pickContentless(fbTop) : {}),
+    ...top,
+    lang,
+    content: { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) } as Story['content'],
+  };
+  return merged;
+}
+
+function pickContentless(top: Record<string, unknown>): Record<string, unknown> {
+  // A fallback language lends translated fields, never its identity.
+  const { full_slug: _f, lang: _l, ...rest } = top;
+  return rest;
+}
+
+/**
+ * The overlay that turns `base` into `variant`, such that
+ * `materialize({story: base, languages: {[lang]: overlay}}, lang)` deep-equals
+ * `variant`. Used when a synced variant is stored beside its default.
+ */
+export function overlayOf(base: Story, variant: Story): LanguageOverlay {
+  const overlay: Record<string, unknown> = { full_slug: variant.full_slug };
+  for (const key of Object.keys(variant)) {
+    if (key === 'content' || key === 'full_slug') continue;
+    const v = (variant as Record<string, unknown>)[key];
+    if (!jsonEqual(v, (base as Record<string, unknown>)[key])) overlay[key] = v;
+  }
+  const content: Record<string, unknown> = {};
+  for (const key of Object.keys(variant.content)) {
+    const v = variant.content[key];
+    if (!jsonEqual(v, base.content[key])) content[key] = v;
+  }
+  if (Object.keys(content).length > 0) overlay.content = content;
+  return overlay as LanguageOverlay;
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

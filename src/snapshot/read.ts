@@ -1,0 +1,124 @@
+/**
+ * Reading a space directory into memory, validating every file against the
+ * format. A malformed file is an error that names the file and what is wrong.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { Space } from '../api/index.js';
+import {
+  DatasourceRecord,
+  FILES,
+  Folder,
+  Manifest,
+  Release,
+  StoryRecord,
+  WorkflowStage,
+  type SpaceData,
+} from './format.js';
+
+export class SpaceDirectoryError extends Error {
+  override name = 'SpaceDirectoryError';
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new SpaceDirectoryError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SpaceDirectoryError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function check<T extends z.ZodType>(schema: T, value: unknown, file: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : '(root)';
+    throw new SpaceDirectoryError(`${file}: ${where}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+async function readOptional<T extends z.ZodType>(dir: string, name: string, schema: T): Promise<z.output<T> | undefined> {
+  const file = path.join(dir, name);
+  try {
+    await fs.access(file);
+  } catch {
+    return undefined;
+  }
+  return check(schema, await readJson(file), file);
+}
+
+/** Reads every `*.json` in a folder, in id order, with bounded concurrency. */
+async function readEntries<T extends z.ZodType>(folder: string, schema: T): Promise<z.output<T>[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(folder)).filter((n) => /^\d+\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  names.sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+  const out: z.output<T>[] = new Array(names.length);
+  const width = 64;
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < names.length) {
+      const i = next++;
+      const file = path.join(folder, names[i]!);
+      const value = check(schema, await readJson(file), file);
+      const id = (value as { id?: unknown; datasource?: { id?: unknown } }).id ?? (value as { datasource?: { id?: unknown } }).datasource?.id;
+      if (id !== parseInt(names[i]!, 10)) {
+        throw new SpaceDirectoryError(`${file}: the file name must be the entry's id (found id ${String(id)})`);
+      }
+      out[i] = value;
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(width, names.length) }, worker));
+  return out;
+}
+
+export async function readManifest(dir: string): Promise<Manifest | undefined> {
+  return readOptional(dir, FILES.manifest, Manifest);
+}
+
+/** Loads a whole space directory. */
+export async function readSpaceDirectory(dir: string): Promise<SpaceData> {
+  const spaceFile = path.join(dir, FILES.space);
+  try {
+    await fs.access(spaceFile);
+  } catch {
+    throw new SpaceDirectoryError(
+      `${dir} is not a space directory (no ${FILES.space}); create one with \`content-sync demo --out ${dir}\` or \`content-sync sync\``,
+    );
+  }
+  const space = check(Space, await readJson(spaceFile), spaceFile);
+  const [stories, datasources, folders, releases, workflowStages] = await Promise.all([
+    readEntries(path.join(dir, FILES.stories), StoryRecord),
+    readEntries(path.join(dir, FILES.datasources), DatasourceRecord),
+    readOptional(dir, FILES.folders, Folder.array()),
+    readOptional(dir, FILES.releases, Release.array()),
+    readOptional(dir, FILES.workflowStages, WorkflowStage.array()),
+  ]);
+  for (const record of stories) {
+    const fileId = record.id;
+    for (const v of [record.published, record.draft]) {
+      if (v && (v.story.id !== fileId || v.story.uuid !== record.uuid)) {
+        throw new SpaceDirectoryError(`${path.join(dir, FILES.stories, `${fileId}.json`)}: story id/uuid differ from the record's`);
+      }
+    }
+  }
+  return {
+    space,
+    stories,
+    datasources,
+    folders: folders ?? [],
+    releases: releases ?? [],
+    workflowStages: workflowStages ?? [],
+  };
+}

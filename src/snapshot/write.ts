@@ -1,0 +1,90 @@
+/**
+ * Writing a whole space directory. The new directory is built beside the
+ * target and swapped in with renames, so a reader sees the old directory or
+ * the new one, and a crash leaves the old one in place.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import fse from 'fs-extra';
+import { FILES, FORMAT_VERSION, type Manifest, type SpaceData } from './format.js';
+import { canonicalJson, sha256 } from './json.js';
+import { DEFAULT_LANG } from './format.js';
+
+export interface WriteOptions {
+  /** Extra manifest fields (api version, sync time, ...). */
+  manifest?: Partial<Manifest>;
+}
+
+/** The manifest that describes `data`. */
+export function buildManifest(data: SpaceData, fileDigests: Map<string, string>, extra: Partial<Manifest> = {}): Manifest {
+  const digests: Record<string, string> = {};
+  for (const [name, digest] of [...fileDigests].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) digests[name] = digest;
+  const languages = [DEFAULT_LANG, ...data.space.language_codes];
+  const published = data.stories.filter((s) => s.published).length;
+  return {
+    format: FORMAT_VERSION,
+    space: data.space,
+    cv: data.space.version,
+    views: ['published', 'draft'],
+    languages,
+    counts: {
+      stories: data.stories.length,
+      published,
+      folders: data.folders.length,
+      datasources: data.datasources.length,
+      datasource_entries: data.datasources.reduce((n, d) => n + d.entries.length, 0),
+    },
+    digests: { all: sha256(Object.entries(digests).map(([k, v]) => `${k} ${v}\n`).join('')) },
+    ...extra,
+  } as Manifest;
+}
+
+/** Serializes every file of the directory: relative path -> text. */
+export function* spaceFiles(data: SpaceData): Generator<[string, string]> {
+  yield [FILES.space, canonicalJson(data.space)];
+  if (data.folders.length) yield [FILES.folders, canonicalJson([...data.folders].sort((a, b) => a.id - b.id))];
+  if (data.releases.length) yield [FILES.releases, canonicalJson([...data.releases].sort((a, b) => a.id - b.id))];
+  if (data.workflowStages.length) yield [FILES.workflowStages, canonicalJson([...data.workflowStages].sort((a, b) => a.id - b.id))];
+  for (const record of data.stories) yield [`${FILES.stories}/${record.id}.json`, canonicalJson(record)];
+  for (const ds of data.datasources) yield [`${FILES.datasources}/${ds.datasource.id}.json`, canonicalJson(ds)];
+}
+
+/** Writes `data` as a complete space directory at `dir`, replacing what was there. */
+export async function writeSpaceDirectory(dir: string, data: SpaceData, options: WriteOptions = {}): Promise<Manifest> {
+  const target = path.resolve(dir);
+  const parent = path.dirname(target);
+  await fs.mkdir(parent, { recursive: true });
+  const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(target)}.staging-`));
+  try {
+    await fs.mkdir(path.join(staging, FILES.stories));
+    await fs.mkdir(path.join(staging, FILES.datasources));
+    const digests = new Map<string, string>();
+    const pending: Promise<void>[] = [];
+    for (const [name, text] of spaceFiles(data)) {
+      digests.set(name, sha256(text));
+      pending.push(fs.writeFile(path.join(staging, name), text));
+      if (pending.length >= 64) await Promise.all(pending.splice(0));
+    }
+    await Promise.all(pending);
+    const manifest = buildManifest(data, digests, options.manifest);
+    await fs.writeFile(path.join(staging, FILES.manifest), canonicalJson(manifest));
+    await swapIn(staging, target);
+    return manifest;
+  } catch (err) {
+    await fse.remove(staging);
+    throw err;
+  }
+}
+
+/** Replaces `target` by `staging` with two renames; the old tree is removed after. */
+async function swapIn(staging: string, target: string): Promise<void> {
+  const exists = await fse.pathExists(target);
+  if (!exists) {
+    await fs.rename(staging, target);
+    return;
+  }
+  const old = `${staging}.old`;
+  await fs.rename(target, old);
+  await fs.rename(staging, target);
+  await fse.remove(old);
+}
