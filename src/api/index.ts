@@ -1,3 +1,4 @@
 export * from './resources.js';
 export * from './envelopes.js';
 export * from './params.js';
+export * from './limits.js';

@@ -89,6 +89,8 @@ const storyCommon = {
   resolve_links_level: nonNegativeInt('resolve_links_level').optional(),
   content_type: z.string().optional(),
   resolve_assets: bool01('resolve_assets').optional(),
+  /** Top-level story properties to leave out (sent by the official JavaScript client). */
+  excluding_story_fields: stringList.optional(),
 };
 
 export const SingleStoryQuery = z.object({

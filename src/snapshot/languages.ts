@@ -11,25 +11,32 @@ export function languagesOf(version: StoryVersion): string[] {
 }
 
 /**
- * The story as the service delivers it in `lang`. Fields not translated in
- * `lang` fall back to `fallbackLang` (when given) and then to the default.
- * Returns undefined when the version has no variant in `lang`.
+ * The story as the service delivers it in `lang` (a language of the space).
+ * Fields not translated in `lang` fall back to `fallbackLang` (when given) and
+ * then to the default. With field-level translation every story exists in
+ * every language: a version without an overlay for `lang` is delivered with
+ * the default content under `<lang>/<translated path or full_slug>`.
  */
-export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, fallbackLang?: string): Story | undefined {
+export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, fallbackLang?: string): Story {
   if (lang === DEFAULT_LANG) return version.story;
-  const overlay = version.languages?.[lang];
-  if (!overlay) return undefined;
+  const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
   const fallback = fallbackLang && fallbackLang !== lang ? version.languages?.[fallbackLang] : undefined;
-  const { content: fbContent, ...fbTop } = fallback ?? {};
-  const { content, ...top } = overlay;
+  const { content: fbContent, $replace_content: _r, ...fbTop } = (fallback ?? {}) as LanguageOverlay & { $replace_content?: boolean };
+  const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
   const merged: Story = {
     ...version.story,
     ...(fallback ? pickContentless(fbTop) : {}),
     ...top,
     lang,
-    content: { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) } as Story['content'],
+    content: (replace ? content : { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) }) as Story['content'],
   };
   return merged;
+}
+
+/** The overlay of a story that has no translation in `lang`. */
+export function untranslated(story: Story, lang: string): LanguageOverlay {
+  const translated = story.translated_slugs?.find((t) => t.lang === lang)?.path;
+  return { full_slug: `${lang}/${translated ?? story.full_slug}` };
 }
 
 function pickContentless(top: Record<string, unknown>): Record<string, unknown> {

@@ -1,0 +1,106 @@
+/**
+ * Shared pieces of the benchmarks: a service in its own process (so that
+ * the load generator does not share its event loop), a keep-alive HTTP load
+ * loop, percentiles and cached demo spaces.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DATA = path.join(ROOT, 'bench', '.data');
+const CLI = path.join(ROOT, 'src', 'cli', 'run.ts');
+
+export function cli(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A demo space of `stories` stories, generated once and kept under bench/.data. */
+export async function demoSpace(stories: number): Promise<string> {
+  const dir = path.join(DATA, `demo-${stories}`);
+  if (existsSync(path.join(dir, 'manifest.json'))) return dir;
+  const child = cli(['demo', '--out', dir, '--stories', String(stories)]);
+  child.stderr!.pipe(process.stderr);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`demo generation failed (${code})`);
+  return dir;
+}
+
+export interface ServedSpace {
+  url: string;
+  /** What the service printed about loading the space (stderr lines). */
+  log: string[];
+  stop(): Promise<void>;
+}
+
+export async function serve(dir: string, extra: string[] = []): Promise<ServedSpace> {
+  const child = cli(['serve', '--data', dir, '--port', '0', '--public-token', 'bench-public', '--preview-token', 'bench-preview', ...extra]);
+  const log: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (l) => log.push(l));
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${log.join('\n')}`)));
+  });
+  return {
+    url,
+    log,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+export function get(url: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** Sends requests from `next()` with `concurrency` in flight for `ms`; returns count and statuses. */
+export async function load(next: () => string, concurrency: number, ms: number): Promise<{ requests: number; seconds: number; statuses: Map<number, number> }> {
+  const statuses = new Map<number, number>();
+  let requests = 0;
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const { status } = await get(next());
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        requests++;
+      }
+    }),
+  );
+  return { requests, seconds: (performance.now() - started) / 1000, statuses };
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const value = await fn();
+  return [value, performance.now() - t];
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);

@@ -1,0 +1,20 @@
+/**
+ * `npm run bench`: every benchmark, figures printed side by side.
+ * Pass names to run some: `npm run bench -- service`.
+ */
+import { benchService } from './service.js';
+
+const suites: Record<string, () => Promise<void>> = {
+  service: benchService,
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of wanted.length ? wanted : Object.keys(suites)) {
+  const suite = suites[name];
+  if (!suite) {
+    console.error(`unknown benchmark "${name}"; choose from ${Object.keys(suites).join(', ')}`);
+    process.exit(2);
+  }
+  await suite();
+}
+process.exit(0);

@@ -1,0 +1,153 @@
+/**
+ * The `content-sync` command.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { writeDemoSpace } from '../demo/index.js';
+import { FaultSpecError, parseFaultSpec, startServer, type FaultPlan } from '../server/index.js';
+import { readSpaceDirectory } from '../snapshot/index.js';
+
+const USAGE = `usage: content-sync <command> [options]
+
+commands:
+  demo   --out DIR [--stories N] [--seed S]
+         write a deterministic demo space directory (N from 10 to 100000, default 200)
+  serve  --data DIR [--port P] [--host H] [--public-token T] [--preview-token T]
+         [--latency MS] [--no-rate-limit] [--faults SPEC] [--admin]
+         [--webhook-url URL --webhook-secret S]
+         serve a space directory as the Content Delivery API (v1 and v2)
+
+Run \`content-sync <command> --help\` for details.`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number (got "${value}")`);
+  const n = Number(value);
+  if (n < min || n > max) throw new UsageError(`--${name} must be from ${min} to ${max} (got ${n})`);
+  return n;
+}
+
+async function demo(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    out: { type: 'string' },
+    stories: { type: 'string' },
+    seed: { type: 'string' },
+  });
+  if (values.help) {
+    console.log('usage: content-sync demo --out DIR [--stories N] [--seed S]');
+    return 0;
+  }
+  if (!values.out) throw new UsageError('demo needs --out DIR');
+  const stories = integer(values.stories as string | undefined, 'stories', 200, 10, 100_000);
+  const started = performance.now();
+  const manifest = await writeDemoSpace(values.out as string, { stories, seed: (values.seed as string | undefined) ?? 1 });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`wrote ${manifest.counts.stories} stories, ${manifest.counts.datasources} datasources to ${values.out} in ${seconds}s`);
+  return 0;
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    data: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'public-token': { type: 'string' },
+    'preview-token': { type: 'string' },
+    latency: { type: 'string' },
+    'no-rate-limit': { type: 'boolean' },
+    faults: { type: 'string' },
+    admin: { type: 'boolean' },
+    'webhook-url': { type: 'string' },
+    'webhook-secret': { type: 'string' },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!values.data) throw new UsageError('serve needs --data DIR (a space directory: see `content-sync demo`)');
+  const port = integer(values.port as string | undefined, 'port', 3210, 0, 65535);
+  const latencyMs = integer(values.latency as string | undefined, 'latency', 0, 0, 60_000);
+  let faults: FaultPlan | undefined;
+  try {
+    faults = values.faults ? parseFaultSpec(values.faults as string) : undefined;
+  } catch (err) {
+    if (err instanceof FaultSpecError) throw new UsageError(err.message);
+    throw err;
+  }
+  const webhookUrl = values['webhook-url'] as string | undefined;
+  const webhookSecret = values['webhook-secret'] as string | undefined;
+  if (Boolean(webhookUrl) !== Boolean(webhookSecret)) throw new UsageError('--webhook-url and --webhook-secret go together');
+  if (webhookUrl) {
+    try {
+      new URL(webhookUrl);
+    } catch {
+      throw new UsageError(`--webhook-url is not a URL: ${webhookUrl}`);
+    }
+  }
+  const loadStarted = performance.now();
+  const space = await readSpaceDirectory(values.data as string);
+  const server = await startServer({
+    space,
+    port,
+    host: (values.host as string | undefined) ?? '127.0.0.1',
+    publicToken: values['public-token'] as string | undefined,
+    previewToken: values['preview-token'] as string | undefined,
+    latencyMs,
+    rateLimit: !values['no-rate-limit'],
+    faults,
+    admin: Boolean(values.admin),
+    webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined,
+    log: (line) => console.error(line),
+  });
+  // Build the default listings now, so the first request does not pay for them.
+  server.service.store.entries({ view: 'published', lang: 'default' });
+  const loadMs = Math.round(performance.now() - loadStarted);
+  console.error(`loaded ${space.stories.length} stories from ${values.data} in ${loadMs} ms`);
+  console.log(`listening on ${server.url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.service.settled();
+  await server.close();
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'demo':
+        return await demo(rest);
+      case 'serve':
+        return await serve(rest);
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`content-sync: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    console.error(`content-sync ${command}: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Paces requests to the contract's rate tiers, smoothly.
+ *
+ * Every request spends its cost (the share of a second its tier allows, see
+ * `requestCost`) of one budget shared by everything a client fetches. Start
+ * times are spaced evenly at `target` of the allowed rate, never in bursts.
+ * After a 429 (another consumer of the same token) the rate halves and the
+ * pacer waits what `Retry-After` asks; each success then wins the rate back
+ * a little at a time (additive increase, multiplicative decrease).
+ */
+export interface PacerOptions {
+  /** Share of the allowed rate to aim at (default 0.96). */
+  target?: number;
+  /** Lowest share after repeated 429s (default 0.1). */
+  floor?: number;
+  /** Share regained per successful request (default 0.01). */
+  step?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export class Pacer {
+  #share: number;
+  readonly #target: number;
+  readonly #floor: number;
+  readonly #step: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  /** Earliest time (ms) the next request may start. */
+  #next = 0;
+
+  constructor(options: PacerOptions = {}) {
+    this.#target = options.target ?? 0.96;
+    this.#share = this.#target;
+    this.#floor = options.floor ?? 0.1;
+    this.#step = options.step ?? 0.01;
+    this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The share of the allowed rate currently aimed at. */
+  get share(): number {
+    return this.#share;
+  }
+
+  /** Waits for this request's slot; `cost` is in seconds of budget at the full rate. */
+  async acquire(cost: number, signal?: AbortSignal): Promise<void> {
+    const now = this.#now();
+    const start = Math.max(now, this.#next);
+    this.#next = start + (cost * 1000) / this.#share;
+    const wait = start - now;
+    if (wait > 0) await this.#sleep(wait);
+    signal?.throwIfAborted();
+  }
+
+  /** A 429: slow down, and wait at least `retryAfterSeconds` before the next start. */
+  throttled(retryAfterSeconds = 1): void {
+    this.#share = Math.max(this.#floor, this.#share / 2);
+    this.#next = Math.max(this.#next, this.#now() + retryAfterSeconds * 1000);
+  }
+
+  /** A success: regain a little of the rate. */
+  succeeded(): void {
+    this.#share = Math.min(this.#target, this.#share + this.#step);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The control plane (`--admin`), under `/__admin/`: JSON in, JSON out. It
+ * changes content the way an editor would, so tests and demos can drive
+ * cache versions and webhooks.
+ */
+import { z } from 'zod';
+import { errorReply, reply, type Reply } from './respond.js';
+import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
+
+const TranslatedSlugInput = z.object({ path: z.string(), name: z.string().nullable().default(null), lang: z.string() });
+
+const StoryInput = z.strictObject({
+  name: z.string().min(1).optional(),
+  slug: z
+    .string()
+    .regex(/^[^/?#\s]*$/, 'slug must not contain /, ?, # or spaces')
+    .optional(),
+  parent_id: z.number().int().nonnegative().nullable().optional(),
+  is_folder: z.boolean().optional(),
+  is_startpage: z.boolean().optional(),
+  position: z.number().int().optional(),
+  content: z.record(z.string(), z.unknown()).optional(),
+  tag_list: z.array(z.string()).optional(),
+  lang: z.string().optional(),
+  translated_slugs: z.array(TranslatedSlugInput).nullable().optional(),
+  uuid: z.string().min(1).optional(),
+});
+
+const DatasourceInput = z.strictObject({
+  name: z.string().optional(),
+  dimensions: z.array(z.object({ name: z.string(), entry_value: z.string().min(1) })).optional(),
+  entries: z.array(
+    z.object({
+      name: z.string().min(1),
+      value: z.string(),
+      dimension_values: z.record(z.string(), z.string()).optional(),
+    }),
+  ),
+});
+
+export interface RequestStats {
+  since: string;
+  total: number;
+  cached: number;
+  by_route: Record<string, number>;
+  by_status: Record<string, number>;
+}
+
+export class Stats {
+  #data: RequestStats = Stats.#empty();
+
+  static #empty(): RequestStats {
+    return { since: new Date().toISOString(), total: 0, cached: 0, by_route: {}, by_status: {} };
+  }
+
+  count(route: string, status: number, cached: boolean): void {
+    const d = this.#data;
+    d.total++;
+    if (cached) d.cached++;
+    d.by_route[route] = (d.by_route[route] ?? 0) + 1;
+    d.by_status[String(status)] = (d.by_status[String(status)] ?? 0) + 1;
+  }
+
+  snapshot(): RequestStats {
+    return structuredClone(this.#data);
+  }
+
+  reset(): void {
+    this.#data = Stats.#empty();
+  }
+}
+
+function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new StoreError(422, `${issue.path.join('.') || 'body'}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** Routes one control-plane request. `onChange` receives what changed. */
+export function handleAdmin(
+  store: SpaceStore,
+  stats: Stats,
+  method: string,
+  pathname: string,
+  body: unknown,
+  onChange: (event: ChangeEvent) => void,
+): Reply {
+  const path = pathname.replace(/^\/__admin/, '').replace(/\/$/, '') || '/';
+  const done = (status: number, payload: unknown, event?: ChangeEvent): Reply => {
+    if (event) onChange(event);
+    return reply(status, payload);
+  };
+  try {
+    if (path === '/stats' && method === 'GET') return reply(200, stats.snapshot());
+    if (path === '/stats/reset' && method === 'POST') {
+      stats.reset();
+      return reply(200, stats.snapshot());
+    }
+    if (path === '/space' && method === 'GET') return reply(200, { space: store.space });
+    if (path === '/stories' && method === 'POST') {
+      const input = parseBody(StoryInput, body);
+      return done(201, store.createStory(input));
+    }
+    const storyMatch = /^\/stories\/(\d{1,15})(\/publish|\/unpublish)?$/.exec(path);
+    if (storyMatch) {
+      const id = Number(storyMatch[1]);
+      const action = storyMatch[2];
+      if (!action && method === 'GET') {
+        return reply(200, { record: store.record(id) });
+      }
+      if (!action && method === 'PUT') {
+        const input = parseBody(StoryInput.omit({ uuid: true, is_folder: true }), body);
+        const { story, event } = store.updateStory(id, input);
+        return done(200, { story }, event);
+      }
+      if (!action && method === 'DELETE') {
+        const { event } = store.deleteStory(id);
+        return done(200, { deleted: id }, event);
+      }
+      if (action === '/publish' && method === 'POST') {
+        const { story, event } = store.publish(id);
+        return done(200, { story }, event);
+      }
+      if (action === '/unpublish' && method === 'POST') {
+        const { story, event } = store.unpublish(id);
+        return done(200, { story }, event);
+      }
+    }
+    const dsMatch = /^\/datasources\/([^/]+)\/entries$/.exec(path);
+    if (dsMatch && method === 'PUT') {
+      let slug: string;
+      try {
+        slug = decodeURIComponent(dsMatch[1]!);
+      } catch {
+        return errorReply(400, 'the datasource slug is not valid percent-encoding');
+      }
+      const input = parseBody(DatasourceInput, body);
+      const { datasource, event } = store.replaceDatasourceEntries(slug, input);
+      return done(200, { datasource }, event);
+    }
+    return errorReply(404, `no control-plane route ${method} /__admin${path === '/' ? '' : path}`);
+  } catch (err) {
+    if (err instanceof StoreError) return errorReply(err.status, err.message);
+    throw err;
+  }
+}

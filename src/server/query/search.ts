@@ -1,0 +1,46 @@
+/**
+ * `search_term`: a case-insensitive substring match over a story's name,
+ * slug, full_slug and every string value inside its content (at any depth).
+ * The lower-cased text is built once per story object and kept in a WeakMap,
+ * so repeated searches over the same objects only run `includes`.
+ */
+import type { Story } from '../../api/index.js';
+
+/** Joins fields so that a term cannot match across two of them. */
+const SEPARATOR = '\u0000';
+
+const searchTexts = new WeakMap<object, string>();
+
+export function searchText(story: Story): string {
+  let text = searchTexts.get(story);
+  if (text === undefined) {
+    text = buildSearchText(story);
+    searchTexts.set(story, text);
+  }
+  return text;
+}
+
+function buildSearchText(story: Story): string {
+  const parts: string[] = [];
+  for (const v of [story.name, story.slug, story.full_slug]) if (typeof v === 'string') parts.push(v);
+  // Iterative walk: deeply nested content cannot overflow the stack.
+  const stack: unknown[] = [story.content];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      parts.push(value);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push((value as Record<string, unknown>)[keys[i]!]);
+    }
+  }
+  return parts.join(SEPARATOR).toLowerCase();
+}
+
+/** A predicate for one (trimmed, non-empty) term. */
+export function compileSearch(term: string): (story: Story) => boolean {
+  const needle = term.toLowerCase();
+  return (story) => searchText(story).includes(needle);
+}

@@ -1,0 +1,600 @@
+/**
+ * The space in memory: the records of a space directory, the views and
+ * language variants the service delivers, and the changes the control plane
+ * makes. Everything derived (variants, listings, slug indexes, tags) is
+ * memoized and dropped whenever content changes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Datasource, DatasourceEntry, Space, Story, Tag } from '../api/index.js';
+import {
+  DEFAULT_LANG,
+  materialize,
+  type DatasourceRecord,
+  type Folder,
+  type SpaceData,
+  type StoryRecord,
+  type StoryVersion,
+} from '../snapshot/index.js';
+
+export type View = 'published' | 'draft';
+
+/** Which variant of the space a request reads. */
+export interface Selection {
+  view: View;
+  lang: string;
+  fallbackLang?: string | undefined;
+  release?: number | undefined;
+}
+
+export interface Entry {
+  record: StoryRecord;
+  story: Story;
+}
+
+export class StoreError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a change did to the published content, for cache versions and webhooks. */
+export interface ChangeEvent {
+  action: 'published' | 'unpublished' | 'deleted' | 'moved' | 'entries_updated';
+  story_id?: number;
+  full_slug?: string;
+  datasource_slug?: string;
+  name?: string;
+  /** Whether published content changed (the cache version advances). */
+  publishedChanged: boolean;
+}
+
+function versionOf(record: StoryRecord, sel: Selection): StoryVersion | undefined {
+  if (sel.release !== undefined) {
+    const staged = record.releases?.[String(sel.release)];
+    if (staged) return staged;
+  }
+  if (sel.view === 'published') return record.published ?? undefined;
+  return record.draft ?? record.published ?? undefined;
+}
+
+function selectionKey(sel: Selection): string {
+  return `${sel.view}|${sel.lang}|${sel.fallbackLang ?? ''}|${sel.release ?? ''}`;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+export class SpaceStore {
+  space: Space;
+  readonly #records = new Map<number, StoryRecord>();
+  readonly #byUuid = new Map<string, number>();
+  readonly #folders = new Map<number, Folder>();
+  readonly #datasources = new Map<number, DatasourceRecord>();
+  readonly releases: ReadonlyArray<{ id: number; name: string }>;
+  readonly workflowStages: ReadonlyArray<{ id: number; name: string }>;
+  #nextId: number;
+  #derived = new Map<string, unknown>();
+  readonly #clock: () => Date;
+
+  constructor(data: SpaceData, options: { clock?: () => Date } = {}) {
+    this.space = clone(data.space);
+    this.#clock = options.clock ?? (() => new Date());
+    for (const r of data.stories) {
+      this.#records.set(r.id, r);
+      this.#byUuid.set(r.uuid, r.id);
+    }
+    for (const f of data.folders) {
+      this.#folders.set(f.id, f);
+      this.#byUuid.set(f.uuid, f.id);
+    }
+    for (const d of data.datasources) this.#datasources.set(d.datasource.id, d);
+    this.#deriveMissingFolders();
+    this.releases = data.releases;
+    this.workflowStages = data.workflowStages;
+    let max = 0;
+    for (const id of [...this.#records.keys(), ...this.#folders.keys(), ...this.#datasources.keys()]) max = Math.max(max, id);
+    for (const d of data.datasources) for (const e of d.entries) max = Math.max(max, e.id);
+    this.#nextId = max + 1;
+  }
+
+  /**
+   * A synced snapshot knows folders only through their children: a story's
+   * parent_id and full_slug name the folder's path. Folders that the data does
+   * not list are derived from that, so the control plane can place stories in them.
+   */
+  #deriveMissingFolders(): void {
+    for (const record of this.#records.values()) {
+      const story = (record.published ?? record.draft)?.story;
+      if (!story || !story.parent_id || this.#folders.has(story.parent_id)) continue;
+      const path = story.is_startpage ? story.full_slug.replace(/\/$/, '') : story.full_slug.split('/').slice(0, -1).join('/');
+      if (!path) continue;
+      const slug = path.split('/').pop()!;
+      const uuid = `00000000-0000-4000-8000-${String(story.parent_id).padStart(12, '0').slice(-12)}`;
+      this.#folders.set(story.parent_id, { id: story.parent_id, uuid, name: slug, slug, full_slug: path, parent_id: null, position: 0 });
+    }
+    for (const f of this.#folders.values()) {
+      if (f.parent_id !== null) continue;
+      const parentPath = f.full_slug.split('/').slice(0, -1).join('/');
+      const parent = parentPath ? [...this.#folders.values()].find((x) => x.full_slug === parentPath) : undefined;
+      this.#folders.set(f.id, { ...f, parent_id: parent?.id ?? 0 });
+    }
+  }
+
+  /** The whole space as plain data, e.g. to write it back to disk. */
+  toData(): SpaceData {
+    return {
+      space: this.space,
+      stories: [...this.#records.values()].sort((a, b) => a.id - b.id),
+      folders: [...this.#folders.values()].sort((a, b) => a.id - b.id),
+      datasources: [...this.#datasources.values()].sort((a, b) => a.datasource.id - b.datasource.id),
+      releases: [...this.releases],
+      workflowStages: [...this.workflowStages],
+    };
+  }
+
+  get languages(): string[] {
+    return [DEFAULT_LANG, ...this.space.language_codes];
+  }
+
+  isLanguage(code: string): boolean {
+    return code !== DEFAULT_LANG && this.space.language_codes.includes(code);
+  }
+
+  get storyCount(): number {
+    return this.#records.size;
+  }
+
+  #memo<T>(key: string, build: () => T): T {
+    if (this.#derived.has(key)) return this.#derived.get(key) as T;
+    const value = build();
+    this.#derived.set(key, value);
+    return value;
+  }
+
+  #invalidate(): void {
+    this.#derived = new Map();
+  }
+
+  // ---- reading ----------------------------------------------------------
+
+  /** Every story visible in a selection, in space order (ascending id). */
+  entries(sel: Selection): readonly Entry[] {
+    return this.#memo(`entries|${selectionKey(sel)}`, () => {
+      const out: Entry[] = [];
+      const ids = [...this.#records.keys()].sort((a, b) => a - b);
+      for (const id of ids) {
+        const record = this.#records.get(id)!;
+        const version = versionOf(record, sel);
+        if (!version) continue;
+        out.push({ record, story: materialize(version, sel.lang, sel.fallbackLang) });
+      }
+      return out;
+    });
+  }
+
+  #index(sel: Selection): { byId: Map<number, Entry>; byUuid: Map<string, Entry>; bySlug: Map<string, Entry>; byDefaultSlug: Map<string, Entry> } {
+    return this.#memo(`index|${selectionKey(sel)}`, () => {
+      const byId = new Map<number, Entry>();
+      const byUuid = new Map<string, Entry>();
+      const bySlug = new Map<string, Entry>();
+      const byDefaultSlug = new Map<string, Entry>();
+      for (const e of this.entries(sel)) {
+        byId.set(e.story.id, e);
+        byUuid.set(e.story.uuid, e);
+        bySlug.set(e.story.full_slug, e);
+        const base = versionOf(e.record, sel)!.story.full_slug;
+        byDefaultSlug.set(base, e);
+      }
+      return { byId, byUuid, bySlug, byDefaultSlug };
+    });
+  }
+
+  byId(sel: Selection, id: number): Entry | undefined {
+    return this.#index(sel).byId.get(id);
+  }
+
+  byUuid(sel: Selection, uuid: string): Entry | undefined {
+    return this.#index(sel).byUuid.get(uuid);
+  }
+
+  /** By the delivered full slug (with a language prefix for variants), then by
+   * the default-language full slug. A start page answers with or without its
+   * trailing slash. */
+  bySlug(sel: Selection, slug: string): Entry | undefined {
+    const idx = this.#index(sel);
+    return (
+      idx.bySlug.get(slug) ??
+      idx.byDefaultSlug.get(slug) ??
+      (slug.endsWith('/') ? undefined : idx.bySlug.get(`${slug}/`) ?? idx.byDefaultSlug.get(`${slug}/`))
+    );
+  }
+
+  /** The default-language full slug of an entry in a selection. */
+  defaultSlugOf(entry: Entry, sel: Selection): string {
+    return versionOf(entry.record, sel)?.story.full_slug ?? entry.story.full_slug;
+  }
+
+  folderByUuid(uuid: string): Folder | undefined {
+    const id = this.#byUuid.get(uuid);
+    return id === undefined ? undefined : this.#folders.get(id);
+  }
+
+  /** Tags of the stories visible in a view, with their counts, by name. */
+  tags(view: View, startsWith?: string): Tag[] {
+    const counts = new Map<string, number>();
+    for (const e of this.entries({ view, lang: DEFAULT_LANG })) {
+      if (startsWith && !e.story.full_slug.startsWith(startsWith)) continue;
+      for (const t of e.story.tag_list) counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+    return [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, taggings_count]) => ({ name, taggings_count }));
+  }
+
+  datasources(): Datasource[] {
+    return [...this.#datasources.values()].sort((a, b) => a.datasource.id - b.datasource.id).map((d) => d.datasource);
+  }
+
+  /** Entries of one datasource (by slug or id) or of all; `dimension` fills dimension_value. */
+  datasourceEntries(datasource: string | undefined, dimension: string | undefined): DatasourceEntry[] {
+    let sources = [...this.#datasources.values()].sort((a, b) => a.datasource.id - b.datasource.id);
+    if (datasource !== undefined && datasource !== '') {
+      sources = sources.filter((d) => d.datasource.slug === datasource || String(d.datasource.id) === datasource);
+    }
+    const out: DatasourceEntry[] = [];
+    for (const d of sources) {
+      for (const e of d.entries) {
+        const dimensionValue = dimension ? (e.dimension_values?.[dimension] ?? null) : null;
+        out.push({ id: e.id, name: e.name, value: e.value, dimension_value: dimensionValue });
+      }
+    }
+    return out;
+  }
+
+  // ---- changing (control plane) ----------------------------------------
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  /** Advances the cache version: it only grows, and follows the clock. */
+  #advanceVersion(): void {
+    const seconds = Math.floor(this.#clock().getTime() / 1000);
+    this.space = { ...this.space, version: Math.max(this.space.version + 1, seconds) };
+  }
+
+  #commit(event: ChangeEvent): ChangeEvent {
+    this.#invalidate();
+    if (event.publishedChanged) this.#advanceVersion();
+    return event;
+  }
+
+  record(id: number): StoryRecord {
+    const record = this.#records.get(id);
+    if (!record) throw new StoreError(404, `story ${id} does not exist`);
+    return record;
+  }
+
+  folderPath(parentId: number | null | undefined): string {
+    if (!parentId) return '';
+    const folder = this.#folders.get(parentId);
+    if (folder) return folder.full_slug;
+    throw new StoreError(422, `parent_id ${parentId} is not a folder of this space`);
+  }
+
+  #fullSlug(parentId: number | null | undefined, slug: string, isStartpage: boolean): string {
+    const parent = this.folderPath(parentId);
+    if (isStartpage) return parent ? `${parent}/` : '';
+    return parent ? `${parent}/${slug}` : slug;
+  }
+
+  /** Re-derives full slugs (default and per language) of a version from its structure. */
+  #restructure(version: StoryVersion): void {
+    const s = version.story;
+    s.full_slug = this.#fullSlug(s.parent_id, s.slug, s.is_startpage);
+    if (s.default_full_slug !== undefined && s.default_full_slug !== null) s.default_full_slug = s.full_slug;
+    for (const lang of Object.keys(version.languages ?? {})) {
+      const overlay = version.languages![lang]!;
+      const translated = s.translated_slugs?.find((t) => t.lang === lang)?.path;
+      overlay.full_slug = `${lang}/${translated ?? s.full_slug}`;
+    }
+  }
+
+  createStory(input: StoryInput): { story: Story; folder?: Folder } {
+    const id = this.#nextId++;
+    const uuid = input.uuid ?? randomUUID();
+    if (this.#byUuid.has(uuid)) throw new StoreError(422, `uuid ${uuid} is already used`);
+    const slug = input.slug ?? (input.name ?? `story-${id}`).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    if (input.is_folder) {
+      const folder: Folder = {
+        id,
+        uuid,
+        name: input.name ?? slug,
+        slug,
+        full_slug: this.#fullSlug(input.parent_id, slug, false),
+        parent_id: input.parent_id ?? 0,
+        position: input.position ?? 0,
+        translated_slugs: input.translated_slugs ?? null,
+      };
+      this.#assertFreeSlug(folder.full_slug, id);
+      this.#folders.set(id, folder);
+      this.#byUuid.set(uuid, id);
+      this.#invalidate();
+      return { story: folderAsStory(folder, this.#now()), folder };
+    }
+    const now = this.#now();
+    const story: Story = {
+      name: input.name ?? slug,
+      created_at: now,
+      published_at: null,
+      id,
+      uuid,
+      content: { component: 'page', _uid: randomUUID(), ...(input.content ?? {}) } as Story['content'],
+      slug,
+      full_slug: '',
+      sort_by_date: null,
+      position: input.position ?? 0,
+      tag_list: input.tag_list ?? [],
+      is_startpage: input.is_startpage ?? false,
+      parent_id: input.parent_id ?? 0,
+      meta_data: null,
+      group_id: randomUUID(),
+      first_published_at: null,
+      release_id: null,
+      lang: DEFAULT_LANG,
+      path: null,
+      alternates: [],
+      default_full_slug: null,
+      translated_slugs: input.translated_slugs ?? null,
+    };
+    const version: StoryVersion = { story };
+    this.#restructure(version);
+    this.#assertFreeSlug(story.full_slug, id);
+    const record: StoryRecord = { id, uuid, published: null, draft: version, updated_at: now };
+    if (input.lang && input.lang !== DEFAULT_LANG) this.#applyTranslation(record, version, input);
+    this.#records.set(id, record);
+    this.#byUuid.set(uuid, id);
+    this.#invalidate();
+    return { story: materialize(version, input.lang && this.isLanguage(input.lang) ? input.lang : DEFAULT_LANG) };
+  }
+
+  #applyTranslation(_record: StoryRecord, version: StoryVersion, input: StoryInput): void {
+    const lang = input.lang!;
+    if (!this.isLanguage(lang)) throw new StoreError(422, `lang ${lang} is not a language of this space (${this.space.language_codes.join(', ') || 'none'})`);
+    const languages = (version.languages ??= {});
+    const overlay = (languages[lang] ??= { full_slug: `${lang}/${version.story.full_slug}` });
+    if (input.content) overlay.content = { ...(overlay.content ?? {}), ...input.content };
+    if (input.name !== undefined) overlay.name = input.name;
+    this.#restructure(version);
+  }
+
+  /** Changes the draft; a new slug or parent moves the story (published version too). */
+  updateStory(id: number, input: StoryInput): { story: Story; event?: ChangeEvent } {
+    const folder = this.#folders.get(id);
+    if (folder) return this.#updateFolder(folder, input);
+    const record = this.record(id);
+    const draft = clone(record.draft ?? record.published!);
+    const before = draft.story.full_slug;
+    if (input.lang && input.lang !== DEFAULT_LANG) {
+      this.#applyTranslation(record, draft, input);
+    } else {
+      const s = draft.story;
+      if (input.name !== undefined) s.name = input.name;
+      if (input.content !== undefined) s.content = { ...s.content, ...input.content } as Story['content'];
+      if (input.tag_list !== undefined) s.tag_list = input.tag_list;
+      if (input.position !== undefined) s.position = input.position;
+      if (input.is_startpage !== undefined) s.is_startpage = input.is_startpage;
+      if (input.slug !== undefined) s.slug = input.slug;
+      if (input.parent_id !== undefined) s.parent_id = input.parent_id;
+      if (input.translated_slugs !== undefined) s.translated_slugs = input.translated_slugs;
+      this.#restructure(draft);
+    }
+    if (draft.story.full_slug !== before) this.#assertFreeSlug(draft.story.full_slug, id);
+    record.draft = draft;
+    record.updated_at = this.#now();
+    const moved = draft.story.full_slug !== before;
+    if (moved && record.published) {
+      // Structure is shared by all versions: moving a story moves its published version.
+      const published = clone(record.published);
+      for (const key of ['slug', 'parent_id', 'is_startpage', 'translated_slugs'] as const) {
+        (published.story as Record<string, unknown>)[key] = draft.story[key];
+      }
+      this.#restructure(published);
+      record.published = published;
+      const event = this.#commit({ action: 'moved', story_id: id, full_slug: draft.story.full_slug, name: draft.story.name, publishedChanged: true });
+      return { story: draft.story, event };
+    }
+    this.#invalidate();
+    return { story: draft.story };
+  }
+
+  #updateFolder(folder: Folder, input: StoryInput): { story: Story; event?: ChangeEvent } {
+    const before = folder.full_slug;
+    const next: Folder = { ...folder };
+    if (input.name !== undefined) next.name = input.name;
+    if (input.slug !== undefined) next.slug = input.slug;
+    if (input.parent_id !== undefined) {
+      if (input.parent_id !== null && this.#isInside(input.parent_id, folder.id)) throw new StoreError(422, 'a folder cannot move into itself');
+      next.parent_id = input.parent_id;
+    }
+    if (input.position !== undefined) next.position = input.position;
+    if (input.translated_slugs !== undefined) next.translated_slugs = input.translated_slugs;
+    next.full_slug = this.#fullSlug(next.parent_id, next.slug, false);
+    if (next.full_slug !== before) this.#assertFreeSlug(next.full_slug, folder.id);
+    this.#folders.set(folder.id, next);
+    if (next.full_slug === before) {
+      this.#invalidate();
+      return { story: folderAsStory(next, this.#now()) };
+    }
+    // Every descendant folder and story moves with it.
+    let publishedChanged = false;
+    const folders = [...this.#folders.values()].sort((a, b) => a.full_slug.length - b.full_slug.length);
+    for (const f of folders) {
+      if (f.id !== folder.id && this.#isInside(f.id, folder.id)) {
+        this.#folders.set(f.id, { ...f, full_slug: this.#fullSlug(f.parent_id, f.slug, false) });
+      }
+    }
+    for (const record of this.#records.values()) {
+      const parent = (record.draft ?? record.published)?.story.parent_id;
+      if (!parent || !this.#isInside(parent, folder.id)) continue;
+      for (const key of ['draft', 'published'] as const) {
+        const v = record[key];
+        if (!v) continue;
+        const copy = clone(v);
+        this.#restructure(copy);
+        record[key] = copy;
+        if (key === 'published') publishedChanged = true;
+      }
+      if (record.releases) for (const [rid, v] of Object.entries(record.releases)) {
+        const copy = clone(v);
+        this.#restructure(copy);
+        record.releases[rid] = copy;
+      }
+    }
+    const event = this.#commit({ action: 'moved', story_id: folder.id, full_slug: next.full_slug, name: next.name, publishedChanged });
+    return { story: folderAsStory(next, this.#now()), event };
+  }
+
+  /** A slug is unique within its folder, across stories and folders, as in the editor. */
+  #assertFreeSlug(fullSlug: string, exceptId: number): void {
+    const taken =
+      [...this.#folders.values()].some((f) => f.id !== exceptId && f.full_slug === fullSlug) ||
+      [...this.#records.values()].some((r) => r.id !== exceptId && (r.draft?.story.full_slug === fullSlug || r.published?.story.full_slug === fullSlug));
+    if (taken) throw new StoreError(422, `slug: ${fullSlug} is already taken in this folder; choose another slug`);
+  }
+
+  /** Whether folder `id` is `ancestor` or lies inside it. */
+  #isInside(id: number, ancestor: number): boolean {
+    let cursor: number | null | undefined = id;
+    for (let guard = 0; cursor && guard < 1000; guard++) {
+      if (cursor === ancestor) return true;
+      cursor = this.#folders.get(cursor)?.parent_id;
+    }
+    return false;
+  }
+
+  publish(id: number): { story: Story; event: ChangeEvent } {
+    const record = this.record(id);
+    const source = record.draft ?? record.published!;
+    const now = this.#now();
+    const published = clone(source);
+    published.story.published_at = now;
+    published.story.first_published_at = record.published?.story.first_published_at ?? source.story.first_published_at ?? now;
+    record.published = published;
+    // The draft now equals the published version (publishing stamps both).
+    record.draft = null;
+    record.updated_at = now;
+    const event = this.#commit({ action: 'published', story_id: id, full_slug: published.story.full_slug, name: published.story.name, publishedChanged: true });
+    return { story: published.story, event };
+  }
+
+  unpublish(id: number): { story: Story; event: ChangeEvent } {
+    const record = this.record(id);
+    const was = record.published;
+    if (!record.draft && was) record.draft = clone(was);
+    record.published = null;
+    record.updated_at = this.#now();
+    const story = (record.draft ?? was)!.story;
+    const event = this.#commit({ action: 'unpublished', story_id: id, full_slug: story.full_slug, name: story.name, publishedChanged: Boolean(was) });
+    return { story, event };
+  }
+
+  deleteStory(id: number): { event: ChangeEvent } {
+    const folder = this.#folders.get(id);
+    if (folder) {
+      const hasChildren =
+        [...this.#folders.values()].some((f) => f.parent_id === id) ||
+        [...this.#records.values()].some((r) => (r.draft ?? r.published)?.story.parent_id === id);
+      if (hasChildren) throw new StoreError(422, `folder ${id} is not empty`);
+      this.#folders.delete(id);
+      this.#byUuid.delete(folder.uuid);
+      return { event: this.#commit({ action: 'deleted', story_id: id, full_slug: folder.full_slug, name: folder.name, publishedChanged: false }) };
+    }
+    const record = this.record(id);
+    this.#records.delete(id);
+    this.#byUuid.delete(record.uuid);
+    const story = (record.published ?? record.draft)!.story;
+    return {
+      event: this.#commit({ action: 'deleted', story_id: id, full_slug: story.full_slug, name: story.name, publishedChanged: Boolean(record.published) }),
+    };
+  }
+
+  replaceDatasourceEntries(slug: string, input: DatasourceInput): { datasource: Datasource; event: ChangeEvent } {
+    let record = [...this.#datasources.values()].find((d) => d.datasource.slug === slug);
+    if (!record) {
+      const id = this.#nextId++;
+      record = { datasource: { id, name: input.name ?? slug, slug, dimensions: [] }, entries: [] };
+      this.#datasources.set(id, record);
+    }
+    const ds = { ...record.datasource };
+    if (input.name !== undefined) ds.name = input.name;
+    if (input.dimensions !== undefined) {
+      ds.dimensions = input.dimensions.map((d) => {
+        const existing = record.datasource.dimensions.find((x) => x.entry_value === d.entry_value);
+        return { id: existing?.id ?? this.#nextId++, name: d.name, entry_value: d.entry_value };
+      });
+    }
+    const names = new Set<string>();
+    const entries = input.entries.map((e) => {
+      if (names.has(e.name)) throw new StoreError(422, `entry name ${JSON.stringify(e.name)} appears twice`);
+      names.add(e.name);
+      const existing = record.entries.find((x) => x.name === e.name);
+      return {
+        id: existing?.id ?? this.#nextId++,
+        name: e.name,
+        value: e.value,
+        ...(e.dimension_values && Object.keys(e.dimension_values).length ? { dimension_values: e.dimension_values } : {}),
+      };
+    });
+    const next: DatasourceRecord = { datasource: ds, entries };
+    this.#datasources.set(ds.id, next);
+    const event = this.#commit({ action: 'entries_updated', datasource_slug: slug, name: ds.name, publishedChanged: true });
+    return { datasource: ds, event };
+  }
+}
+
+/** Fields the control plane accepts for a story. */
+export interface StoryInput {
+  name?: string | undefined;
+  slug?: string | undefined;
+  parent_id?: number | null | undefined;
+  is_folder?: boolean | undefined;
+  is_startpage?: boolean | undefined;
+  position?: number | undefined;
+  content?: Record<string, unknown> | undefined;
+  tag_list?: string[] | undefined;
+  lang?: string | undefined;
+  translated_slugs?: Array<{ path: string; name: string | null; lang: string }> | null | undefined;
+  uuid?: string | undefined;
+}
+
+export interface DatasourceInput {
+  name?: string | undefined;
+  dimensions?: Array<{ name: string; entry_value: string }> | undefined;
+  entries: Array<{ name: string; value: string; dimension_values?: Record<string, string> | undefined }>;
+}
+
+function folderAsStory(folder: Folder, now: string): Story {
+  return {
+    name: folder.name,
+    created_at: now,
+    published_at: null,
+    id: folder.id,
+    uuid: folder.uuid,
+    content: { component: 'folder', _uid: folder.uuid },
+    slug: folder.slug,
+    full_slug: folder.full_slug,
+    position: folder.position,
+    tag_list: [],
+    is_startpage: false,
+    is_folder: true,
+    parent_id: folder.parent_id,
+    group_id: folder.uuid,
+    first_published_at: null,
+    lang: DEFAULT_LANG,
+    alternates: [],
+    translated_slugs: folder.translated_slugs ?? null,
+  } as Story;
+}

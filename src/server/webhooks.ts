@@ -1,0 +1,65 @@
+/**
+ * Webhooks announcing content changes, as the real service sends them: a
+ * JSON POST signed with `webhook-signature` = hex HMAC-SHA1 of the raw body.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ChangeEvent } from './store.js';
+
+export interface WebhookPayload {
+  text: string;
+  action: string;
+  space_id: number;
+  story_id?: number;
+  full_slug?: string;
+  datasource_slug?: string;
+}
+
+export function signWebhook(body: string | Uint8Array, secret: string): string {
+  return createHmac('sha1', secret).update(body).digest('hex');
+}
+
+/** Constant-time check of a `webhook-signature` header against the raw body. */
+export function verifyWebhook(body: string | Uint8Array, secret: string, signature: string | undefined | null): boolean {
+  if (!signature) return false;
+  const expected = Buffer.from(signWebhook(body, secret), 'utf8');
+  const given = Buffer.from(signature.trim().toLowerCase(), 'utf8');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+export function webhookPayload(event: ChangeEvent, spaceId: number): WebhookPayload {
+  if (event.datasource_slug !== undefined) {
+    return {
+      text: `The datasource ${event.name ?? event.datasource_slug} (${event.datasource_slug}) has been updated.`,
+      action: event.action,
+      space_id: spaceId,
+      datasource_slug: event.datasource_slug,
+    };
+  }
+  const payload: WebhookPayload = {
+    text: `The story ${event.name ?? event.story_id} (${event.full_slug ?? ''}) has been ${event.action}.`,
+    action: event.action,
+    space_id: spaceId,
+    story_id: event.story_id!,
+  };
+  if ((event.action === 'published' || event.action === 'moved') && event.full_slug !== undefined) payload.full_slug = event.full_slug;
+  return payload;
+}
+
+/** Posts one webhook; never throws (the sender does not retry), reports failures to `log`. */
+export async function postWebhook(url: string, secret: string, payload: WebhookPayload, log: (line: string) => void): Promise<boolean> {
+  const body = JSON.stringify(payload);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-signature': signWebhook(body, secret) },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (!res.ok) log(`webhook ${payload.action} to ${url}: answered ${res.status}`);
+    return res.ok;
+  } catch (err) {
+    log(`webhook ${payload.action} to ${url} failed: ${(err as Error).message}`);
+    return false;
+  }
+}

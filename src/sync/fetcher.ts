@@ -1,0 +1,211 @@
+/**
+ * What a sync asks the API for, in the fewest, cheapest requests: story
+ * listings at 25 per page (the fastest tier), each page's stories fetched in
+ * the other languages by uuid right away (so a page's records are complete
+ * and can go to disk), datasources and entries at 1,000 per page in every
+ * dimension, and tags.
+ */
+import { z } from 'zod';
+import {
+  DatasourceEntriesEnvelope,
+  DatasourcesEnvelope,
+  StoriesEnvelopeV1,
+  StoriesEnvelopeV2,
+  TagsEnvelope,
+  type Datasource,
+  type Space,
+  type Story,
+  type Tag,
+} from '../api/index.js';
+import type { ContentClient, Params } from '../client/index.js';
+import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
+import type { View } from './records.js';
+
+export const STORIES_PER_PAGE = 25;
+export const ENTRIES_PER_PAGE = 1000;
+/** Ids or uuids per by_ids / by_uuids request: one page of the fastest tier. */
+export const BATCH = 25;
+
+/** A story in the default language and in each other language. */
+export interface StoryGroup {
+  base: Story;
+  variants: Map<string, Story>;
+}
+
+const chunks = <T>(items: readonly T[], size: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+export class SpaceFetcher {
+  readonly languages: string[];
+
+  constructor(
+    readonly client: ContentClient,
+    readonly space: Space,
+  ) {
+    this.languages = [...space.language_codes];
+  }
+
+  get #storiesSchema(): z.ZodType<{ stories: Story[] }> {
+    return (this.client.api === 'v2' ? StoriesEnvelopeV2 : StoriesEnvelopeV1) as unknown as z.ZodType<{ stories: Story[] }>;
+  }
+
+  #viewParams(view: View): { params: Params; withCv: boolean } {
+    // The published view pins the cache version; drafts are never cached.
+    return view === 'draft' ? { params: { version: 'draft' }, withCv: false } : { params: { version: 'published' }, withCv: true };
+  }
+
+  /** One listing request (a page of at most 25), in a language. */
+  async #list(view: View, lang: string | undefined, params: Params): Promise<Story[]> {
+    const v = this.#viewParams(view);
+    const p: Params = { ...v.params, per_page: STORIES_PER_PAGE, ...params };
+    if (lang) {
+      if (this.client.api === 'v2') p.language = lang;
+      else p.starts_with = `${lang}/*`;
+    }
+    const { body } = await this.client.request({ path: 'stories', params: p, schema: this.#storiesSchema, kind: 'list', withCv: v.withCv });
+    return body.stories;
+  }
+
+  /** The other-language variants of some stories, by uuid. */
+  async #variants(view: View, stories: readonly Story[]): Promise<StoryGroup[]> {
+    const groups = stories.map((base) => ({ base, variants: new Map<string, Story>() }));
+    if (!this.languages.length || !stories.length) return groups;
+    const byUuid = new Map(groups.map((g) => [g.base.uuid, g]));
+    await Promise.all(
+      this.languages.map(async (lang) => {
+        for (const part of chunks(stories, BATCH)) {
+          const found = await this.#list(view, lang, { by_uuids: part.map((s) => s.uuid).join(',') });
+          for (const s of found) byUuid.get(s.uuid)?.variants.set(lang, s);
+        }
+      }),
+    );
+    return groups;
+  }
+
+  /**
+   * Every story of a view, page by page; each page arrives with its stories
+   * in every language. `params` narrows the listing (e.g. published_at_gt).
+   */
+  async eachPage(view: View, onGroups: (groups: StoryGroup[]) => Promise<void>, params: Params = {}): Promise<number> {
+    const v = this.#viewParams(view);
+    const { total } = await this.client.paginate(
+      {
+        path: 'stories',
+        params: { ...v.params, ...params },
+        schema: this.#storiesSchema,
+        kind: 'list',
+        withCv: v.withCv,
+        key: 'stories',
+        perPage: STORIES_PER_PAGE,
+      },
+      async (items) => {
+        await onGroups(await this.#variants(view, items as Story[]));
+      },
+    );
+    return total;
+  }
+
+  /** Stories by numeric id, in every language (v2: by_ids; v1: one single-story request each). */
+  async byIds(view: View, ids: readonly number[]): Promise<StoryGroup[]> {
+    if (!ids.length) return [];
+    let bases: Story[] = [];
+    if (this.client.api === 'v2') {
+      const parts = await Promise.all(chunks(ids, BATCH).map((part) => this.#list(view, undefined, { by_ids: part.join(',') })));
+      bases = parts.flat();
+    } else {
+      const found = await Promise.all(ids.map((id) => this.#single(view, id)));
+      bases = found.filter((s): s is Story => s !== undefined);
+    }
+    return this.#variants(view, bases);
+  }
+
+  async #single(view: View, id: number): Promise<Story | undefined> {
+    const v = this.#viewParams(view);
+    try {
+      const { body } = await this.client.request({
+        path: `stories/${id}`,
+        params: v.params,
+        schema: z.looseObject({ story: (this.#storiesSchema as unknown as z.ZodObject<{ stories: z.ZodArray<z.ZodType<Story>> }>).shape.stories.element }),
+        withCv: v.withCv,
+      });
+      return body.story as Story;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs). */
+  async stillInPlace(view: View, entries: ReadonlyArray<{ id: number; full_slug: string }>): Promise<number> {
+    const v = this.#viewParams(view);
+    const { headers } = await this.client.request({
+      path: 'stories',
+      params: {
+        ...v.params,
+        per_page: 1,
+        by_ids: entries.map((e) => e.id).join(','),
+        by_slugs: entries.map((e) => e.full_slug).join(','),
+      },
+      schema: this.#storiesSchema,
+      kind: 'list',
+      withCv: v.withCv,
+    });
+    return Number(headers.get('total'));
+  }
+
+  async datasources(): Promise<Datasource[]> {
+    const out: Datasource[] = [];
+    await this.client.paginate(
+      { path: 'datasources', schema: DatasourcesEnvelope, withCv: true, key: 'datasources', perPage: ENTRIES_PER_PAGE },
+      (items) => {
+        out.push(...(items as Datasource[]));
+      },
+    );
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** One datasource with its entries in the default and every other dimension. */
+  async datasource(ds: Datasource): Promise<DatasourceRecord> {
+    const entries = new Map<number, DatasourceRecordEntry>();
+    const read = (dimension: string | undefined) =>
+      this.client.paginate(
+        {
+          path: 'datasource_entries',
+          params: { datasource: ds.slug, ...(dimension ? { dimension } : {}) },
+          schema: DatasourceEntriesEnvelope,
+          withCv: true,
+          key: 'datasource_entries',
+          perPage: ENTRIES_PER_PAGE,
+        },
+        (items) => {
+          for (const e of items as Array<{ id: number; name: string; value: string; dimension_value: string | null }>) {
+            if (!dimension) {
+              const known = entries.get(e.id);
+              entries.set(e.id, { id: e.id, name: e.name, value: e.value, ...(known?.dimension_values ? { dimension_values: known.dimension_values } : {}) });
+            } else if (e.dimension_value !== null) {
+              const known = entries.get(e.id) ?? { id: e.id, name: e.name, value: e.value };
+              known.dimension_values = { ...known.dimension_values, [dimension]: e.dimension_value };
+              entries.set(e.id, known);
+            }
+          }
+        },
+      );
+    await read(undefined);
+    await Promise.all(ds.dimensions.map((d) => read(d.entry_value)));
+    const sorted = [...entries.values()].sort((a, b) => a.id - b.id).map((e) => {
+      if (!e.dimension_values) return e;
+      const dv: Record<string, string> = {};
+      for (const k of Object.keys(e.dimension_values).sort()) dv[k] = e.dimension_values[k]!;
+      return { ...e, dimension_values: dv };
+    });
+    return { datasource: ds, entries: sorted };
+  }
+
+  async tags(view: View): Promise<Tag[]> {
+    const { body } = await this.client.request({ path: 'tags', params: { version: view }, schema: TagsEnvelope });
+    return body.tags;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * From delivered stories to snapshot files, as pure functions: the same
+ * content always gives the same bytes, whether it came from a full sync or
+ * an incremental one.
+ */
+import type { Space, Story, Tag } from '../api/index.js';
+import {
+  DEFAULT_LANG,
+  FILES,
+  FORMAT_VERSION,
+  canonicalJson,
+  materialize,
+  overlayOf,
+  sha256,
+  untranslated,
+  type DatasourceRecord,
+  type LanguageOverlay,
+  type Manifest,
+  type StoryRecord,
+  type StoryVersion,
+} from '../snapshot/index.js';
+
+export type View = 'published' | 'draft';
+
+/** One entry of `indexes/stories.json`: what incremental sync and the compiler need without opening records. */
+export interface StoryIndexEntry {
+  id: number;
+  uuid: string;
+  name: string;
+  /** Default-language full slug of the newest view held (published, else draft). */
+  full_slug: string;
+  parent_id: number | null;
+  is_startpage: boolean;
+  component: string;
+  tag_list: string[];
+  published_at: string | null;
+  /** Per-language full slugs. */
+  slugs: Record<string, string>;
+  published: boolean;
+  /** sha256 of the record file, shortened. */
+  digest: string;
+}
+
+export interface DatasourceIndexEntry {
+  id: number;
+  slug: string;
+  name: string;
+  entries: number;
+  digest: string;
+}
+
+export const INDEX_FILES = {
+  stories: 'indexes/stories.json',
+  datasources: 'indexes/datasources.json',
+} as const;
+
+export const storyFile = (id: number) => `${FILES.stories}/${id}.json`;
+export const datasourceFile = (id: number) => `${FILES.datasources}/${id}.json`;
+
+/**
+ * A version from the default-language story and its variants. A variant that
+ * is exactly what the service would deliver untranslated is left out; any
+ * other is stored as an overlay, checked to rebuild the variant exactly.
+ */
+export function buildVersion(base: Story, variants: ReadonlyMap<string, Story>): StoryVersion {
+  const languages: Record<string, LanguageOverlay> = {};
+  for (const lang of [...variants.keys()].sort()) {
+    const variant = variants.get(lang)!;
+    const plain = canonicalJson(variant);
+    if (plain === canonicalJson(materialize({ story: base, languages: { [lang]: untranslated(base, lang) } }, lang))) continue;
+    let overlay = overlayOf(base, variant);
+    if (canonicalJson(materialize({ story: base, languages: { [lang]: overlay } }, lang)) !== plain) {
+      // Keys the variant lacks cannot be expressed as a merge: keep its content whole.
+      overlay = { ...overlay, content: variant.content as Record<string, unknown>, $replace_content: true } as LanguageOverlay;
+    }
+    languages[lang] = overlay;
+  }
+  return Object.keys(languages).length ? { story: base, languages } : { story: base };
+}
+
+/** A record from the versions a sync saw. A draft equal to the published version is left out. */
+export function buildRecord(published: StoryVersion | undefined, draft: StoryVersion | undefined): StoryRecord {
+  const any = (published ?? draft)!;
+  const record: StoryRecord = { id: any.story.id, uuid: any.story.uuid };
+  record.published = published ?? null;
+  if (draft && (!published || canonicalJson(draft) !== canonicalJson(published))) record.draft = draft;
+  return record;
+}
+
+export function indexEntry(record: StoryRecord, text: string, languages: readonly string[]): StoryIndexEntry {
+  const version = (record.published ?? record.draft)!;
+  const s = version.story;
+  const slugs: Record<string, string> = {};
+  for (const lang of languages) slugs[lang] = lang === DEFAULT_LANG ? s.full_slug : materialize(version, lang).full_slug;
+  return {
+    id: record.id,
+    uuid: record.uuid,
+    name: s.name,
+    full_slug: s.full_slug,
+    parent_id: s.parent_id,
+    is_startpage: s.is_startpage,
+    component: s.content.component,
+    tag_list: s.tag_list,
+    published_at: record.published?.story.published_at ?? null,
+    slugs,
+    published: Boolean(record.published),
+    digest: sha256(text).slice(0, 16),
+  };
+}
+
+export function datasourceIndexEntry(record: DatasourceRecord, text: string): DatasourceIndexEntry {
+  return {
+    id: record.datasource.id,
+    slug: record.datasource.slug,
+    name: record.datasource.name,
+    entries: record.entries.length,
+    digest: sha256(text).slice(0, 16),
+  };
+}
+
+export interface TagsSnapshot {
+  published?: Tag[];
+  draft?: Tag[];
+}
+
+export interface ManifestInput {
+  api: 'v1' | 'v2';
+  space: Space;
+  views: View[];
+  stories: readonly StoryIndexEntry[];
+  datasources: readonly DatasourceIndexEntry[];
+  texts: { storiesIndex: string; datasourcesIndex: string; tags: string; space: string };
+  syncedAt: string;
+}
+
+export function buildManifest(input: ManifestInput): Manifest & Record<string, unknown> {
+  let maxPublished: string | null = null;
+  for (const s of input.stories) if (s.published_at && (!maxPublished || s.published_at > maxPublished)) maxPublished = s.published_at;
+  const digests = {
+    space: sha256(input.texts.space),
+    stories: sha256(input.texts.storiesIndex),
+    datasources: sha256(input.texts.datasourcesIndex),
+    tags: sha256(input.texts.tags),
+  };
+  return {
+    format: FORMAT_VERSION,
+    api: input.api,
+    space: input.space,
+    cv: input.space.version,
+    views: input.views,
+    languages: [DEFAULT_LANG, ...input.space.language_codes],
+    counts: {
+      stories: input.stories.length,
+      published: input.stories.filter((s) => s.published).length,
+      datasources: input.datasources.length,
+      datasource_entries: input.datasources.reduce((n, d) => n + d.entries, 0),
+    },
+    digests: { ...digests, all: sha256(Object.values(digests).join('\n')) },
+    max_published_at: maxPublished,
+    synced_at: input.syncedAt,
+  };
+}

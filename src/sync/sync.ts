@@ -1,0 +1,482 @@
+/**
+ * Full and incremental sync of a space into a snapshot directory.
+ *
+ * Full: the space, every story of the chosen views in every language, every
+ * datasource in every dimension and the tags, staged and committed at once.
+ * Incremental (a snapshot exists):
+ * - the cache version did not move: one request, nothing written;
+ * - webhook events given: only what they name is fetched;
+ * - otherwise the changes are found by asking for stories published since the
+ *   last sync and by a census of the rest (how many of a batch of known ids
+ *   still sit at their known slugs; batches that lost some are bisected).
+ * Published content that moves while a pass reads it is detected (a newer
+ * cache version in a redirect or a body) and the pass is redone.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Space } from '../api/index.js';
+import { ContentClient, type ClientOptions } from '../client/index.js';
+import { DEFAULT_LANG, FILES, StoryRecord, SnapshotTransaction, canonicalJson, type DatasourceRecord, type StoryVersion } from '../snapshot/index.js';
+import { SpaceFetcher, type StoryGroup } from './fetcher.js';
+import {
+  INDEX_FILES,
+  buildManifest,
+  buildRecord,
+  buildVersion,
+  datasourceFile,
+  datasourceIndexEntry,
+  indexEntry,
+  storyFile,
+  type DatasourceIndexEntry,
+  type StoryIndexEntry,
+  type TagsSnapshot,
+  type View,
+} from './records.js';
+import { readState, readText, sortedIndex, type SnapshotState } from './state.js';
+import { sha256 } from '../snapshot/index.js';
+import type { WebhookEvent } from './events.js';
+
+export interface SyncOptions {
+  baseUrl: string;
+  token: string;
+  /** Snapshot directory. */
+  out: string;
+  api?: 'v1' | 'v2';
+  /** Views to hold (default published; draft needs a preview token). */
+  views?: View[];
+  /** Webhook payloads: fetch only what they name. */
+  events?: readonly WebhookEvent[];
+  /** Ignore the existing snapshot and read everything. */
+  full?: boolean;
+  client?: Partial<Omit<ClientOptions, 'baseUrl' | 'token' | 'api'>>;
+  signal?: AbortSignal;
+  onProgress?: (progress: SyncProgress) => void;
+  /** Passes before giving up when content keeps moving (default 5). */
+  maxPasses?: number;
+  now?: () => Date;
+}
+
+export interface SyncProgress {
+  phase: 'space' | 'stories' | 'census' | 'datasources' | 'tags' | 'commit';
+  stories: number;
+  storiesTotal: number | undefined;
+  requests: number;
+  startedAt: number;
+}
+
+export interface SyncResult {
+  mode: 'full' | 'incremental' | 'unchanged';
+  space: Space;
+  cv: number;
+  counts: { stories: number; datasources: number };
+  changed: { stories: number[]; removed: number[]; datasources: number[]; tags: boolean };
+  files: { written: number; deleted: number };
+  requests: number;
+  retries: number;
+  throttled: number;
+  redirects: number;
+  bytes: number;
+  passes: number;
+  durationMs: number;
+}
+
+class Moved extends Error {}
+
+export class SyncError extends Error {
+  override name = 'SyncError';
+}
+
+interface Pass {
+  client: ContentClient;
+  fetcher: SpaceFetcher;
+  space: Space;
+  views: View[];
+  txn: SnapshotTransaction;
+  /** The index being built: starts as the old one for incremental passes. */
+  stories: Map<number, StoryIndexEntry>;
+  datasources: Map<number, DatasourceIndexEntry>;
+  changed: Set<number>;
+  removed: Set<number>;
+  changedDatasources: Set<number>;
+  progress: SyncProgress;
+  report: () => void;
+}
+
+function languagesOf(space: Space): string[] {
+  return [DEFAULT_LANG, ...space.language_codes];
+}
+
+/** Writes one story record unless its bytes are already on disk. */
+async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
+  const text = canonicalJson(record);
+  const entry = indexEntry(record, text, languagesOf(pass.space));
+  const old = pass.stories.get(record.id);
+  pass.stories.set(record.id, entry);
+  if (old?.digest === entry.digest) return;
+  pass.changed.add(record.id);
+  await pass.txn.put(storyFile(record.id), text);
+}
+
+function versionOf(group: StoryGroup): StoryVersion {
+  return buildVersion(group.base, group.variants);
+}
+
+/** The record of a story as the snapshot (or this pass's staging) holds it. */
+async function currentRecord(pass: Pass, id: number): Promise<StoryRecord | undefined> {
+  const staged = await readText(path.join(pass.txn.dir, '.txn', 'files', storyFile(id)));
+  const text = staged ?? (await readText(path.join(pass.txn.dir, storyFile(id))));
+  if (!text) return undefined;
+  const parsed = StoryRecord.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function checkMoved(pass: Pass): void {
+  if (pass.client.movedTo !== undefined) throw new Moved();
+}
+
+/** Every story of every view, streamed to the staging area page by page. */
+async function fetchAllStories(pass: Pass): Promise<void> {
+  const seen = new Set<number>();
+  pass.progress.phase = 'stories';
+  const both = pass.views.includes('published') && pass.views.includes('draft');
+  for (const view of pass.views) {
+    const draftPass = view === 'draft';
+    const total = await pass.fetcher.eachPage(view, async (groups) => {
+      for (const g of groups) {
+        const version = versionOf(g);
+        let record: StoryRecord;
+        if (draftPass && both) {
+          const published = seen.has(g.base.id) ? (await currentRecord(pass, g.base.id))?.published ?? undefined : undefined;
+          record = buildRecord(published, version);
+        } else {
+          record = draftPass ? buildRecord(undefined, version) : buildRecord(version, undefined);
+        }
+        seen.add(g.base.id);
+        await putStory(pass, record);
+        pass.progress.stories++;
+      }
+      pass.report();
+      checkMoved(pass);
+    });
+    pass.progress.storiesTotal = (pass.progress.storiesTotal ?? 0) + total;
+  }
+  for (const id of [...pass.stories.keys()]) {
+    if (!seen.has(id)) removeStory(pass, id);
+  }
+}
+
+function removeStory(pass: Pass, id: number): void {
+  if (!pass.stories.has(id)) return;
+  pass.stories.delete(id);
+  pass.removed.add(id);
+  pass.txn.delete(storyFile(id));
+}
+
+async function putDatasource(pass: Pass, record: DatasourceRecord): Promise<void> {
+  const text = canonicalJson(record);
+  const entry = datasourceIndexEntry(record, text);
+  const old = pass.datasources.get(entry.id);
+  pass.datasources.set(entry.id, entry);
+  if (old?.digest === entry.digest) return;
+  pass.changedDatasources.add(entry.id);
+  await pass.txn.put(datasourceFile(entry.id), text);
+}
+
+/** Every datasource (or only those named), in every dimension. */
+async function fetchDatasources(pass: Pass, only?: ReadonlySet<string>): Promise<void> {
+  pass.progress.phase = 'datasources';
+  const list = await pass.fetcher.datasources();
+  const wanted = only ? list.filter((d) => only.has(d.slug)) : list;
+  await Promise.all(wanted.map(async (d) => putDatasource(pass, await pass.fetcher.datasource(d))));
+  const present = new Set(list.map((d) => d.id));
+  for (const id of [...pass.datasources.keys()]) {
+    if (!present.has(id)) {
+      pass.datasources.delete(id);
+      pass.changedDatasources.add(id);
+      pass.txn.delete(datasourceFile(id));
+    }
+  }
+  checkMoved(pass);
+}
+
+async function fetchTags(pass: Pass): Promise<string> {
+  pass.progress.phase = 'tags';
+  const tags: TagsSnapshot = {};
+  for (const view of pass.views) tags[view] = await pass.fetcher.tags(view);
+  return canonicalJson(tags);
+}
+
+/** Stages the small files (space, tags, indexes, manifest) and commits. */
+async function finish(pass: Pass, out: string, tagsText: string | undefined, now: Date): Promise<{ tagsChanged: boolean }> {
+  pass.progress.phase = 'commit';
+  pass.report();
+  const spaceText = canonicalJson(pass.space);
+  const oldTags = await readText(path.join(out, FILES.tags));
+  const tags = tagsText ?? oldTags ?? canonicalJson({});
+  const storiesIndex = sortedIndex(pass.stories);
+  const datasourcesIndex = sortedIndex(pass.datasources);
+  const manifest = buildManifest({
+    api: pass.client.api,
+    space: pass.space,
+    views: pass.views,
+    stories: [...pass.stories.values()],
+    datasources: [...pass.datasources.values()],
+    texts: { storiesIndex, datasourcesIndex, tags, space: spaceText },
+    syncedAt: now.toISOString(),
+  });
+  const small: Array<[string, string]> = [
+    [FILES.space, spaceText],
+    [FILES.tags, tags],
+    [INDEX_FILES.stories, storiesIndex],
+    [INDEX_FILES.datasources, datasourcesIndex],
+  ];
+  for (const [rel, text] of small) {
+    if ((await readText(path.join(out, rel))) !== text) await pass.txn.put(rel, text);
+  }
+  await pass.txn.put(FILES.manifest, canonicalJson(manifest));
+  await pass.txn.commit();
+  return { tagsChanged: oldTags !== tags };
+}
+
+/** Splits entries into batches whose by_ids + by_slugs fit a URL comfortably. */
+function censusBatches(entries: StoryIndexEntry[], maxChars = 6000): StoryIndexEntry[][] {
+  const out: StoryIndexEntry[][] = [];
+  let batch: StoryIndexEntry[] = [];
+  let size = 0;
+  for (const e of entries) {
+    const cost = String(e.id).length + encodeURIComponent(e.full_slug).length + 6;
+    if (batch.length && size + cost > maxChars) {
+      out.push(batch);
+      batch = [];
+      size = 0;
+    }
+    batch.push(e);
+    size += cost;
+  }
+  if (batch.length) out.push(batch);
+  return out;
+}
+
+/** The entries of a batch no longer at their id and slug, by bisection. */
+async function missing(pass: Pass, batch: StoryIndexEntry[]): Promise<StoryIndexEntry[]> {
+  const inPlace = await pass.fetcher.stillInPlace('published', batch);
+  if (inPlace >= batch.length) return [];
+  if (inPlace === 0 || batch.length === 1) return batch;
+  const half = Math.ceil(batch.length / 2);
+  const [a, b] = await Promise.all([missing(pass, batch.slice(0, half)), missing(pass, batch.slice(half))]);
+  return [...a, ...b];
+}
+
+/** Minute precision of the API's date filters: step back a minute to miss nothing. */
+function minuteBefore(iso: string): string {
+  const d = new Date(Date.parse(iso) - 60_000);
+  return d.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** Finds what changed in the published view without events. */
+async function census(pass: Pass, state: SnapshotState): Promise<void> {
+  pass.progress.phase = 'census';
+  const since = state.manifest.max_published_at;
+  // Created, changed or re-published: published after the newest known publication.
+  await pass.fetcher.eachPage(
+    'published',
+    async (groups) => {
+      for (const g of groups) await putStory(pass, buildRecord(versionOf(g), undefined));
+      pass.report();
+      checkMoved(pass);
+    },
+    since ? { published_at_gt: minuteBefore(since) } : {},
+  );
+  // Unpublished, deleted or moved: no longer at their id and slug.
+  const rest = [...state.stories.values()].filter((e) => e.published && !pass.changed.has(e.id));
+  const lost = (await Promise.all(censusBatches(rest).map((b) => missing(pass, b)))).flat();
+  if (lost.length) {
+    const found = await pass.fetcher.byIds('published', lost.map((e) => e.id));
+    const back = new Set<number>();
+    for (const g of found) {
+      back.add(g.base.id);
+      await putStory(pass, buildRecord(versionOf(g), undefined));
+    }
+    for (const e of lost) if (!back.has(e.id)) removeStory(pass, e.id);
+  }
+  checkMoved(pass);
+}
+
+/** Applies webhook events: fetches exactly the stories and datasources they name. */
+async function applyEvents(pass: Pass, state: SnapshotState, events: readonly WebhookEvent[]): Promise<Set<string>> {
+  pass.progress.phase = 'stories';
+  const refetch = new Set<number>();
+  const drop = new Set<number>();
+  const datasources = new Set<string>();
+  for (const e of events) {
+    if ('datasource_slug' in e && typeof e.datasource_slug === 'string') {
+      datasources.add(e.datasource_slug);
+      continue;
+    }
+    if (!('story_id' in e) || typeof e.story_id !== 'number') continue;
+    const id = e.story_id;
+    if (e.action === 'published') refetch.add(id);
+    else if (e.action === 'unpublished' || e.action === 'deleted') {
+      if (pass.views.includes('draft') && e.action === 'unpublished') refetch.add(id);
+      else drop.add(id);
+    } else if (e.action === 'moved') {
+      if (state.stories.has(id)) refetch.add(id);
+      else for (const child of childrenOfFolder(state, id)) refetch.add(child);
+    }
+  }
+  for (const id of refetch) drop.delete(id);
+  const ids = [...refetch];
+  const groups = new Map<number, { published?: StoryVersion; draft?: StoryVersion }>();
+  for (const view of pass.views) {
+    for (const g of await pass.fetcher.byIds(view, ids)) {
+      const slot = groups.get(g.base.id) ?? {};
+      slot[view] = versionOf(g);
+      groups.set(g.base.id, slot);
+    }
+  }
+  for (const id of ids) {
+    const slot = groups.get(id);
+    if (slot && (slot.published || slot.draft)) await putStory(pass, buildRecord(slot.published, slot.draft));
+    else removeStory(pass, id);
+  }
+  for (const id of drop) removeStory(pass, id);
+  checkMoved(pass);
+  return datasources;
+}
+
+/**
+ * Stories inside a folder, by what the snapshot knows: the folder's path is
+ * read off a story whose parent it is, and everything under that path moves.
+ */
+function childrenOfFolder(state: SnapshotState, folderId: number): number[] {
+  const direct = [...state.stories.values()].find((s) => s.parent_id === folderId);
+  if (!direct) return [];
+  const prefix = direct.is_startpage ? direct.full_slug : direct.full_slug.split('/').slice(0, -1).join('/') + '/';
+  return [...state.stories.values()].filter((s) => s.full_slug.startsWith(prefix)).map((s) => s.id);
+}
+
+export async function sync(options: SyncOptions): Promise<SyncResult> {
+  const started = performance.now();
+  const now = options.now ?? (() => new Date());
+  const views: View[] = [...new Set(options.views ?? ['published'])].sort().reverse() as View[];
+  if (!views.length) throw new SyncError('no view to sync; choose published, draft or both');
+  const out = path.resolve(options.out);
+  const client = new ContentClient({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    api: options.api ?? 'v2',
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...options.client,
+  });
+  const maxPasses = options.maxPasses ?? 5;
+  const progress: SyncProgress = { phase: 'space', stories: 0, storiesTotal: undefined, requests: 0, startedAt: started };
+  const report = () => {
+    progress.requests = client.stats.requests;
+    options.onProgress?.(progress);
+  };
+
+  for (let passNo = 1; ; passNo++) {
+    const state = options.full ? undefined : await readState(out);
+    progress.phase = 'space';
+    progress.stories = 0;
+    progress.storiesTotal = undefined;
+    const space = await client.space();
+    report();
+    if (state) {
+      if (state.manifest.space.id !== space.id) {
+        throw new SyncError(
+          `the token reads space ${space.id} (${space.name}) but ${out} holds a snapshot of space ${state.manifest.space.id} (${state.manifest.space.name}); use another --out directory or the token of that space`,
+        );
+      }
+    }
+    const sameShape =
+      state !== undefined &&
+      state.manifest.api === client.api &&
+      canonicalJson(state.manifest.views) === canonicalJson(views) &&
+      canonicalJson(state.manifest.languages) === canonicalJson(languagesOf(space));
+    const incremental = sameShape && !(views.includes('draft') && !options.events);
+    const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
+      mode,
+      space,
+      cv: space.version,
+      counts: {
+        stories: pass ? pass.stories.size : state!.stories.size,
+        datasources: pass ? pass.datasources.size : state!.datasources.size,
+      },
+      changed: {
+        stories: pass ? [...pass.changed].sort((a, b) => a - b) : [],
+        removed: pass ? [...pass.removed].sort((a, b) => a - b) : [],
+        datasources: pass ? [...pass.changedDatasources].sort((a, b) => a - b) : [],
+        tags: tagsChanged,
+      },
+      files: pass ? { written: pass.txn.changes.puts.length, deleted: pass.txn.changes.deletes.length } : { written: 0, deleted: 0 },
+      requests: client.stats.requests,
+      retries: client.stats.retries,
+      throttled: client.stats.throttled,
+      redirects: client.stats.redirects,
+      bytes: client.stats.bytes,
+      passes: passNo,
+      durationMs: performance.now() - started,
+    });
+    if (incremental && !options.events?.length && state!.manifest.cv === space.version) return result('unchanged');
+
+    const txn = await SnapshotTransaction.begin(out);
+    const pass: Pass = {
+      client,
+      fetcher: new SpaceFetcher(client, space),
+      space,
+      views,
+      txn,
+      stories: new Map(state && sameShape ? state.stories : []),
+      datasources: new Map(state && sameShape ? state.datasources : []),
+      changed: new Set(),
+      removed: new Set(),
+      changedDatasources: new Set(),
+      progress,
+      report,
+    };
+    if (!incremental && state) {
+      // A full pass over an existing snapshot still skips files whose bytes are unchanged.
+      for (const [id, e] of state.stories) pass.stories.set(id, e);
+      for (const [id, d] of state.datasources) pass.datasources.set(id, d);
+    }
+    try {
+      let tagsText: string | undefined;
+      if (!incremental) {
+        await fetchAllStories(pass);
+        await fetchDatasources(pass);
+        tagsText = await fetchTags(pass);
+      } else if (options.events?.length) {
+        const named = await applyEvents(pass, state!, options.events);
+        if (named.size) await fetchDatasources(pass, named);
+        if (pass.changed.size || pass.removed.size) tagsText = await fetchTags(pass);
+      } else {
+        await census(pass, state!);
+        await fetchDatasources(pass);
+        tagsText = await fetchTags(pass);
+      }
+      checkMoved(pass);
+      const { tagsChanged } = await finish(pass, out, tagsText, now());
+      return result(incremental ? 'incremental' : 'full', pass, tagsChanged);
+    } catch (err) {
+      await txn.abort();
+      if (err instanceof Moved && passNo < maxPasses) continue;
+      if (err instanceof Moved) {
+        throw new SyncError(`published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`);
+      }
+      throw err;
+    }
+  }
+}
+
+/** Whether a snapshot directory holds a complete manifest. */
+export async function hasSnapshot(dir: string): Promise<boolean> {
+  try {
+    await fs.access(path.join(dir, FILES.manifest));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export { sha256 };

@@ -1,0 +1,333 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
+import { SPACE_VERSION } from '../helpers/fixture-space.js';
+
+type Answer = Awaited<ReturnType<TestServer['get']>>;
+
+let server: TestServer;
+
+function admin(method: string, path: string, body?: unknown): Promise<Answer> {
+  const init: RequestInit = { method };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    init.headers = { 'content-type': 'application/json' };
+  }
+  return server.get(`/__admin${path}`, init);
+}
+
+const published = (slug: string, params: Record<string, string> = {}) => server.api(`/v2/cdn/stories/${slug}`, params);
+const draft = (slug: string, params: Record<string, string> = {}) => server.api(`/v2/cdn/stories/${slug}`, { version: 'draft', ...params }, PREVIEW);
+const spaceVersion = async (): Promise<number> => (await server.api('/v2/cdn/spaces/me')).body.space.version;
+
+describe('control plane disabled', () => {
+  it('without admin, /__admin/* is 404', async () => {
+    const s = await startTestServer();
+    try {
+      for (const [method, path] of [
+        ['GET', '/__admin/stats'],
+        ['POST', '/__admin/stories'],
+        ['GET', '/__admin'],
+      ] as const) {
+        const a = await s.get(path, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+        expect(a.status, `${method} ${path}`).toBe(404);
+        expect(a.body).toEqual(expect.any(Array));
+      }
+      expect(s.service.store.storyCount).toBe(11);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('control plane', () => {
+  beforeEach(async () => {
+    server = await startTestServer({ admin: true, maxBodyBytes: 4096 });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('creates a draft: 201 with id, uuid and full slug derived from parent_id', async () => {
+    const created = await admin('POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } });
+    expect(created.status).toBe(201);
+    const story = created.body.story;
+    expect(story).toMatchObject({ name: 'New post', slug: 'new-post', full_slug: 'blog/new-post', parent_id: 1 });
+    expect(story.id).toEqual(expect.any(Number));
+    expect(story.id).toBeGreaterThan(20);
+    expect(story.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(story.content).toMatchObject({ component: 'article', title: 'Fresh' });
+
+    const root = await admin('POST', '/stories', { name: 'At the root', uuid: 'my-own-uuid' });
+    expect(root.status).toBe(201);
+    expect(root.body.story).toMatchObject({ uuid: 'my-own-uuid', slug: 'at-the-root', full_slug: 'at-the-root' });
+    expect(root.body.story.id).not.toBe(story.id);
+
+    const duplicate = await admin('POST', '/stories', { name: 'Again', uuid: 'my-own-uuid' });
+    expect(duplicate.status).toBe(422);
+    expect(duplicate.body.error).toMatch(/uuid/);
+  });
+
+  it('a draft is absent from the published view and visible in the draft view; publishing shows it and advances the cache version', async () => {
+    const before = await spaceVersion();
+    expect(before).toBe(SPACE_VERSION);
+    const { body } = await admin('POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } });
+    const id: number = body.story.id;
+
+    expect((await published('blog/new-post')).status).toBe(404);
+    expect((await server.api('/v2/cdn/stories', { starts_with: 'blog/' })).body.stories.map((s: { id: number }) => s.id)).not.toContain(id);
+    const asDraft = await draft('blog/new-post');
+    expect(asDraft.status).toBe(200);
+    expect(asDraft.body.story).toMatchObject({ id, content: { title: 'Fresh' } });
+    expect(await spaceVersion()).toBe(before);
+
+    const done = await admin('POST', `/stories/${id}/publish`);
+    expect(done.status).toBe(200);
+    expect(done.body.story).toMatchObject({ id, full_slug: 'blog/new-post' });
+    expect(done.body.story.published_at).toEqual(expect.any(String));
+
+    const after = await spaceVersion();
+    expect(after).toBeGreaterThan(before);
+    const live = await published('blog/new-post');
+    expect(live.status).toBe(200);
+    expect(live.body.cv).toBe(after);
+    expect(live.body.story.id).toBe(id);
+
+    const stale = await server.api('/v2/cdn/stories/blog/new-post', { cv: String(before) });
+    expect(stale.status).toBe(301);
+    expect(stale.headers.get('location')).toContain(`cv=${after}`);
+    const staleList = await server.api('/v2/cdn/stories', { cv: String(before) });
+    expect(staleList.status).toBe(301);
+  });
+
+  it('PUT changes the draft only; the published version changes on publish', async () => {
+    const v0 = await spaceVersion();
+    const put = await admin('PUT', '/stories/13', { name: 'Second (renamed)', content: { title: 'Beta edited' }, tag_list: ['x'] });
+    expect(put.status).toBe(200);
+    expect(put.body.story).toMatchObject({ id: 13, name: 'Second (renamed)', content: { title: 'Beta edited', component: 'article' }, tag_list: ['x'] });
+
+    expect((await published('blog/second-post')).body.story).toMatchObject({ name: 'Second post', content: { title: 'Beta story' } });
+    expect((await draft('blog/second-post')).body.story).toMatchObject({ name: 'Second (renamed)', content: { title: 'Beta edited' } });
+    expect(await spaceVersion()).toBe(v0);
+
+    await admin('POST', '/stories/13/publish');
+    expect(await spaceVersion()).toBeGreaterThan(v0);
+    expect((await published('blog/second-post')).body.story).toMatchObject({ name: 'Second (renamed)', content: { title: 'Beta edited' } });
+  });
+
+  it('a new slug or parent moves the story, published version included, and advances the version', async () => {
+    const v0 = await spaceVersion();
+    const renamed = await admin('PUT', '/stories/12', { slug: 'premier' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.story.full_slug).toBe('blog/premier');
+    const v1 = await spaceVersion();
+    expect(v1).toBeGreaterThan(v0);
+    expect((await published('blog/first-post')).status).toBe(404);
+    const moved = await published('blog/premier');
+    expect(moved.status).toBe(200);
+    // Only the structure moved: the published content is still the published one.
+    expect(moved.body.story).toMatchObject({ id: 12, slug: 'premier', full_slug: 'blog/premier', content: { title: 'Alpha news' } });
+
+    const reparented = await admin('PUT', '/stories/12', { parent_id: 2 });
+    expect(reparented.body.story.full_slug).toBe('authors/premier');
+    expect(await spaceVersion()).toBeGreaterThan(v1);
+    expect((await published('authors/premier')).body.story).toMatchObject({ id: 12, parent_id: 2 });
+
+    const toRoot = await admin('PUT', '/stories/12', { parent_id: 0 });
+    expect(toRoot.body.story.full_slug).toBe('premier');
+    expect((await published('premier')).body.story.id).toBe(12);
+
+    const bad = await admin('PUT', '/stories/12', { parent_id: 12 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatch(/parent_id/);
+  });
+
+  it('a slug already taken in the folder is refused with 422, and nothing changes', async () => {
+    const v0 = await spaceVersion();
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', '/stories', { name: 'Copy', slug: 'first-post', parent_id: 1 }],
+      ['POST', '/stories', { name: 'Blog', slug: 'blog', is_folder: true }],
+      ['POST', '/stories', { name: 'Another start page', parent_id: 1, is_startpage: true }],
+      ['PUT', '/stories/12', { slug: 'second-post' }],
+      ['PUT', '/stories/16', { parent_id: 1, slug: 'draft-only' }],
+      ['PUT', '/stories/2', { slug: 'blog' }],
+    ];
+    for (const [method, path, body] of cases) {
+      const a = await admin(method, path, body);
+      expect(a.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(422);
+      expect(a.body.error).toMatch(/^slug: .*already taken/);
+    }
+    expect(server.service.store.storyCount).toBe(11);
+    expect(await spaceVersion()).toBe(v0);
+    expect((await published('blog/first-post')).body.story.id).toBe(12);
+    expect((await published('authors/jane')).body.story.id).toBe(16);
+    // The same slug in another folder is fine.
+    expect((await admin('POST', '/stories', { name: 'Elsewhere', slug: 'first-post', parent_id: 2 })).status).toBe(201);
+  });
+
+  it('moving a folder changes the full slug of every child', async () => {
+    const v0 = await spaceVersion();
+    const moved = await admin('PUT', '/stories/1', { slug: 'news' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.story).toMatchObject({ id: 1, full_slug: 'news' });
+    expect(await spaceVersion()).toBeGreaterThan(v0);
+
+    const list = await server.api('/v2/cdn/stories', { starts_with: 'news/' });
+    const slugs = list.body.stories.map((s: { full_slug: string }) => s.full_slug).sort();
+    expect(slugs).toEqual(['news/', 'news/first-post', 'news/second-post', 'news/third-post']);
+    expect((await server.api('/v2/cdn/stories', { starts_with: 'blog/' })).body.stories).toEqual([]);
+    expect((await published('news/first-post')).body.story.id).toBe(12);
+    expect((await draft('news/draft-only')).body.story.id).toBe(15);
+    expect((await draft('news/first-post')).body.story.content.title).toBe('Alpha news (edited)');
+
+    // Nested folders move with their parent.
+    await admin('PUT', '/stories/4', { slug: 'shop' });
+    expect((await published('shop/shoes/runner')).body.story.id).toBe(19);
+    await admin('PUT', '/stories/5', { parent_id: 0 });
+    expect((await published('shoes/trail')).body.story.id).toBe(20);
+  });
+
+  it('unpublish gives 404 in the published view; delete removes it from every view', async () => {
+    const v0 = await spaceVersion();
+    const off = await admin('POST', '/stories/14/unpublish');
+    expect(off.status).toBe(200);
+    expect(await spaceVersion()).toBeGreaterThan(v0);
+    expect((await published('blog/third-post')).status).toBe(404);
+    expect((await draft('blog/third-post')).status).toBe(200);
+
+    const v1 = await spaceVersion();
+    const gone = await admin('DELETE', '/stories/12');
+    expect(gone.status).toBe(200);
+    expect(await spaceVersion()).toBeGreaterThan(v1);
+    expect((await published('blog/first-post')).status).toBe(404);
+    expect((await draft('blog/first-post')).status).toBe(404);
+    expect((await published('12')).status).toBe(404);
+    expect((await admin('DELETE', '/stories/12')).status).toBe(404);
+    expect((await admin('POST', '/stories/12/publish')).status).toBe(404);
+  });
+
+  it('PUT datasources/:slug/entries replaces entries, creating a missing datasource, with dimension values', async () => {
+    const v0 = await spaceVersion();
+    const put = await admin('PUT', '/datasources/colors/entries', {
+      entries: [
+        { name: 'red', value: 'Crimson', dimension_values: { de: 'Karmesin' } },
+        { name: 'black', value: 'Black', dimension_values: { de: 'Schwarz' } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.datasource).toMatchObject({ id: 100, slug: 'colors' });
+    expect(await spaceVersion()).toBeGreaterThan(v0);
+
+    const plain = await server.api('/v2/cdn/datasource_entries', { datasource: 'colors' });
+    expect(plain.body.datasource_entries.map((e: { name: string; value: string }) => [e.name, e.value])).toEqual([
+      ['red', 'Crimson'],
+      ['black', 'Black'],
+    ]);
+    expect(plain.body.datasource_entries[0].id).toBe(1101);
+    const german = await server.api('/v2/cdn/datasource_entries', { datasource: 'colors', dimension: 'de' });
+    expect(german.body.datasource_entries.map((e: { dimension_value: string | null }) => e.dimension_value)).toEqual(['Karmesin', 'Schwarz']);
+
+    const created = await admin('PUT', '/datasources/sizes/entries', {
+      name: 'Sizes',
+      dimensions: [{ name: 'French', entry_value: 'fr' }],
+      entries: [{ name: 's', value: 'Small', dimension_values: { fr: 'Petit' } }],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.datasource).toMatchObject({ name: 'Sizes', slug: 'sizes', dimensions: [{ name: 'French', entry_value: 'fr' }] });
+    const all = await server.api('/v2/cdn/datasources');
+    expect(all.body.datasources.map((d: { slug: string }) => d.slug)).toEqual(['colors', 'countries', 'sizes']);
+    const fr = await server.api('/v2/cdn/datasource_entries', { datasource: 'sizes', dimension: 'fr' });
+    expect(fr.body.datasource_entries).toEqual([{ id: expect.any(Number), name: 's', value: 'Small', dimension_value: 'Petit' }]);
+
+    const twice = await admin('PUT', '/datasources/sizes/entries', { entries: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] });
+    expect(twice.status).toBe(422);
+    expect(twice.body.error).toMatch(/"a"/);
+  });
+
+  it('lang on PUT sets a translation, visible with language=de', async () => {
+    const put = await admin('PUT', '/stories/13', { lang: 'de', name: 'Zweiter Beitrag', content: { title: 'Beta Geschichte' } });
+    expect(put.status).toBe(200);
+    const german = await draft('blog/second-post', { language: 'de' });
+    expect(german.body.story).toMatchObject({ id: 13, lang: 'de', name: 'Zweiter Beitrag', content: { title: 'Beta Geschichte' } });
+    // The default language is untouched.
+    expect((await draft('blog/second-post')).body.story.content.title).toBe('Beta story');
+    await admin('POST', '/stories/13/publish');
+    expect((await published('blog/second-post', { language: 'de' })).body.story.content.title).toBe('Beta Geschichte');
+    expect((await published('blog/second-post')).body.story.content.title).toBe('Beta story');
+
+    const unknown = await admin('PUT', '/stories/13', { lang: 'fr', content: { title: 'x' } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatch(/lang fr/);
+  });
+
+  it.each([
+    ['POST', '/stories', { name: 42 }, /^name: /],
+    ['POST', '/stories', { name: 'ok', slug: 'a/b' }, /^slug: .*must not contain/],
+    ['POST', '/stories', { name: 'ok', parent_id: 'one' }, /^parent_id: /],
+    ['POST', '/stories', { name: 'ok', parent_id: 999 }, /parent_id 999/],
+    ['POST', '/stories', { name: 'ok', content: [] }, /^content: /],
+    ['POST', '/stories', { name: 'ok', tag_list: 'a' }, /^tag_list: /],
+    ['POST', '/stories', { name: 'ok', colour: 'red' }, /colour/],
+    ['POST', '/stories', [1, 2], /body/],
+    ['PUT', '/stories/12', { uuid: 'other' }, /uuid/],
+    ['PUT', '/datasources/colors/entries', {}, /^entries: /],
+    ['PUT', '/datasources/colors/entries', { entries: [{ name: '', value: 'x' }] }, /^entries\.0\.name: /],
+    ['PUT', '/datasources/colors/entries', { entries: [{ name: 'a', value: 1 }] }, /^entries\.0\.value: /],
+  ])('%s %s with a bad body is 422 naming the field', async (method, path, body, message) => {
+    const before = server.service.store.storyCount;
+    const a = await admin(method, path, body);
+    expect(a.status).toBe(422);
+    expect(a.body.error).toMatch(message);
+    expect(server.service.store.storyCount).toBe(before);
+  });
+
+  it('invalid JSON is 400; an oversized body is 413; an unknown route is 404', async () => {
+    const bad = await admin('POST', '/stories', '{"name": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: expect.stringMatching(/JSON/) });
+
+    const huge = await admin('POST', '/stories', { name: 'big', content: { component: 'page', text: 'x'.repeat(10_000) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({ error: expect.stringMatching(/4096/) });
+    expect(server.service.store.storyCount).toBe(11);
+
+    const unknown = await admin('GET', '/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatch(/nothing-here/);
+    expect((await admin('PATCH', '/stories/12', { name: 'x' })).status).toBe(404);
+    expect((await admin('PUT', '/stories/99999', { name: 'x' })).status).toBe(404);
+    // The service still answers after the oversized body.
+    expect((await published('blog/first-post')).status).toBe(200);
+  });
+
+  it('stats count requests by route and by status, 429s included; reset starts over', async () => {
+    const limited = await startTestServer({ admin: true, rateLimit: true });
+    try {
+      const cv = limited.service.store.space.version;
+      await limited.get(`/v2/cdn/stories/blog/first-post?token=${PUBLIC}&cv=${cv}`);
+      await limited.get(`/v2/cdn/stories/blog/first-post?token=${PUBLIC}&cv=${cv}`);
+      await limited.get(`/v2/cdn/stories/nope?token=${PUBLIC}&cv=${cv}`);
+      await limited.get(`/v1/cdn/stories?token=wrong`);
+      await limited.get(`/v2/cdn/stories/blog/first-post?token=${PUBLIC}`);
+      // Listings at per_page 100 cost a fifth of the budget each: the burst meets 429s.
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => limited.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&per_page=100&page=${i + 1}`)),
+      );
+      const tooMany = burst.filter((a) => a.status === 429).length;
+      expect(tooMany).toBeGreaterThan(0);
+
+      const stats = (await limited.get('/__admin/stats')).body;
+      expect(stats.total).toBe(35);
+      expect(stats.cached).toBe(1);
+      expect(stats.by_route).toEqual({ 'v2 story': 4, 'v1 stories': 1, 'v2 stories': 30 });
+      expect(stats.by_status).toEqual({ '200': 2 + 30 - tooMany, '404': 1, '401': 1, '301': 1, '429': tooMany });
+      expect(Date.parse(stats.since)).not.toBeNaN();
+
+      const reset = await limited.get('/__admin/stats/reset', { method: 'POST' });
+      expect(reset.status).toBe(200);
+      expect(reset.body).toMatchObject({ total: 0, cached: 0, by_route: {}, by_status: {} });
+      expect((await limited.get('/__admin/stats')).body.total).toBe(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});

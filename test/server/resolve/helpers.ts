@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import type { Story } from '../../../src/api/index.js';
+import type { ResolveSource } from '../../../src/server/resolve/index.js';
+import type { Folder } from '../../../src/snapshot/index.js';
+
+/** A recorded response from the shared real-content collection. */
+export function realdata<T = any>(file: string): T {
+  return JSON.parse(readFileSync(new URL(`../../../../shared/realdata/${file}`, import.meta.url), 'utf8')) as T;
+}
+
+let nextId = 1000;
+
+/** A story with every required field; `content` defaults to an empty page. */
+export function story(fields: Partial<Story> & { uuid: string }): Story {
+  const id = fields.id ?? nextId++;
+  const slug = fields.slug ?? `story-${id}`;
+  return {
+    id,
+    name: `Story ${id}`,
+    slug,
+    full_slug: slug,
+    created_at: '2024-01-01T00:00:00.000Z',
+    published_at: '2024-01-01T00:00:00.000Z',
+    first_published_at: '2024-01-01T00:00:00.000Z',
+    lang: 'default',
+    content: { component: 'page', _uid: `uid-${id}` },
+    position: 0,
+    is_startpage: false,
+    parent_id: 0,
+    group_id: `group-${id}`,
+    alternates: [],
+    tag_list: [],
+    ...fields,
+  };
+}
+
+export function folder(fields: Partial<Folder> & { uuid: string }): Folder {
+  const id = fields.id ?? nextId++;
+  const slug = fields.slug ?? `folder-${id}`;
+  return { id, name: `Folder ${id}`, slug, full_slug: slug, parent_id: 0, position: 0, ...fields };
+}
+
+/** A source over a closed set; counts lookups so tests can see what was asked. */
+export function sourceOf(stories: readonly Story[], folders: readonly Folder[] = []): ResolveSource & { lookups: number } {
+  const byUuid = new Map(stories.map((s) => [s.uuid, s]));
+  const byId = new Map(stories.map((s) => [s.id, s]));
+  const foldersByUuid = new Map(folders.map((f) => [f.uuid, f]));
+  const source = {
+    lookups: 0,
+    storyByUuid(uuid: string) {
+      source.lookups++;
+      return byUuid.get(uuid);
+    },
+    storyById(id: number) {
+      source.lookups++;
+      return byId.get(id);
+    },
+    folderByUuid(uuid: string) {
+      source.lookups++;
+      return foldersByUuid.get(uuid);
+    },
+  };
+  return source;
+}
+
+/** Freezes a whole tree (iteratively: deep trees are frozen too). */
+export function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    Object.freeze(node);
+    for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+export function uuid(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+export function storyLinkField(target: string, cached = 'old/path'): Record<string, unknown> {
+  return { id: target, url: '', linktype: 'story', fieldtype: 'multilink', cached_url: cached };
+}
