@@ -1,10 +1,13 @@
 /**
  * The `content-sync` command.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { writeDemoSpace } from '../demo/index.js';
 import { FaultSpecError, parseFaultSpec, startServer, type FaultPlan } from '../server/index.js';
 import { readSpaceDirectory } from '../snapshot/index.js';
+import { syncCommand } from './sync.js';
+import { UsageError, integer, parse } from './args.js';
+
+export { UsageError };
 
 const USAGE = `usage: content-sync <command> [options]
 
@@ -15,28 +18,12 @@ commands:
          [--latency MS] [--no-rate-limit] [--faults SPEC] [--admin]
          [--webhook-url URL --webhook-secret S]
          serve a space directory as the Content Delivery API (v1 and v2)
+  sync   --base-url URL --token T --out DIR [--api v1|v2] [--version published|draft|both]
+         [--full] [--events FILE] [--json] [--concurrency N]
+         full or incremental sync of a space into a snapshot directory
+         (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
 
 Run \`content-sync <command> --help\` for details.`;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
-
-function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number (got "${value}")`);
-  const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`--${name} must be from ${min} to ${max} (got ${n})`);
-  return n;
-}
 
 async function demo(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -133,6 +120,8 @@ export async function main(argv: string[]): Promise<number> {
         return await demo(rest);
       case 'serve':
         return await serve(rest);
+      case 'sync':
+        return await syncCommand(rest);
       case undefined:
       case '--help':
       case '-h':

@@ -4,11 +4,12 @@
  * bounded number of requests in flight (p-queue), failures retried with
  * exponential backoff and jitter (p-retry), cache versions pinned.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
 import { requestCost, SpaceEnvelope, type ApiVersion, type Space } from '../api/index.js';
-import { ContentApiError, SchemaError, networkMessage, statusMessage } from './errors.js';
+import { ContentApiError, SchemaError, isUnreachable, networkMessage, statusMessage } from './errors.js';
 import { Pacer } from './pacer.js';
 
 export type Params = Record<string, string | number | boolean | undefined>;
@@ -105,6 +106,8 @@ export class ContentClient {
     this.api = options.api ?? 'v2';
     this.#base = base.toString().replace(/\/+$/, '');
     this.#queue = new PQueue({ concurrency: options.concurrency ?? 12 });
+    // Every request in flight listens to the caller's signal.
+    if (options.signal) setMaxListeners(0, options.signal);
     this.pacer = options.pacer ?? new Pacer();
   }
 
@@ -142,7 +145,10 @@ export class ContentClient {
           onFailedAttempt: () => {
             this.stats.retries++;
           },
-          shouldRetry: ({ error }) => error instanceof ContentApiError && error.retryable,
+          // A service that refuses connections or a host that does not resolve
+          // is a wrong address more often than a blip: give up after a few tries.
+          shouldRetry: ({ error, attemptNumber }) =>
+            error instanceof ContentApiError && error.retryable && (!error.unreachable || attemptNumber < 4),
         }),
       signal ? { signal } : {},
     ) as Promise<Answer<z.output<T>>>;
@@ -170,7 +176,9 @@ export class ContentClient {
       } catch (err) {
         if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
         this.#options.onAttempt?.({ endpoint, status: undefined, bytes: 0, ms: performance.now() - started });
-        throw new ContentApiError(`${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`, undefined, endpoint, true);
+        const failure = new ContentApiError(`${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`, undefined, endpoint, true);
+        failure.unreachable = isUnreachable(err);
+        throw failure;
       }
       const bytes = Buffer.byteLength(text);
       this.stats.bytes += bytes;

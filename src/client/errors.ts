@@ -4,6 +4,8 @@
 
 export class ContentApiError extends Error {
   override name = 'ContentApiError';
+  /** The service could not be reached at all (refused, unresolvable, bad address). */
+  unreachable = false;
   constructor(
     message: string,
     readonly status: number | undefined,
@@ -47,6 +49,12 @@ export function statusMessage(status: number, endpoint: string, body: string, to
     default:
       return `${status} from ${endpoint}: ${detail.trim() || 'no body'}`;
   }
+}
+
+export function isUnreachable(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? (err as { code?: string }).code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /bad port|invalid url/i.test(cause?.message ?? '');
 }
 
 /** Network failures worth another attempt, and the message a user can act on. */

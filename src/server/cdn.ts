@@ -189,9 +189,11 @@ function candidates(store: SpaceStore, sel: Selection, api: ApiVersion): Candida
     const v1: Candidate[] = [];
     const v2: Candidate[] = [];
     for (const e of entries) {
-      const base = { story: e.story, workflowStageId: e.record.workflow_stage_id ?? null, updatedAt: e.record.updated_at ?? null };
-      v1.push({ ...base, matchSlug: e.story.full_slug });
-      v2.push({ ...base, matchSlug: store.defaultSlugOf(e, sel) });
+      const workflowStageId = e.record.workflow_stage_id ?? null;
+      const updatedAt = e.record.updated_at ?? null;
+      // Object literals of one shape keep the query engine's loops monomorphic.
+      v1.push({ story: e.story, matchSlug: e.story.full_slug, workflowStageId, updatedAt });
+      v2.push({ story: e.story, matchSlug: store.defaultSlugOf(e, sel), workflowStageId, updatedAt });
     }
     cached = { v1, v2 };
     candidateCache.set(entries, cached);

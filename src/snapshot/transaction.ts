@@ -90,18 +90,23 @@ async function apply(dir: string, plan: Plan): Promise<void> {
 }
 
 /**
- * Finishes or discards a transaction a dead writer left behind. Returns what
- * it did. Waits (up to `waitMs`) for a live writer that is applying a commit.
+ * Finishes or discards a transaction a dead writer left behind, and says what
+ * it did. A live writer that is still staging is left alone ('staging': the
+ * snapshot is readable as it is); one that is applying its commit is waited
+ * for, up to `waitMs` ('busy' past that).
  */
-export async function recoverSnapshot(dir: string, waitMs = 30_000): Promise<'clean' | 'rolled-forward' | 'rolled-back' | 'busy'> {
+export async function recoverSnapshot(
+  dir: string,
+  waitMs = 30_000,
+): Promise<'clean' | 'rolled-forward' | 'rolled-back' | 'staging' | 'busy'> {
   const txn = path.join(dir, TXN);
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (!(await exists(txn))) return 'clean';
     const holder = await lockHolder(dir);
     if (holder === undefined || holder === process.pid) break;
-    // A live writer: its staging is invisible to readers until it commits.
-    if (!(await exists(path.join(txn, 'COMMIT')))) return 'busy';
+    // A live writer still staging: the snapshot itself is untouched and readable.
+    if (!(await exists(path.join(txn, 'COMMIT')))) return 'staging';
     if (Date.now() > deadline) return 'busy';
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -131,7 +136,7 @@ export class SnapshotTransaction {
   static async begin(dir: string): Promise<SnapshotTransaction> {
     await fs.mkdir(dir, { recursive: true });
     const state = await recoverSnapshot(dir);
-    if (state === 'busy') {
+    if (state === 'busy' || state === 'staging') {
       throw new SnapshotLockedError(`${dir} is being written by process ${await lockHolder(dir)}; wait for it to finish`);
     }
     const txn = path.join(dir, TXN);

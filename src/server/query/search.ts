@@ -1,6 +1,8 @@
 /**
  * `search_term`: a case-insensitive substring match over a story's name,
- * slug, full_slug and every string value inside its content (at any depth).
+ * slug, full_slug and the text values inside its content (at any depth):
+ * identifiers and node kinds (`_uid`, `component`, `type`, uuids, ...) are
+ * not text and are left out.
  * The lower-cased text is built once per story object and kept in a WeakMap,
  * so repeated searches over the same objects only run `includes`.
  */
@@ -10,6 +12,10 @@ import type { Story } from '../../api/index.js';
 const SEPARATOR = '\u0000';
 
 const searchTexts = new WeakMap<object, string>();
+
+/** Structural keys whose values are identifiers or node kinds, not text a reader would search. */
+const STRUCTURAL = new Set(['_uid', 'component', 'fieldtype', 'linktype', 'type', 'plugin', 'uuid', 'id', '_editable']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function searchText(story: Story): string {
   let text = searchTexts.get(story);
@@ -28,12 +34,14 @@ function buildSearchText(story: Story): string {
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string') {
-      parts.push(value);
+      if (value !== '' && !(value.length === 36 && UUID.test(value))) parts.push(value);
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push((value as Record<string, unknown>)[keys[i]!]);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        if (!STRUCTURAL.has(keys[i]!)) stack.push((value as Record<string, unknown>)[keys[i]!]);
+      }
     }
   }
   return parts.join(SEPARATOR).toLowerCase();

@@ -23,7 +23,7 @@ import { QueryError, shown } from './errors.js';
 import { compileFilter } from './filter-match.js';
 import type { FilterNode } from './filter-parse.js';
 import { compileSearch } from './search.js';
-import { parseSortBy, sortByKeys } from './sort.js';
+import { parseSortBy, sortByKeys, type SortKey } from './sort.js';
 import { compileWildcard, parseInstant } from './values.js';
 
 export interface Candidate {
@@ -46,24 +46,57 @@ type Test = (c: Candidate) => boolean;
  */
 export function selectStories(candidates: readonly Candidate[], query: StoryListQuery, filter: FilterNode | null): Candidate[] {
   const tests = compileTests(query, filter);
-  let selected: Candidate[];
-  if (tests.length === 0) {
-    selected = candidates.slice();
-  } else {
-    selected = [];
-    outer: for (let i = 0; i < candidates.length; i++) {
-      const c = candidates[i]!;
-      for (let t = 0; t < tests.length; t++) if (!tests[t]!(c)) continue outer;
-      selected.push(c);
-    }
+  const n = candidates.length;
+  const mask = new Uint8Array(n);
+  const selected: Candidate[] = [];
+  outer: for (let i = 0; i < n; i++) {
+    const c = candidates[i]!;
+    for (let t = 0; t < tests.length; t++) if (!tests[t]!(c)) continue outer;
+    mask[i] = 1;
+    selected.push(c);
   }
   const ordered = nonEmpty(query.by_uuids_ordered);
   if (ordered) return orderByUuids(selected, ordered);
   if (query.sort_by !== undefined) {
     const keys = parseSortBy(query.sort_by);
-    if (keys.length > 0) return sortByKeys(selected, storyOf, keys);
+    if (keys.length === 0) return selected;
+    // Few matches: sort them. Many: walk the cached order of the whole list.
+    if (selected.length * 8 < n) return sortByKeys(selected, storyOf, keys);
+    const order = globalOrder(candidates, query.sort_by, keys);
+    const out: Candidate[] = [];
+    for (let i = 0; i < n; i++) {
+      const index = order[i]!;
+      if (mask[index]) out.push(candidates[index]!);
+    }
+    return out;
   }
   return selected;
+}
+
+/**
+ * The order of a whole candidate list under one sort_by, like a database index:
+ * computed once per list (lists are rebuilt, and so forgotten, whenever content
+ * changes) and reused by every query that sorts that way. The sort is stable,
+ * so walking it and keeping the selected candidates gives the same result as
+ * sorting the selection.
+ */
+const orders = new WeakMap<readonly Candidate[], Map<string, Uint32Array>>();
+const MAX_ORDERS_PER_LIST = 16;
+
+function globalOrder(candidates: readonly Candidate[], sortBy: string, keys: readonly SortKey[]): Uint32Array {
+  let byKey = orders.get(candidates);
+  if (!byKey) {
+    byKey = new Map();
+    orders.set(candidates, byKey);
+  }
+  const known = byKey.get(sortBy);
+  if (known) return known;
+  const indexed = candidates.map((c, i) => ({ c, i }));
+  const sorted = sortByKeys(indexed, (x) => x.c.story, keys);
+  const order = Uint32Array.from(sorted, (x) => x.i);
+  if (byKey.size >= MAX_ORDERS_PER_LIST) byKey.delete(byKey.keys().next().value!);
+  byKey.set(sortBy, order);
+  return order;
 }
 
 const storyOf = (c: Candidate): Story => c.story;

@@ -1,0 +1,146 @@
+/**
+ * `content-sync sync`: full or incremental sync with live progress on a
+ * terminal, one summary line otherwise, or a JSON summary with `--json`.
+ */
+import { promises as fs } from 'node:fs';
+import { parseWebhookEvent, sync, type SyncProgress, type SyncResult, type View, type WebhookEvent } from '../sync/index.js';
+import { UsageError, integer, parse } from './args.js';
+
+const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
+
+  --base-url URL     service origin (default: $CONTENT_BASE_URL)
+  --token T          access token (default: $CONTENT_TOKEN); draft needs a preview token
+  --out DIR          snapshot directory (created if missing)
+  --api v1|v2        API version (default v2)
+  --version V        published (default), draft, or both
+  --full             ignore the existing snapshot and read everything
+  --events FILE      webhook payload(s) (a JSON object or array): fetch only what they name
+  --json             print a machine-readable summary
+  --concurrency N    requests in flight at most (default 12)
+
+Exit status 0 only when the snapshot on disk is complete and consistent.`;
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function progressLine(p: SyncProgress): string {
+  const seconds = (performance.now() - p.startedAt) / 1000;
+  const rate = seconds > 0 ? p.requests / seconds : 0;
+  let eta = '';
+  if (p.storiesTotal && p.stories > 0 && p.stories < p.storiesTotal) {
+    eta = ` · about ${Math.ceil((seconds / p.stories) * (p.storiesTotal - p.stories))}s left`;
+  }
+  const total = p.storiesTotal ? `/${p.storiesTotal}` : '';
+  return `${p.phase}: ${p.stories}${total} stories · ${p.requests} requests · ${rate.toFixed(1)} req/s · ${seconds.toFixed(1)}s${eta}`;
+}
+
+export function summaryLine(r: SyncResult, out: string): string {
+  const what =
+    r.mode === 'unchanged'
+      ? 'unchanged'
+      : `${r.mode}: ${r.changed.stories.length} stories written, ${r.changed.removed.length} removed, ${r.changed.datasources.length} datasources changed`;
+  return (
+    `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${r.counts.stories} stories, ${r.counts.datasources} datasources; ` +
+    `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s`
+  );
+}
+
+async function readEvents(file: string): Promise<WebhookEvent[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--events ${file}: ${(err as Error).message}`);
+  }
+  return (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+}
+
+export async function syncCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    'base-url': { type: 'string' },
+    token: { type: 'string' },
+    out: { type: 'string' },
+    api: { type: 'string' },
+    version: { type: 'string' },
+    full: { type: 'boolean' },
+    events: { type: 'string' },
+    json: { type: 'boolean' },
+    concurrency: { type: 'string' },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const baseUrl = (values['base-url'] as string | undefined) ?? process.env.CONTENT_BASE_URL;
+  const token = (values.token as string | undefined) ?? process.env.CONTENT_TOKEN;
+  const out = values.out as string | undefined;
+  if (!baseUrl) throw new UsageError('sync needs --base-url URL (or CONTENT_BASE_URL)');
+  if (!token) throw new UsageError('sync needs --token T (or CONTENT_TOKEN)');
+  if (!out) throw new UsageError('sync needs --out DIR');
+  const api = (values.api as string | undefined) ?? 'v2';
+  if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
+  const version = (values.version as string | undefined) ?? 'published';
+  const views: View[] = version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
+  if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
+  const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
+  const events = values.events ? await readEvents(values.events as string) : undefined;
+
+  const tty = process.stderr.isTTY && !values.json;
+  let last = 0;
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  try {
+    const result = await sync({
+      baseUrl,
+      token,
+      out,
+      api,
+      views,
+      ...(events ? { events } : {}),
+      full: Boolean(values.full),
+      signal: controller.signal,
+      client: { concurrency, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
+      onProgress: (p) => {
+        if (!tty) return;
+        const now = performance.now();
+        if (now - last < 100) return;
+        last = now;
+        process.stderr.write(`\r\x1b[K${progressLine(p)}`);
+      },
+    });
+    if (tty) process.stderr.write('\r\x1b[K');
+    if (values.json) {
+      console.log(
+        JSON.stringify({
+          ok: true,
+          mode: result.mode,
+          space: result.space.id,
+          cv: result.cv,
+          counts: result.counts,
+          changed: result.changed,
+          files: result.files,
+          requests: result.requests,
+          retries: result.retries,
+          throttled: result.throttled,
+          redirects: result.redirects,
+          bytes: result.bytes,
+          passes: result.passes,
+          duration_ms: Math.round(result.durationMs),
+        }),
+      );
+    } else {
+      console.log(summaryLine(result, out));
+    }
+    return 0;
+  } catch (err) {
+    if (tty) process.stderr.write('\r\x1b[K');
+    if (values.json) console.log(JSON.stringify({ ok: false, error: (err as Error).message }));
+    throw err;
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
