@@ -61,13 +61,17 @@ async function uncachedListing(stories: number, target: number, label: string, l
     ];
     for (let i = 0; i < 20; i++) await get(queries[i % queries.length]!(i)); // warm up
     const samples: number[] = [];
+    const byShape: number[][] = queries.map(() => []);
     for (let i = 0; i < 200; i++) {
       const [res, ms] = await timed(() => get(queries[i % queries.length]!(i)));
       if (res.status !== 200) throw new Error(`status ${res.status}: ${res.body.toString().slice(0, 200)}`);
       samples.push(ms);
+      byShape[i % queries.length]!.push(ms);
     }
+    const shapes = ['component+text sort', 'starts_with+gt_int', 'with_tag+date sort', 'search_term'];
+    const perShape = byShape.map((xs, k) => `${shapes[k]} ${fmt(percentile(xs, 50), 1)}`).join(', ');
     console.log(
-      `service: ${label} uncached filtered listing p50 ${fmt(percentile(samples, 50), 2)} ms, p90 ${fmt(percentile(samples, 90), 2)} ms (200 requests, 4 query shapes; target < ${target} ms)`,
+      `service: ${label} uncached filtered listing p50 ${fmt(percentile(samples, 50), 2)} ms, p90 ${fmt(percentile(samples, 90), 2)} ms (200 requests, 4 query shapes; target < ${target} ms); p50 by shape: ${perShape} ms`,
     );
   } finally {
     await s.stop();

@@ -1,0 +1,17 @@
+import { startTestServer, PUBLIC, PREVIEW } from '../helpers/server.js';
+import { sync } from '../../src/sync/index.js';
+import { promises as fs } from 'node:fs';
+const s = await startTestServer({ admin: true });
+const out = '/tmp/explore/fx'; await fs.rm(out, { recursive: true, force: true });
+const r = await sync({ baseUrl: s.url, token: PUBLIC, out });
+console.log(JSON.stringify({ ...r, space: undefined }));
+console.log(await fs.readdir(out), await fs.readdir(out + '/stories'));
+console.log(await fs.readFile(out + '/stories/12.json', 'utf8'));
+console.log(await fs.readFile(out + '/manifest.json', 'utf8'));
+console.log(await fs.readFile(out + '/datasources/100.json', 'utf8'));
+const out2 = '/tmp/explore/fx2'; await fs.rm(out2, { recursive: true, force: true });
+const r2 = await sync({ baseUrl: s.url, token: PREVIEW, out: out2, views: ['published','draft'] });
+console.log(JSON.stringify({ ...r2, space: undefined }));
+console.log(await fs.readFile(out2 + '/stories/12.json', 'utf8'));
+console.log(await fs.readFile(out2 + '/stories/15.json', 'utf8').then(t=>t.slice(0,300)));
+await s.close();
