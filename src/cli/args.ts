@@ -7,7 +7,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+export type ParsedFlags = { values: Record<string, string | boolean | undefined> };
+
+export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>): ParsedFlags {
   try {
     return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false });
   } catch (err) {

@@ -138,6 +138,27 @@ export class SpaceFetcher {
     }
   }
 
+  /** Ids of the stories whose default-language full slug starts with `prefix` (e.g. a moved folder's new path). */
+  async idsUnder(view: View, prefix: string): Promise<number[]> {
+    const v = this.#viewParams(view);
+    const ids: number[] = [];
+    await this.client.paginate(
+      {
+        path: 'stories',
+        params: { ...v.params, starts_with: prefix },
+        schema: this.#storiesSchema,
+        kind: 'list',
+        withCv: v.withCv,
+        key: 'stories',
+        perPage: STORIES_PER_PAGE,
+      },
+      (items) => {
+        for (const s of items as Story[]) if (s.full_slug.startsWith(prefix)) ids.push(s.id);
+      },
+    );
+    return ids;
+  }
+
   /** How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs). */
   async stillInPlace(view: View, entries: ReadonlyArray<{ id: number; full_slug: string }>): Promise<number> {
     const v = this.#viewParams(view);
