@@ -14,8 +14,44 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DATA = path.join(ROOT, 'bench', '.data');
 const CLI = path.join(ROOT, 'src', 'cli', 'run.ts');
 
-export function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface CliOptions {
+  /** Node flags after `--import tsx` (e.g. another `--import`). */
+  node?: string[];
+  /** A command that runs node (e.g. `['time', '-v']`). */
+  wrap?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export function cli(args: string[], options: CliOptions = {}): ChildProcess {
+  return script(CLI, args, options);
+}
+
+/** A TypeScript script in its own node process. */
+export function script(file: string, args: string[], options: CliOptions = {}): ChildProcess {
+  const command = [...(options.wrap ?? []), process.execPath, '--import', 'tsx', ...(options.node ?? []), file, ...args];
+  return spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
+}
+
+/** Runs the command line to its end. */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return finished(cli(args, options));
+}
+
+/** Waits for a child process to end; its output, whole. */
+export async function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (c: Buffer) => out.push(c));
+  child.stderr!.on('data', (c: Buffer) => err.push(c));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }
 
 /** A demo space of `stories` stories, generated once and kept under bench/.data. */
@@ -71,6 +107,30 @@ export function get(url: string): Promise<{ status: number; body: Buffer }> {
         res.on('error', reject);
       })
       .on('error', reject);
+  });
+}
+
+/** A JSON request (the control plane); rejects on a status other than 2xx. */
+export function json<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text.slice(0, 200)}`));
+          else resolve(JSON.parse(text) as T);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
 }
 

@@ -3,9 +3,11 @@
  * Pass names to run some: `npm run bench -- service`.
  */
 import { benchService } from './service.js';
+import { benchSync } from './sync.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
+  sync: benchSync,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

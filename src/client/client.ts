@@ -59,6 +59,8 @@ export interface RequestSpec<T extends z.ZodType> {
   kind?: 'list' | 'single';
   /** Attach the pinned cache version (published content). */
   withCv?: boolean;
+  /** Queue priority: higher runs first (follow-up requests that complete work in memory). */
+  priority?: number;
 }
 
 export interface Answer<T> {
@@ -150,7 +152,7 @@ export class ContentClient {
           shouldRetry: ({ error, attemptNumber }) =>
             error instanceof ContentApiError && error.retryable && (!error.unreachable || attemptNumber < 4),
         }),
-      signal ? { signal } : {},
+      { ...(signal ? { signal } : {}), priority: spec.priority ?? 0 },
     ) as Promise<Answer<z.output<T>>>;
   }
 

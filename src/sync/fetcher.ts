@@ -58,14 +58,14 @@ export class SpaceFetcher {
   }
 
   /** One listing request (a page of at most 25), in a language. */
-  async #list(view: View, lang: string | undefined, params: Params): Promise<Story[]> {
+  async #list(view: View, lang: string | undefined, params: Params, priority = 0): Promise<Story[]> {
     const v = this.#viewParams(view);
     const p: Params = { ...v.params, per_page: STORIES_PER_PAGE, ...params };
     if (lang) {
       if (this.client.api === 'v2') p.language = lang;
       else p.starts_with = `${lang}/*`;
     }
-    const { body } = await this.client.request({ path: 'stories', params: p, schema: this.#storiesSchema, kind: 'list', withCv: v.withCv });
+    const { body } = await this.client.request({ path: 'stories', params: p, schema: this.#storiesSchema, kind: 'list', withCv: v.withCv, priority });
     return body.stories;
   }
 
@@ -77,7 +77,8 @@ export class SpaceFetcher {
     await Promise.all(
       this.languages.map(async (lang) => {
         for (const part of chunks(stories, BATCH)) {
-          const found = await this.#list(view, lang, { by_uuids: part.map((s) => s.uuid).join(',') });
+          // Ahead of further pages: a page's records stay in memory until its variants arrive.
+          const found = await this.#list(view, lang, { by_uuids: part.map((s) => s.uuid).join(',') }, 1);
           for (const s of found) byUuid.get(s.uuid)?.variants.set(lang, s);
         }
       }),
@@ -138,14 +139,14 @@ export class SpaceFetcher {
     }
   }
 
-  /** Ids of the stories whose default-language full slug starts with `prefix` (e.g. a moved folder's new path). */
-  async idsUnder(view: View, prefix: string): Promise<number[]> {
+  /** Every default-language story of a listing (no variants), e.g. `starts_with` a moved folder's path. */
+  async bases(view: View, params: Params): Promise<Story[]> {
     const v = this.#viewParams(view);
-    const ids: number[] = [];
+    const out: Story[] = [];
     await this.client.paginate(
       {
         path: 'stories',
-        params: { ...v.params, starts_with: prefix },
+        params: { ...v.params, ...params },
         schema: this.#storiesSchema,
         kind: 'list',
         withCv: v.withCv,
@@ -153,10 +154,10 @@ export class SpaceFetcher {
         perPage: STORIES_PER_PAGE,
       },
       (items) => {
-        for (const s of items as Story[]) if (s.full_slug.startsWith(prefix)) ids.push(s.id);
+        out.push(...(items as Story[]));
       },
     );
-    return ids;
+    return out;
   }
 
   /** How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs). */

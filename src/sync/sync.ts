@@ -258,12 +258,15 @@ function censusBatches(entries: StoryIndexEntry[], maxChars = 6000): StoryIndexE
 }
 
 /** The entries of a batch no longer at their id and slug, by bisection. */
-async function missing(pass: Pass, batch: StoryIndexEntry[]): Promise<StoryIndexEntry[]> {
-  const inPlace = await pass.fetcher.stillInPlace('published', batch);
+async function missing(pass: Pass, batch: StoryIndexEntry[], known?: number): Promise<StoryIndexEntry[]> {
+  const inPlace = known ?? (await pass.fetcher.stillInPlace('published', batch));
   if (inPlace >= batch.length) return [];
   if (inPlace === 0 || batch.length === 1) return batch;
+  // Ask for the first half only: the second half holds the rest of the count.
   const half = Math.ceil(batch.length / 2);
-  const [a, b] = await Promise.all([missing(pass, batch.slice(0, half)), missing(pass, batch.slice(half))]);
+  const first = batch.slice(0, half);
+  const firstInPlace = await pass.fetcher.stillInPlace('published', first);
+  const [a, b] = await Promise.all([missing(pass, first, firstInPlace), missing(pass, batch.slice(half), inPlace - firstInPlace)]);
   return [...a, ...b];
 }
 
@@ -287,6 +290,14 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
     },
     since ? { published_at_gt: minuteBefore(since) } : {},
   );
+  // Moved without a new publication: a count cannot see two stories that swap their slugs,
+  // so stories updated since are compared with their known slug.
+  if (since) {
+    const updated = await pass.fetcher.bases('published', { updated_at_gt: minuteBefore(since) });
+    const moved = updated.filter((s) => !pass.changed.has(s.id) && pass.stories.has(s.id) && pass.stories.get(s.id)!.full_slug !== s.full_slug);
+    for (const g of await pass.fetcher.byIds('published', moved.map((s) => s.id))) await putStory(pass, buildRecord(versionOf(g), undefined));
+    checkMoved(pass);
+  }
   // Unpublished, deleted or moved: no longer at their id and slug.
   const rest = [...state.stories.values()].filter((e) => e.published && !pass.changed.has(e.id));
   const lost = (await Promise.all(censusBatches(rest).map((b) => missing(pass, b)))).flat();
@@ -302,12 +313,22 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
   checkMoved(pass);
 }
 
-/** Applies webhook events: fetches exactly the stories and datasources they name. */
-async function applyEvents(pass: Pass, state: SnapshotState, events: readonly WebhookEvent[]): Promise<Set<string>> {
+/**
+ * Applies webhook events: fetches exactly the stories and datasources they
+ * name. `census` is set when an event names a change whose stories cannot be
+ * told (a moved folder the snapshot cannot place and whose new path is not given).
+ */
+async function applyEvents(
+  pass: Pass,
+  state: SnapshotState,
+  events: readonly WebhookEvent[],
+): Promise<{ datasources: Set<string>; census: boolean }> {
   pass.progress.phase = 'stories';
   const refetch = new Set<number>();
   const drop = new Set<number>();
   const datasources = new Set<string>();
+  const movedFolders = new Set<string>();
+  let unplaced = false;
   for (const e of events) {
     if ('datasource_slug' in e && typeof e.datasource_slug === 'string') {
       datasources.add(e.datasource_slug);
@@ -321,7 +342,19 @@ async function applyEvents(pass: Pass, state: SnapshotState, events: readonly We
       else drop.add(id);
     } else if (e.action === 'moved') {
       if (state.stories.has(id)) refetch.add(id);
-      else for (const child of childrenOfFolder(state, id)) refetch.add(child);
+      else {
+        // A folder: what the snapshot holds under its old path, and what the service
+        // lists under its new one (a folder holding only folders has no story that places it).
+        const children = childrenOfFolder(state, id);
+        for (const child of children ?? []) refetch.add(child);
+        if (typeof e.full_slug === 'string' && e.full_slug !== '') movedFolders.add(e.full_slug.replace(/\/*$/, '/'));
+        else if (!children) unplaced = true;
+      }
+    }
+  }
+  for (const prefix of movedFolders) {
+    for (const view of pass.views) {
+      for (const story of await pass.fetcher.bases(view, { starts_with: prefix })) if (story.full_slug.startsWith(prefix)) refetch.add(story.id);
     }
   }
   for (const id of refetch) drop.delete(id);
@@ -341,16 +374,16 @@ async function applyEvents(pass: Pass, state: SnapshotState, events: readonly We
   }
   for (const id of drop) removeStory(pass, id);
   checkMoved(pass);
-  return datasources;
+  return { datasources, census: unplaced };
 }
 
 /**
  * Stories inside a folder, by what the snapshot knows: the folder's path is
  * read off a story whose parent it is, and everything under that path moves.
  */
-function childrenOfFolder(state: SnapshotState, folderId: number): number[] {
+function childrenOfFolder(state: SnapshotState, folderId: number): number[] | undefined {
   const direct = [...state.stories.values()].find((s) => s.parent_id === folderId);
-  if (!direct) return [];
+  if (!direct) return undefined;
   const prefix = direct.is_startpage ? direct.full_slug : direct.full_slug.split('/').slice(0, -1).join('/') + '/';
   return [...state.stories.values()].filter((s) => s.full_slug.startsWith(prefix)).map((s) => s.id);
 }
@@ -376,7 +409,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
   };
 
   for (let passNo = 1; ; passNo++) {
-    const state = options.full ? undefined : await readState(out);
+    // Read even with --full: the old index names the files of stories that are gone.
+    const state = await readState(out);
     progress.phase = 'space';
     progress.stories = 0;
     progress.storiesTotal = undefined;
@@ -394,7 +428,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       state.manifest.api === client.api &&
       canonicalJson(state.manifest.views) === canonicalJson(views) &&
       canonicalJson(state.manifest.languages) === canonicalJson(languagesOf(space));
-    const incremental = sameShape && !(views.includes('draft') && !options.events);
+    const incremental = !options.full && sameShape && !(views.includes('draft') && !options.events);
     const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
       mode,
       space,
@@ -448,7 +482,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         tagsText = await fetchTags(pass);
       } else if (options.events?.length) {
         const named = await applyEvents(pass, state!, options.events);
-        if (named.size) await fetchDatasources(pass, named);
+        if (named.census) await census(pass, state!);
+        if (named.datasources.size) await fetchDatasources(pass, named.datasources);
         if (pass.changed.size || pass.removed.size) tagsText = await fetchTags(pass);
       } else {
         await census(pass, state!);
@@ -456,6 +491,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         tagsText = await fetchTags(pass);
       }
       checkMoved(pass);
+      // v1 answers carry no cache version and never redirect: ask the space again before committing.
+      if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
       const { tagsChanged } = await finish(pass, out, tagsText, now());
       return result(incremental ? 'incremental' : 'full', pass, tagsChanged);
     } catch (err) {

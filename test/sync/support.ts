@@ -8,7 +8,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseWebhookEvent, type WebhookEvent } from '../../src/sync/index.js';
+import { Pacer } from '../../src/client/index.js';
+import { parseWebhookEvent, type SyncOptions, type WebhookEvent } from '../../src/sync/index.js';
+
+/**
+ * Client options for a service whose rate limits are off: the pacer aims far
+ * above the contract's tiers, so requests are not spaced out.
+ */
+export const unpaced = (): Pick<SyncOptions, 'client'> => ({ client: { pacer: new Pacer({ target: 50 }) } });
 
 const made: string[] = [];
 
