@@ -5,6 +5,7 @@ import { writeDemoSpace } from '../demo/index.js';
 import { FaultSpecError, parseFaultSpec, startServer, type FaultPlan } from '../server/index.js';
 import { readSpaceDirectory } from '../snapshot/index.js';
 import { syncCommand } from './sync.js';
+import { compileCommand } from './compile.js';
 import { UsageError, integer, parse } from './args.js';
 
 export { UsageError };
@@ -22,6 +23,9 @@ commands:
          [--full] [--events FILE] [--json] [--concurrency N]
          full or incremental sync of a space into a snapshot directory
          (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
+  compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
+         [--depth N] [--detect-relations] [--schema FILE] [--version V] [--full] [--json]
+         typed modules and types from a snapshot
 
 Run \`content-sync <command> --help\` for details.`;
 
@@ -122,6 +126,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'sync':
         return await syncCommand(rest);
+      case 'compile':
+        return await compileCommand(rest);
       case undefined:
       case '--help':
       case '-h':

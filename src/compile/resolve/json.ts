@@ -1,0 +1,28 @@
+/**
+ * Small helpers over plain JSON trees.
+ */
+export type JsonObject = Record<string, unknown>;
+export type JsonContainer = JsonObject | unknown[];
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isContainer(value: unknown): value is JsonContainer {
+  return typeof value === 'object' && value !== null;
+}
+
+/** A shallow copy that keeps a `__proto__` own key as data. */
+export function shallowCopy<T extends JsonContainer>(node: T): T {
+  if (Array.isArray(node)) return node.slice() as T;
+  return (Object.hasOwn(node, '__proto__') ? { ...node } : Object.assign({}, node)) as T;
+}
+
+/** Sets an own data property (assigning `__proto__` would change the prototype instead). */
+export function setOwn(target: JsonContainer, key: string | number, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (target as Record<string | number, unknown>)[key] = value;
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * One pass over a story's content that finds what resolution acts on and plans
+ * the copy: relation fields (listed `component.field` entries and, when asked,
+ * detected uuid fields), internal multilinks and rich-text story link marks.
+ *
+ * The walk is iterative (deep nesting cannot exhaust the call stack), reads own
+ * keys only, never writes, and visits each container once: a container shared
+ * by several parents is planned once and its copy used everywhere; a container
+ * that contains itself is not followed into again.
+ *
+ * The plan lists the containers that must be copied (those holding a change or
+ * leading to one), children before parents, so that a copy can be built for any
+ * depth without walking the content again.
+ */
+import type { Story } from '../../api/index.js';
+import type { Folder } from '../../snapshot/index.js';
+import { isContainer, isJsonObject, type JsonContainer, type JsonObject } from './json.js';
+import type { MissingTarget, StoryLookup } from './types.js';
+
+/** What an internal link points at. */
+export type LinkTarget =
+  | { readonly kind: 'story'; readonly uuid: string; readonly story: Story }
+  | { readonly kind: 'folder'; readonly uuid: string; readonly folder: Folder };
+
+export type Edit =
+  /** `node[field]` (or `node[field][index]`) becomes the target story. */
+  | { readonly kind: 'relation'; readonly field: string; readonly index: number | undefined; readonly target: Story }
+  /** The multilink object gains `story` and a current `cached_url`. */
+  | { readonly kind: 'multilink'; readonly target: LinkTarget }
+  /** The link mark's `attrs` gain `story` and a current `href`. */
+  | { readonly kind: 'mark'; readonly target: LinkTarget };
+
+export interface PlanStep {
+  readonly node: JsonContainer;
+  /** Children (by key) that are themselves copied. */
+  readonly children: ReadonlyArray<readonly [string | number, JsonContainer]>;
+  readonly edits: readonly Edit[];
+}
+
+export interface Scan {
+  /** Containers to copy, children before parents; empty when nothing changes. */
+  readonly steps: readonly PlanStep[];
+  /** Distinct relation targets, in document order. */
+  readonly relationTargets: readonly Story[];
+  /** Distinct link targets, in document order. */
+  readonly linkTargets: readonly LinkTarget[];
+  /** Uuids of every target and every missing target. */
+  readonly direct: ReadonlySet<string>;
+  readonly missing: readonly MissingTarget[];
+}
+
+/** Fields to resolve, by component name (exact, case-sensitive). */
+export type RelationMatcher = ReadonlyMap<string, ReadonlySet<string>>;
+
+export interface ScanOptions {
+  readonly matcher: RelationMatcher | undefined;
+  readonly detect: boolean;
+  readonly links: boolean;
+  readonly lookup: StoryLookup;
+}
+
+/**
+ * Parses `component.field` entries: the component is the part before the first
+ * dot, the field the rest. Entries without both parts are ignored.
+ */
+export function relationMatcher(relations: readonly string[] | undefined): RelationMatcher | undefined {
+  const byComponent = new Map<string, Set<string>>();
+  for (const entry of relations ?? []) {
+    if (typeof entry !== 'string') continue;
+    const dot = entry.indexOf('.');
+    if (dot <= 0 || dot === entry.length - 1) continue;
+    const component = entry.slice(0, dot);
+    let fields = byComponent.get(component);
+    if (!fields) byComponent.set(component, (fields = new Set()));
+    fields.add(entry.slice(dot + 1));
+  }
+  return byComponent.size > 0 ? byComponent : undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMERIC_ID = /^\d{1,15}$/;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
+/** Keys of a blok that are never relations, whatever they hold. */
+const NOT_RELATIONS = new Set(['_uid', 'component', '_editable']);
+
+/** The story a relation value names: a uuid, a numeric id or a numeric string. */
+function relatedStory(ref: unknown, lookup: StoryLookup): Story | undefined {
+  if (typeof ref === 'string') {
+    if (ref === '') return undefined;
+    if (!NUMERIC_ID.test(ref)) return lookup.byUuid(ref);
+    return byId(Number(ref), lookup);
+  }
+  if (typeof ref === 'number' && Number.isSafeInteger(ref)) return byId(ref, lookup);
+  return undefined;
+}
+
+/** By id, as the same object the lookup gives by uuid: one object per story, however it is named. */
+function byId(id: number, lookup: StoryLookup): Story | undefined {
+  const found = lookup.byId(id);
+  return found && (lookup.byUuid(found.uuid) ?? found);
+}
+
+/** A value that names a story when it names anything: a non-empty string or a safe integer. */
+function isReference(ref: unknown): ref is string | number {
+  return (typeof ref === 'string' && ref !== '') || (typeof ref === 'number' && Number.isSafeInteger(ref));
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function isStoryLinkMark(node: JsonObject): boolean {
+  if (node.type !== 'link') return false;
+  const attrs = node.attrs;
+  return isJsonObject(attrs) && attrs.linktype === 'story' && nonEmptyString(attrs.uuid);
+}
+
+interface Visit {
+  readonly node: JsonContainer;
+  readonly parent: Visit | undefined;
+  readonly key: string | number;
+  expanded: boolean;
+  children: Array<readonly [string | number, JsonContainer]> | undefined;
+  edits: Edit[] | undefined;
+}
+
+type FieldKind = 'explicit' | 'detect';
+
+/** A blok field to read as a relation. */
+interface FieldTask {
+  readonly visit: Visit;
+  readonly field: string;
+  readonly kind: FieldKind;
+}
+
+function pathOf(visit: Visit, tail: ReadonlyArray<string | number>): string {
+  const keys: Array<string | number> = [];
+  for (let v: Visit | undefined = visit; v; v = v.parent) keys.push(v.key);
+  keys.reverse();
+  keys.push(...tail);
+  let path = String(keys[0]);
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    path += typeof key === 'number' ? `[${key}]` : `.${key}`;
+  }
+  return path;
+}
+
+export function scanStory(story: Story, options: ScanOptions): Scan {
+  const content: unknown = story.content;
+  const steps: PlanStep[] = [];
+  const relationTargets = new Map<string, Story>();
+  const linkTargets = new Map<string, LinkTarget>();
+  const direct = new Set<string>();
+  const missing: MissingTarget[] = [];
+  if (!isContainer(content)) return { steps, relationTargets: [], linkTargets: [], direct, missing };
+
+  const { matcher, detect, links, lookup } = options;
+  const rootLabel = isJsonObject(content) && nonEmptyString(content.component) ? content.component : 'content';
+
+  const visited = new Set<object>();
+  const onPath = new Set<object>();
+  const copied = new Set<object>();
+
+  const addRelation = (visit: Visit, field: string, index: number | undefined, target: Story): void => {
+    (visit.edits ??= []).push({ kind: 'relation', field, index, target });
+    if (!relationTargets.has(target.uuid)) relationTargets.set(target.uuid, target);
+    direct.add(target.uuid);
+  };
+  const addMissing = (visit: Visit, tail: ReadonlyArray<string | number>, ref: string | number): void => {
+    const uuid = String(ref);
+    missing.push({ field: pathOf(visit, tail), uuid });
+    direct.add(uuid);
+  };
+
+  const explicitRelation = (visit: Visit, field: string, value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const ref: unknown = value[i];
+        if (!isReference(ref)) continue;
+        const target = relatedStory(ref, lookup);
+        if (target) addRelation(visit, field, i, target);
+        else addMissing(visit, [field, i], ref);
+      }
+      return;
+    }
+    if (!isReference(value)) return;
+    const target = relatedStory(value, lookup);
+    if (target) addRelation(visit, field, undefined, target);
+    else addMissing(visit, [field], value);
+  };
+
+  const detectedRelation = (visit: Visit, field: string, value: unknown): void => {
+    if (isUuid(value)) {
+      const target = relatedStory(value, lookup);
+      if (target) addRelation(visit, field, undefined, target);
+      return;
+    }
+    if (!Array.isArray(value) || value.length === 0 || !value.every(isUuid)) return;
+    const targets = value.map((ref: string) => relatedStory(ref, lookup));
+    if (!targets.some((t) => t !== undefined)) return;
+    targets.forEach((target, i) => {
+      if (target) addRelation(visit, field, i, target);
+      else addMissing(visit, [field, i], value[i] as string);
+    });
+  };
+
+  const linkTarget = (uuid: string): LinkTarget | undefined => {
+    const known = linkTargets.get(uuid);
+    if (known) return known;
+    const story = lookup.byUuid(uuid);
+    if (story) return { kind: 'story', uuid, story };
+    const folder = lookup.folderByUuid?.(uuid);
+    return folder ? { kind: 'folder', uuid, folder } : undefined;
+  };
+
+  const addLink = (visit: Visit, kind: 'multilink' | 'mark', uuid: string): void => {
+    const target = linkTarget(uuid);
+    if (!target) {
+      addMissing(visit, [], uuid);
+      return;
+    }
+    (visit.edits ??= []).push({ kind, target });
+    if (!linkTargets.has(uuid)) linkTargets.set(uuid, target);
+    direct.add(uuid);
+  };
+
+  /** Finds a link at the node; for a blok, says how each of its fields is read. */
+  const examine = (visit: Visit): ((key: string) => FieldKind | undefined) | undefined => {
+    const node = visit.node;
+    if (Array.isArray(node)) return undefined;
+    if (links) {
+      if (isStoryLinkMark(node)) {
+        addLink(visit, 'mark', (node.attrs as JsonObject).uuid as string);
+      } else if (
+        node.linktype === 'story' &&
+        nonEmptyString(node.id) &&
+        (node.fieldtype === 'multilink' || node.fieldtype === undefined) &&
+        // The `attrs` of a link mark belong to their mark.
+        !(visit.key === 'attrs' && visit.parent && isJsonObject(visit.parent.node) && isStoryLinkMark(visit.parent.node))
+      ) {
+        addLink(visit, 'multilink', node.id);
+      }
+    }
+    const component = node.component;
+    if (typeof component !== 'string') return undefined;
+    const fields = matcher?.get(component);
+    // Multilinks, assets and other typed field values are not bloks.
+    const isBlok = detect && node.fieldtype === undefined && node.linktype === undefined;
+    if (!fields && !isBlok) return undefined;
+    return (key) => (fields?.has(key) ? 'explicit' : isBlok && !NOT_RELATIONS.has(key) ? 'detect' : undefined);
+  };
+
+  const stack: Array<Visit | FieldTask> = [{ node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined }];
+  while (stack.length > 0) {
+    const entry = stack[stack.length - 1]!;
+    if ('field' in entry) {
+      // A relation field, read in document order: after the fields before it, before what its value holds.
+      stack.pop();
+      const value = (entry.visit.node as JsonObject)[entry.field];
+      if (entry.kind === 'explicit') explicitRelation(entry.visit, entry.field, value);
+      else detectedRelation(entry.visit, entry.field, value);
+      continue;
+    }
+    const visit = entry;
+    if (visit.expanded) {
+      stack.pop();
+      onPath.delete(visit.node);
+      if (visit.edits || visit.children) {
+        copied.add(visit.node);
+        steps.push({ node: visit.node, children: visit.children ?? [], edits: visit.edits ?? [] });
+        if (visit.parent) (visit.parent.children ??= []).push([visit.key, visit.node]);
+      }
+      continue;
+    }
+    if (visited.has(visit.node)) {
+      // Met again through another parent after it was planned.
+      stack.pop();
+      if (visit.parent && copied.has(visit.node)) (visit.parent.children ??= []).push([visit.key, visit.node]);
+      continue;
+    }
+    visited.add(visit.node);
+    onPath.add(visit.node);
+    visit.expanded = true;
+    const fieldKind = examine(visit);
+
+    const node = visit.node;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) push(stack, visit, i, node[i], onPath);
+    } else {
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        push(stack, visit, key, node[key], onPath);
+        const kind = fieldKind?.(key);
+        if (kind) stack.push({ visit, field: key, kind });
+      }
+    }
+  }
+
+  return {
+    steps,
+    relationTargets: [...relationTargets.values()],
+    linkTargets: [...linkTargets.values()],
+    direct,
+    missing,
+  };
+}
+
+function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, onPath: ReadonlySet<object>): void {
+  // A container that holds one of its ancestors: not followed (JSON cannot do this).
+  if (!isContainer(value) || onPath.has(value)) return;
+  stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined });
+}

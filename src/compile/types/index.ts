@@ -1,0 +1,97 @@
+/**
+ * Types inferred from observed content: accumulate stories, then emit one
+ * TypeScript module that describes the content exactly as the API delivers it.
+ */
+import type { Story } from '../../api/index.js';
+import { emitTypes } from './emit.js';
+import { buildModel } from './model.js';
+import type { TypeModel } from './model.js';
+import { parseSchema } from './schema.js';
+import type { Schema } from './schema.js';
+import { Observer, canonical, emptyState } from './stats.js';
+import type { InferState, ObserveConfig } from './stats.js';
+
+export { emitTypes, printType } from './emit.js';
+export { pascalCase } from './names.js';
+export type { ComponentModel, FieldModel, NamedShape, TypeExpr, TypeModel } from './model.js';
+
+export interface InferOptions {
+  /** component.field pairs resolved as relations (API syntax) — typed as the related story (resolved) | its uuid. */
+  relations?: readonly string[];
+  /** Also detect relation fields: uuid strings or uuid arrays whose values name stories of the snapshot. */
+  storyUuids?: ReadonlySet<string>;
+  /** Datasources: a field whose observed values all are entry names of one datasource gets that datasource's name union. */
+  datasources?: ReadonlyArray<{ slug: string; names: readonly string[] }>;
+  /** A component schema export (like components.237487.json) merged in: fields never filled still exist (optional). */
+  schema?: unknown;
+  /** Literal unions for options when distinct observed values are at most this many and repeat (default 12). */
+  maxLiterals?: number;
+}
+
+const DEFAULT_MAX_LITERALS = 12;
+
+/** The options that change what is recorded (not only how it is read): a state is only valid with them. */
+function fingerprint(config: ObserveConfig): string {
+  const ds = config.datasources.map((d) => [d.slug, [...d.names].sort()] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return JSON.stringify({ cap: config.cap, ds });
+}
+
+export class TypeInferrer {
+  private readonly data: InferState;
+  private readonly observer: Observer;
+  private readonly schema: Schema | undefined;
+  private readonly maxLiterals: number;
+
+  constructor(private readonly options: InferOptions = {}, state?: InferState) {
+    this.maxLiterals = Math.max(0, Math.floor(options.maxLiterals ?? DEFAULT_MAX_LITERALS));
+    const config: ObserveConfig = {
+      cap: this.maxLiterals,
+      datasources: (options.datasources ?? []).map((d) => ({ slug: d.slug, names: new Set(d.names) })),
+    };
+    const opts = fingerprint(config);
+    if (state && state.opts !== opts) {
+      throw new Error('TypeInferrer.fromState: the state was recorded with different maxLiterals or datasources; infer again from all stories');
+    }
+    this.data = state ?? emptyState(opts);
+    this.observer = new Observer(this.data, config);
+    this.schema = options.schema === undefined ? undefined : parseSchema(options.schema);
+  }
+
+  /** Records one story (any language variant or view counts as one story). */
+  add(story: Story): void {
+    this.observer.story(story, 1);
+  }
+
+  /** Undoes an add() of the same story. */
+  remove(story: Story): void {
+    this.observer.story(story, -1);
+  }
+
+  /** Everything observed, as deterministic JSON. */
+  state(): unknown {
+    return canonical(this.data, false);
+  }
+
+  static fromState(state: unknown, options: InferOptions = {}): TypeInferrer {
+    const s = canonical(state, true) as InferState | undefined;
+    if (!s || typeof s !== 'object' || s.v !== 1 || typeof s.opts !== 'string') {
+      throw new Error('TypeInferrer.fromState: not a type inference state');
+    }
+    return new TypeInferrer(options, s);
+  }
+
+  model(): TypeModel {
+    return buildModel(this.data, {
+      relations: new Set(this.options.relations ?? []),
+      ...(this.options.storyUuids ? { storyUuids: this.options.storyUuids } : {}),
+      datasources: this.options.datasources ?? [],
+      ...(this.schema ? { schema: this.schema } : {}),
+      maxLiterals: this.maxLiterals,
+    });
+  }
+
+  /** model() printed by emitTypes(). */
+  emit(options: { header?: string } = {}): string {
+    return emitTypes(this.model(), options);
+  }
+}

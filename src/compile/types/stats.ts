@@ -1,0 +1,344 @@
+/**
+ * Observation counters. Every statistic is a count so that an observation can
+ * be undone exactly (remove() subtracts what add() added); the whole state is
+ * plain JSON with null-prototype dictionaries so content keys such as
+ * `__proto__` are ordinary keys.
+ */
+
+export type Dict<T> = Record<string, T>;
+
+export function dict<T>(): Dict<T> {
+  return Object.create(null) as Dict<T>;
+}
+
+/** Statistics of the string values seen at one position. */
+export interface StrStat {
+  n: number;
+  /** `""` */
+  empty: number;
+  /** Non-empty values that look like numbers (`"1234"`, `"-2.5"`). */
+  numeric: number;
+  /** Non-empty values that look like dates (`2020-07-01 20:57`, with seconds, ISO). */
+  date: number;
+  /** Non-empty values that look like uuids. */
+  uuid: number;
+  /** Non-empty values that cannot be option keys (long, multi-line, paths or URLs). */
+  prose: number;
+  /** Distinct non-empty values, at most `cap` of them. */
+  vals: Dict<number>;
+  /** Non-empty observations not held in `vals`. */
+  over: number;
+  /** uuid values with their counts (relation candidates only). */
+  uuids?: Dict<number>;
+  /** Per datasource slug: non-empty observations that are not one of its entry names. */
+  dsMiss?: Dict<number>;
+}
+
+export interface ArrStat {
+  n: number;
+  empty: number;
+  el: Slot;
+}
+
+/** Everything seen at one position (a field of a component, an array element, ...). */
+export interface Slot {
+  n: number;
+  nul?: number;
+  bool?: number;
+  num?: number;
+  str?: StrStat;
+  arr?: ArrStat;
+  /** Plain objects, typed structurally. */
+  obj?: Rec;
+  /** Bloks by component name. */
+  blok?: Dict<number>;
+  /** Asset objects: all of them, and those with an empty filename. */
+  asset?: { n: number; empty: number };
+  /** Multilinks by linktype. */
+  link?: Dict<number>;
+  table?: number;
+  /** Rich-text documents, with the components of their embedded bloks. */
+  rt?: { n: number; bloks: Dict<number> };
+  /** Plugin values by plugin name. */
+  plugin?: Dict<number>;
+  /** Story objects (resolved relations) by content type. */
+  story?: Dict<number>;
+}
+
+/** An object shape: how often it was seen and what each key held. */
+export interface Rec {
+  n: number;
+  f: Dict<Slot>;
+}
+
+export interface CompRec extends Rec {
+  /** Times used as a story's root content. */
+  root: number;
+}
+
+export interface InferState {
+  v: 1;
+  /** Fingerprint of the options that shape observations. */
+  opts: string;
+  comps: Dict<CompRec>;
+  asset: Rec;
+  massetItem: Rec;
+  links: Dict<Rec>;
+  plugins: Dict<Rec>;
+  /** Rich-text node and mark types outside the known vocabulary. */
+  rtNodes: Dict<number>;
+  rtMarks: Dict<number>;
+  /** Story uuid -> content type -> count. */
+  stories: Dict<Dict<number>>;
+}
+
+export function emptyState(opts: string): InferState {
+  return {
+    v: 1,
+    opts,
+    comps: dict(),
+    asset: { n: 0, f: dict() },
+    massetItem: { n: 0, f: dict() },
+    links: dict(),
+    plugins: dict(),
+    rtNodes: dict(),
+    rtMarks: dict(),
+    stories: dict(),
+  };
+}
+
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const RICHTEXT_NODES: ReadonlySet<string> = new Set([
+  'doc', 'paragraph', 'text', 'heading', 'blockquote', 'bullet_list', 'ordered_list', 'list_item',
+  'code_block', 'hard_break', 'horizontal_rule', 'image', 'emoji', 'blok',
+  'table', 'tableRow', 'tableCell', 'tableHeader',
+]);
+export const RICHTEXT_MARKS: ReadonlySet<string> = new Set([
+  'bold', 'italic', 'strike', 'underline', 'code', 'superscript', 'subscript', 'highlight',
+  'textStyle', 'anchor', 'styled', 'link',
+]);
+
+export interface ObserveConfig {
+  /** Distinct string values kept per position. */
+  cap: number;
+  datasources: ReadonlyArray<{ slug: string; names: ReadonlySet<string> }>;
+}
+
+/** Where a value sits: only component fields (and their array items) can be relations or datasource values. */
+interface Ctx {
+  fieldLevel: boolean;
+  inArray: boolean;
+}
+
+/** Whether a dictionary has no keys, without listing them (some hold every uuid of a space). */
+function isEmpty(d: object): boolean {
+  for (const _ in d) return false;
+  return true;
+}
+
+function bump(d: Dict<number>, key: string, delta: number): void {
+  const next = (d[key] ?? 0) + delta;
+  if (next === 0) delete d[key];
+  else d[key] = next;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isBlok(v: Record<string, unknown>): boolean {
+  return typeof v.component === 'string' && typeof v._uid === 'string';
+}
+
+export class Observer {
+  constructor(
+    readonly state: InferState,
+    readonly config: ObserveConfig,
+  ) {}
+
+  story(story: { uuid?: unknown; content?: unknown }, delta: 1 | -1): void {
+    const content = story.content;
+    if (!isObject(content) || typeof content.component !== 'string') return;
+    if (typeof story.uuid === 'string') {
+      const byComp = (this.state.stories[story.uuid] ??= dict());
+      bump(byComp, content.component, delta);
+      if (isEmpty(byComp)) delete this.state.stories[story.uuid];
+    }
+    this.blok(content, delta, true);
+  }
+
+  blok(value: Record<string, unknown>, delta: number, root: boolean): void {
+    const name = value.component as string;
+    const rec = (this.state.comps[name] ??= { n: 0, root: 0, f: dict() });
+    rec.n += delta;
+    if (root) rec.root += delta;
+    for (const key of Object.keys(value)) {
+      if (key === 'component' || key === '_uid') continue;
+      this.field(rec, key, value[key], delta, { fieldLevel: true, inArray: false });
+    }
+    if (rec.n === 0) delete this.state.comps[name];
+  }
+
+  private field(rec: Rec, key: string, value: unknown, delta: number, ctx: Ctx): void {
+    const slot = (rec.f[key] ??= { n: 0 });
+    this.slot(slot, value, delta, ctx);
+    if (slot.n === 0) delete rec.f[key];
+  }
+
+  private record(rec: Rec, value: Record<string, unknown>, delta: number): void {
+    rec.n += delta;
+    for (const key of Object.keys(value)) {
+      this.field(rec, key, value[key], delta, { fieldLevel: false, inArray: false });
+    }
+  }
+
+  slot(slot: Slot, value: unknown, delta: number, ctx: Ctx): void {
+    slot.n += delta;
+    if (value === null) {
+      slot.nul = (slot.nul ?? 0) + delta;
+      if (slot.nul === 0) delete slot.nul;
+    } else if (typeof value === 'boolean') {
+      slot.bool = (slot.bool ?? 0) + delta;
+      if (slot.bool === 0) delete slot.bool;
+    } else if (typeof value === 'number') {
+      slot.num = (slot.num ?? 0) + delta;
+      if (slot.num === 0) delete slot.num;
+    } else if (typeof value === 'string') {
+      slot.str ??= { n: 0, empty: 0, numeric: 0, date: 0, uuid: 0, prose: 0, vals: dict(), over: 0 };
+      this.string(slot.str, value, delta, ctx);
+      if (slot.str.n === 0) delete slot.str;
+    } else if (Array.isArray(value)) {
+      const arr = (slot.arr ??= { n: 0, empty: 0, el: { n: 0 } });
+      arr.n += delta;
+      if (value.length === 0) arr.empty += delta;
+      for (const item of value) this.slot(arr.el, item, delta, { fieldLevel: ctx.fieldLevel, inArray: true });
+      if (arr.n === 0) delete slot.arr;
+    } else if (isObject(value)) {
+      this.object(slot, value, delta, ctx);
+    }
+  }
+
+  private string(s: StrStat, value: string, delta: number, ctx: Ctx): void {
+    s.n += delta;
+    if (value === '') {
+      s.empty += delta;
+      return;
+    }
+    if (NUMERIC.test(value)) s.numeric += delta;
+    if (DATE.test(value)) s.date += delta;
+    if (value.length > 64 || value.includes('\n') || value.includes('/')) s.prose += delta;
+    const isUuid = UUID.test(value);
+    if (isUuid) s.uuid += delta;
+    if (value in s.vals) bump(s.vals, value, delta);
+    else if (delta > 0 && Object.keys(s.vals).length < this.config.cap) s.vals[value] = delta;
+    else s.over += delta;
+    if (!ctx.fieldLevel) return;
+    if (isUuid) {
+      s.uuids ??= dict();
+      bump(s.uuids, value, delta);
+      if (isEmpty(s.uuids)) delete s.uuids;
+    }
+    if (this.config.datasources.length > 0) {
+      s.dsMiss ??= dict();
+      for (const ds of this.config.datasources) {
+        if (!ds.names.has(value)) bump(s.dsMiss, ds.slug, delta);
+      }
+      if (isEmpty(s.dsMiss)) delete s.dsMiss;
+    }
+  }
+
+  private object(slot: Slot, value: Record<string, unknown>, delta: number, ctx: Ctx): void {
+    if (value.type === 'doc') {
+      const rt = (slot.rt ??= { n: 0, bloks: dict() });
+      rt.n += delta;
+      this.richtext(value, rt.bloks, delta);
+      if (rt.n === 0) delete slot.rt;
+      return;
+    }
+    if (value.fieldtype === 'table' || (Array.isArray(value.thead) && Array.isArray(value.tbody) && value.component === undefined)) {
+      slot.table = (slot.table ?? 0) + delta;
+      if (slot.table === 0) delete slot.table;
+      return;
+    }
+    if (value.fieldtype === 'multilink' || (typeof value.linktype === 'string' && 'cached_url' in value)) {
+      const linktype = typeof value.linktype === 'string' ? value.linktype : 'url';
+      slot.link ??= dict();
+      bump(slot.link, linktype, delta);
+      if (isEmpty(slot.link)) delete slot.link;
+      const rec = (this.state.links[linktype] ??= { n: 0, f: dict() });
+      this.record(rec, value, delta);
+      if (rec.n === 0) delete this.state.links[linktype];
+      return;
+    }
+    if (value.fieldtype === 'asset' || ('filename' in value && 'id' in value && value.component === undefined)) {
+      const a = (slot.asset ??= { n: 0, empty: 0 });
+      a.n += delta;
+      if (value.filename === '' || value.filename === null) a.empty += delta;
+      if (a.n === 0) delete slot.asset;
+      this.record(ctx.inArray ? this.state.massetItem : this.state.asset, value, delta);
+      return;
+    }
+    if (isBlok(value)) {
+      slot.blok ??= dict();
+      bump(slot.blok, value.component as string, delta);
+      if (isEmpty(slot.blok)) delete slot.blok;
+      this.blok(value, delta, false);
+      return;
+    }
+    if (typeof value.plugin === 'string') {
+      slot.plugin ??= dict();
+      bump(slot.plugin, value.plugin, delta);
+      if (isEmpty(slot.plugin)) delete slot.plugin;
+      const rec = (this.state.plugins[value.plugin] ??= { n: 0, f: dict() });
+      this.record(rec, value, delta);
+      if (rec.n === 0) delete this.state.plugins[value.plugin];
+      return;
+    }
+    if (typeof value.uuid === 'string' && typeof value.full_slug === 'string' && isObject(value.content) && typeof value.content.component === 'string') {
+      slot.story ??= dict();
+      bump(slot.story, value.content.component, delta);
+      if (isEmpty(slot.story)) delete slot.story;
+      return;
+    }
+    const rec = (slot.obj ??= { n: 0, f: dict() });
+    this.record(rec, value, delta);
+    if (rec.n === 0) delete slot.obj;
+  }
+
+  private richtext(node: Record<string, unknown>, bloks: Dict<number>, delta: number): void {
+    const type = node.type;
+    if (typeof type === 'string' && !RICHTEXT_NODES.has(type)) bump(this.state.rtNodes, type, delta);
+    if (Array.isArray(node.marks)) {
+      for (const mark of node.marks) {
+        if (isObject(mark) && typeof mark.type === 'string' && !RICHTEXT_MARKS.has(mark.type)) bump(this.state.rtMarks, mark.type, delta);
+      }
+    }
+    if (type === 'blok' && isObject(node.attrs) && Array.isArray(node.attrs.body)) {
+      for (const item of node.attrs.body) {
+        if (isObject(item) && isBlok(item)) {
+          bump(bloks, item.component as string, delta);
+          this.blok(item, delta, false);
+        }
+      }
+    }
+    if (Array.isArray(node.content)) {
+      for (const child of node.content) if (isObject(child)) this.richtext(child, bloks, delta);
+    }
+  }
+}
+
+/** Deep copy with sorted keys and null-prototype dictionaries. */
+export function canonical(value: unknown, nullProto: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => canonical(v, nullProto));
+  if (isObject(value)) {
+    const out: Record<string, unknown> = nullProto ? (Object.create(null) as Record<string, unknown>) : {};
+    for (const key of Object.keys(value).sort()) {
+      Object.defineProperty(out, key, { value: canonical(value[key], nullProto), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Story } from '../../../src/api/index.js';
+
+export const REALDATA = new URL('../../../../shared/realdata/', import.meta.url);
+const TSC = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
+
+export function readReal(path: string): any {
+  return JSON.parse(readFileSync(new URL(path, REALDATA), 'utf8'));
+}
+
+/** The stories a recorded response holds (`story`, `stories`, and resolved `rels`). */
+export function storiesOf(json: any): Story[] {
+  const out: Story[] = [];
+  if (json.story) out.push(json.story);
+  if (Array.isArray(json.stories)) out.push(...json.stories);
+  if (Array.isArray(json.rels)) out.push(...json.rels);
+  return out;
+}
+
+let uid = 0;
+/** A minimal story around content (for fixtures that hold content only). */
+export function story(content: Record<string, unknown>, extra: Record<string, unknown> = {}): Story {
+  uid++;
+  const hex = uid.toString(16).padStart(12, '0');
+  return {
+    id: uid,
+    uuid: `00000000-0000-4000-8000-${hex}`,
+    name: `s${uid}`,
+    slug: `s${uid}`,
+    full_slug: `s${uid}`,
+    created_at: '2024-01-01T00:00:00.000Z',
+    published_at: '2024-01-01T00:00:00.000Z',
+    first_published_at: '2024-01-01T00:00:00.000Z',
+    lang: 'default',
+    content: { _uid: `c-${hex}`, ...content } as Story['content'],
+    position: 0,
+    is_startpage: false,
+    parent_id: 0,
+    group_id: `g-${hex}`,
+    alternates: [],
+    tag_list: [],
+    ...extra,
+  } as Story;
+}
+
+export interface TscResult {
+  code: number;
+  output: string;
+  /** Diagnostics by file (relative to the project directory). */
+  errors: Map<string, string[]>;
+}
+
+/** Writes `files` into a temp dir and runs `tsc --strict --noEmit` over them. */
+export async function runTsc(files: Record<string, string>): Promise<TscResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'types-check-'));
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(dir, name);
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, text);
+    }
+    const roots = Object.keys(files).filter((f) => f.endsWith('.ts'));
+    const args = [TSC, '--strict', '--noEmit', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--noUncheckedIndexedAccess', '--exactOptionalPropertyTypes', '--pretty', 'false', ...roots];
+    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(process.execPath, args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+      });
+    });
+    const errors = new Map<string, string[]>();
+    for (const line of output.split('\n')) {
+      const m = /^(.+?)\(\d+,\d+\): error /.exec(line);
+      if (!m) continue;
+      const list = errors.get(m[1]!) ?? [];
+      list.push(line);
+      errors.set(m[1]!, list);
+    }
+    return { code, output, errors };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

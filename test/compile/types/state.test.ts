@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { TypeInferrer } from '../../../src/compile/types/index.js';
+import type { Story } from '../../../src/api/index.js';
+import { readReal, story, storiesOf } from './helpers.js';
+
+const space = (): Story[] => [
+  ...storiesOf(readReal('storyblok-php-client/v2-stories.json')),
+  ...storiesOf(readReal('laravel-storyblok/all-fields.json')),
+  ...storiesOf(readReal('laravel-storyblok/folder.json')),
+  ...storiesOf(readReal('storyblok-astro/playground-content-layer.stories.decoded.json')),
+];
+
+function emitFrom(stories: Story[]): string {
+  const t = new TypeInferrer();
+  for (const s of stories) t.add(s);
+  return t.emit();
+}
+
+describe('determinism and incremental state', () => {
+  it('two runs, and any order of stories, give identical text', () => {
+    const stories = space();
+    const a = emitFrom(stories);
+    expect(emitFrom(stories)).toBe(a);
+    expect(emitFrom([...stories].reverse())).toBe(a);
+  });
+
+  it('remove() undoes add()', () => {
+    const stories = space();
+    const base = new TypeInferrer();
+    for (const s of stories.slice(1)) base.add(s);
+    const t = new TypeInferrer();
+    for (const s of stories) t.add(s);
+    t.remove(stories[0]!);
+    expect(t.emit()).toBe(base.emit());
+    expect(t.state()).toEqual(base.state());
+    for (const s of stories.slice(1)) t.remove(s);
+    expect(t.state()).toEqual(new TypeInferrer().state());
+  });
+
+  it('state() round-trips through JSON and resumes', () => {
+    const stories = space();
+    const t = new TypeInferrer();
+    for (const s of stories.slice(0, 10)) t.add(s);
+    const json = JSON.stringify(t.state());
+    expect(JSON.stringify(t.state())).toBe(json);
+    const resumed = TypeInferrer.fromState(JSON.parse(json));
+    for (const s of stories.slice(10)) resumed.add(s);
+    expect(resumed.emit()).toBe(emitFrom(stories));
+    expect(() => TypeInferrer.fromState(JSON.parse(json), { maxLiterals: 3 })).toThrow(/different/);
+    expect(() => TypeInferrer.fromState({ nope: true })).toThrow();
+  });
+
+  it('a content key named __proto__ is an ordinary field', () => {
+    const t = new TypeInferrer();
+    t.add(story(JSON.parse('{"component":"p","__proto__":"x"}')));
+    const resumed = TypeInferrer.fromState(JSON.parse(JSON.stringify(t.state())));
+    expect(resumed.emit()).toContain('"__proto__": string;');
+  });
+
+  it('literal tracking is bounded and exact again after removals', () => {
+    const t = new TypeInferrer({ maxLiterals: 2 });
+    const mk = (v: string): Story => story({ component: 'p', o: v });
+    const a = [mk('a'), mk('a'), mk('b'), mk('b')];
+    const c = mk('c');
+    for (const s of a) t.add(s);
+    t.add(c);
+    expect(t.emit()).toContain('o: string;');
+    t.remove(c);
+    expect(t.emit()).toContain('o: "a" | "b";');
+  });
+});
