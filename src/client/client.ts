@@ -27,6 +27,8 @@ export interface ClientOptions {
   retries?: number;
   /** Smallest backoff in ms (default 250). */
   minBackoffMs?: number;
+  /** Longest a request may keep retrying, 429s included, in ms (default 10 minutes). */
+  maxRetryTimeMs?: number;
   signal?: AbortSignal;
   pacer?: Pacer;
   /** Hint appended to 401 errors. */
@@ -151,6 +153,10 @@ export class ContentClient {
           // is a wrong address more often than a blip: give up after a few tries.
           shouldRetry: ({ error, attemptNumber }) =>
             error instanceof ContentApiError && error.retryable && (!error.unreachable || attemptNumber < 4),
+          // A 429 is the service pacing us, not a failure: it spends no retry (the pacer
+          // already waits Retry-After), so a long storm slows a sync down but never fails it.
+          shouldConsumeRetry: ({ error }) => !(error instanceof ContentApiError && error.status === 429),
+          maxRetryTime: this.#options.maxRetryTimeMs ?? 10 * 60_000,
         }),
       { ...(signal ? { signal } : {}), priority: spec.priority ?? 0 },
     ) as Promise<Answer<z.output<T>>>;
@@ -205,13 +211,25 @@ export class ContentClient {
       }
       if (res.status !== 200) {
         const hint = this.#options.tokenHint ?? 'set CONTENT_TOKEN';
-        throw new AbortError(new ContentApiError(statusMessage(res.status, endpoint, text, hint), res.status, endpoint, false));
+        throw new AbortError(new ContentApiError(statusMessage(res.status, endpoint, text, hint, this.#base), res.status, endpoint, false));
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        // A cut connection or a proxy's error page: worth another attempt.
+        const type = res.headers.get('content-type');
+        if (type && !/json/i.test(type)) {
+          // Another kind of server (a web site, a login page): asking again will not help.
+          throw new AbortError(
+            new ContentApiError(
+              `200 from ${endpoint} is not JSON but ${type.split(';')[0]}: ${this.#base} does not answer like the Content Delivery API; check the base URL (CONTENT_BASE_URL)`,
+              200,
+              endpoint,
+              false,
+            ),
+          );
+        }
+        // A cut connection: worth another attempt.
         throw new ContentApiError(`200 from ${endpoint} with a body that is not complete JSON (${bytes} bytes)`, 200, endpoint, true);
       }
       const parsed = spec.schema.safeParse(json);
@@ -257,9 +275,10 @@ export class ContentClient {
         false,
       );
     }
-    await onPage(items, 1);
     const pages = Math.max(1, Math.ceil(total / perPage));
-    const rest: Promise<void>[] = [];
+    // Page 1 is handled while the other pages are already on their way: the
+    // pacer's slots are not left unused meanwhile.
+    const rest: Promise<void>[] = [Promise.resolve().then(() => onPage(items, 1))];
     for (let page = 2; page <= pages; page++) {
       rest.push(
         this.request({ ...spec, params: { ...spec.params, per_page: spec.perPage, page } }).then((r) =>

@@ -35,13 +35,20 @@ export class CacheVersionMoved extends Error {
   }
 }
 
-export function statusMessage(status: number, endpoint: string, body: string, tokenHint: string): string {
-  const detail = body.length > 300 ? `${body.slice(0, 300)}…` : body;
+/**
+ * What a failed status means for the user. `base` is the service's base URL
+ * as configured: a 404 usually means it is wrong.
+ */
+export function statusMessage(status: number, endpoint: string, body: string, tokenHint: string, base?: string): string {
+  const html = /^\s*</.test(body);
+  const detail = html ? 'an HTML page, not an API answer' : body.length > 300 ? `${body.slice(0, 300)}…` : body;
   switch (status) {
     case 401:
       return `401 from ${endpoint}: the token is missing or invalid, or a public token asked for the draft view; ${tokenHint}`;
     case 404:
-      return `404 from ${endpoint}: not found (${detail.trim() || 'no body'}); check the base URL and the path`;
+      return base
+        ? `404 from ${endpoint} at ${base}: not found (${detail.trim() || 'no body'}); check the base URL (CONTENT_BASE_URL): it is the service origin, e.g. https://api.example.com`
+        : `404 from ${endpoint}: not found (${detail.trim() || 'no body'}); check the base URL and the path`;
     case 422:
       return `422 from ${endpoint}: the service refused the request: ${detail.trim()}`;
     case 429:

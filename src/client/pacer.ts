@@ -4,6 +4,10 @@
  * Every request spends its cost (the share of a second its tier allows, see
  * `requestCost`) of one budget shared by everything a client fetches. Start
  * times are spaced evenly at `target` of the allowed rate, never in bursts.
+ * Slots that pass unused because no request was ready (all in flight, or the
+ * process busy) are made up by starting the next requests sooner, never more
+ * than `catchUpMs` of budget behind the schedule: without that, every stall
+ * would be budget lost for good.
  * After a 429 (another consumer of the same token) the rate halves and the
  * pacer waits what `Retry-After` asks; each success then wins the rate back
  * a little at a time (additive increase, multiplicative decrease).
@@ -15,6 +19,8 @@ export interface PacerOptions {
   floor?: number;
   /** Share regained per successful request (default 0.01). */
   step?: number;
+  /** How far behind its schedule the pacer may catch up, in ms (default 250; 0: never). */
+  catchUpMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -24,16 +30,18 @@ export class Pacer {
   readonly #target: number;
   readonly #floor: number;
   readonly #step: number;
+  readonly #catchUpMs: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
-  /** Earliest time (ms) the next request may start. */
-  #next = 0;
+  /** When the next request is due (ms); unset until the first, which starts at once. */
+  #next: number | undefined;
 
   constructor(options: PacerOptions = {}) {
     this.#target = options.target ?? 0.96;
     this.#share = this.#target;
     this.#floor = options.floor ?? 0.1;
     this.#step = options.step ?? 0.01;
+    this.#catchUpMs = options.catchUpMs ?? 250;
     this.#now = options.now ?? (() => performance.now());
     this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
@@ -46,9 +54,11 @@ export class Pacer {
   /** Waits for this request's slot; `cost` is in seconds of budget at the full rate. */
   async acquire(cost: number, signal?: AbortSignal): Promise<void> {
     const now = this.#now();
-    const start = Math.max(now, this.#next);
-    this.#next = start + (cost * 1000) / this.#share;
-    const wait = start - now;
+    // Behind the schedule (slots went unused): start now, and keep the lag so the
+    // following requests make up those slots, up to `catchUpMs` of them.
+    const due = Math.max(this.#next ?? now, now - this.#catchUpMs);
+    this.#next = due + (cost * 1000) / this.#share;
+    const wait = due - now;
     if (wait > 0) await this.#sleep(wait);
     signal?.throwIfAborted();
   }
@@ -56,7 +66,8 @@ export class Pacer {
   /** A 429: slow down, and wait at least `retryAfterSeconds` before the next start. */
   throttled(retryAfterSeconds = 1): void {
     this.#share = Math.max(this.#floor, this.#share / 2);
-    this.#next = Math.max(this.#next, this.#now() + retryAfterSeconds * 1000);
+    const resume = this.#now() + retryAfterSeconds * 1000;
+    this.#next = Math.max(this.#next ?? resume, resume);
   }
 
   /** A success: regain a little of the rate. */

@@ -54,19 +54,24 @@ export class ContentService {
   readonly #cache = new CdnCache();
   readonly #limiter: RateLimiter | undefined;
   readonly #faults: FaultInjector | undefined;
-  readonly #options: ServiceOptions;
+  #options: ServiceOptions;
   readonly #log: (line: string) => void;
   /** Webhook deliveries under way, so that tests and shutdown can wait for them. */
   readonly #deliveries = new Set<Promise<unknown>>();
 
   constructor(options: ServiceOptions) {
-    this.#options = options;
+    this.#options = { ...options };
     this.store = options.space instanceof SpaceStore ? options.space : new SpaceStore(options.space, { clock: options.clock });
     this.publicToken = options.publicToken ?? DEFAULT_PUBLIC_TOKEN;
     this.previewToken = options.previewToken ?? DEFAULT_PREVIEW_TOKEN;
     this.#limiter = options.rateLimit === false ? undefined : new RateLimiter();
     this.#faults = options.faults ? new FaultInjector(options.faults) : undefined;
     this.#log = options.log ?? (() => undefined);
+  }
+
+  /** Where (and with which secret) changes are announced from now on; undefined stops it. */
+  setWebhook(webhook: { url: string; secret: string } | undefined): void {
+    this.#options.webhook = webhook;
   }
 
   /** Resolves when every webhook sent so far has been delivered (or failed). */

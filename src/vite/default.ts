@@ -1,0 +1,1 @@
+export { contentSync as default } from './plugin.js';

@@ -1,0 +1,188 @@
+/**
+ * Sync and compile, one run at a time: what the plugin does at build start,
+ * on a webhook and on a poll. Runs asked for while one is under way are
+ * coalesced into a single next run (their events merged).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { compile, type CompileResult } from '../compile/index.js';
+import { ContentApiError } from '../client/index.js';
+import { writeDemoSpace } from '../demo/index.js';
+import { startServer, type RunningServer } from '../server/index.js';
+import { readSpaceDirectory } from '../snapshot/index.js';
+import { hasSnapshot, sync, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import type { ResolvedOptions } from './options.js';
+
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+export interface RefreshResult {
+  sync: SyncResult | undefined;
+  compile: CompileResult;
+  /** Absolute paths of the generated files written or deleted. */
+  changedFiles: string[];
+  offline: boolean;
+}
+
+export class PipelineError extends Error {
+  override name = 'PipelineError';
+}
+
+export class ContentPipeline {
+  readonly snapshotDir: string;
+  readonly modulesDir: string;
+  #server: RunningServer | undefined;
+  #baseUrl: string | undefined;
+  #token: string | undefined;
+  #running: Promise<RefreshResult> | undefined;
+  #pending: { events: WebhookEvent[] | undefined; waiters: Array<(r: Promise<RefreshResult>) => void> } | undefined;
+  #schema: unknown;
+
+  constructor(
+    readonly options: ResolvedOptions,
+    readonly root: string,
+    readonly log: Logger,
+  ) {
+    const base = path.resolve(root, options.dir);
+    this.snapshotDir = path.join(base, 'snapshot');
+    this.modulesDir = path.join(base, 'modules');
+  }
+
+  /** The embedded service, when the plugin runs one. */
+  get server(): RunningServer | undefined {
+    return this.#server;
+  }
+
+  async start(): Promise<void> {
+    if (this.options.schema) {
+      const file = path.resolve(this.root, this.options.schema);
+      try {
+        this.#schema = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new PipelineError(`vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`);
+      }
+    }
+    const embedded = this.options.embedded;
+    if (embedded) {
+      const data = path.resolve(this.root, embedded.data);
+      if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
+        this.log.info(`content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`);
+        await writeDemoSpace(data, { stories: embedded.demo.stories, ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}) });
+      }
+      // Tokens live only in this process: nothing to configure, nothing to leak.
+      const publicToken = randomBytes(12).toString('hex');
+      const previewToken = randomBytes(12).toString('hex');
+      this.#server = await startServer({
+        space: await readSpaceDirectory(data),
+        publicToken,
+        previewToken,
+        rateLimit: false,
+        admin: embedded.admin,
+        port: embedded.port,
+        log: (line) => this.log.warn(`content-sync service: ${line}`),
+      });
+      this.#baseUrl = this.#server.url;
+      this.#token = this.options.version === 'draft' ? previewToken : publicToken;
+      this.log.info(`content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`);
+    } else {
+      this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
+      this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#server?.service.settled();
+    await this.#server?.close();
+    this.#server = undefined;
+  }
+
+  /** Sync (incrementally; narrowed to `events` when given) and compile. */
+  refresh(events?: WebhookEvent[]): Promise<RefreshResult> {
+    if (!this.#running) {
+      this.#running = this.#refresh(events).finally(() => {
+        this.#running = undefined;
+        const next = this.#pending;
+        this.#pending = undefined;
+        if (next) {
+          const run = this.refresh(next.events);
+          for (const w of next.waiters) w(run);
+        }
+      });
+      return this.#running;
+    }
+    // One run at a time: later requests share the next run.
+    const pending = (this.#pending ??= { events: [], waiters: [] });
+    pending.events = events && pending.events ? [...pending.events, ...events] : undefined;
+    return new Promise<RefreshResult>((resolve, reject) => {
+      pending.waiters.push((run) => run.then(resolve, reject));
+    });
+  }
+
+  async #refresh(events: WebhookEvent[] | undefined): Promise<RefreshResult> {
+    let result: SyncResult | undefined;
+    let offline = false;
+    if (this.options.offline === true) {
+      offline = true;
+      if (!(await hasSnapshot(this.snapshotDir))) {
+        throw new PipelineError(`vite-plugin-content-sync: offline is on but ${this.snapshotDir} holds no snapshot; sync once with the API reachable`);
+      }
+    } else {
+      if (!this.#baseUrl || !this.#token) {
+        const missing = [!this.#baseUrl && 'CONTENT_BASE_URL (or the baseUrl option)', !this.#token && 'CONTENT_TOKEN (or the token option)'].filter(Boolean).join(' and ');
+        if (await hasSnapshot(this.snapshotDir)) {
+          this.log.warn(`content-sync: ${missing} not set: building from the existing snapshot, which may be stale`);
+          offline = true;
+        } else {
+          throw new PipelineError(`vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`);
+        }
+      } else {
+        try {
+          result = await sync({
+            baseUrl: this.#baseUrl,
+            token: this.#token,
+            out: this.snapshotDir,
+            api: this.options.api,
+            views: [this.options.version],
+            ...(events?.length ? { events } : {}),
+          });
+          this.log.info(
+            `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
+              `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
+          );
+        } catch (err) {
+          const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
+          if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
+            this.log.warn(
+              `\n  content-sync: THE API CANNOT BE REACHED (${(err as Error).message}).\n  Building from the existing snapshot in ${this.snapshotDir}: content may be stale.\n`,
+            );
+            offline = true;
+          } else if (!(await hasSnapshot(this.snapshotDir))) {
+            throw new PipelineError(`vite-plugin-content-sync: no snapshot yet and the sync failed: ${(err as Error).message}`);
+          } else {
+            throw err;
+          }
+        }
+      }
+    }
+    const compiled = await compile({
+      snapshot: this.snapshotDir,
+      out: this.modulesDir,
+      view: this.options.version,
+      ...(this.options.resolveRelations ? { resolveRelations: this.options.resolveRelations } : {}),
+      detectRelations: this.options.detectRelations,
+      ...(this.options.resolveLinks ? { resolveLinks: this.options.resolveLinks } : {}),
+      depth: this.options.depth,
+      ...(this.#schema !== undefined ? { schema: this.#schema } : {}),
+    });
+    for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
+    if (compiled.written.length || compiled.deleted.length) {
+      this.log.info(`content-sync: compiled ${compiled.stories} stories: ${compiled.written.length} files written, ${compiled.deleted.length} deleted`);
+    }
+    const changedFiles = [...compiled.written, ...compiled.deleted].map((rel) => path.join(this.modulesDir, rel));
+    return { sync: result, compile: compiled, changedFiles, offline };
+  }
+}

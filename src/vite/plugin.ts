@@ -1,0 +1,192 @@
+/**
+ * `contentSync(options)`: content as typed imports that stay fresh.
+ *
+ * - buildStart: incremental sync and compile (one request when nothing changed).
+ * - `import { getStory } from 'content:index'`, `import story, { de } from 'content:stories/<id>'`,
+ *   `content:datasources`, `content:tags`, `content:backlinks`: the generated modules.
+ * - dev: `POST <webhook.path>` with a valid `webhook-signature` answers 202 at once, then
+ *   syncs what the payload names, compiles, and reloads exactly the modules that changed in
+ *   every environment (HMR where a boundary accepts them, a page reload otherwise).
+ */
+import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import type { Plugin, ViteDevServer } from 'vite';
+import { verifyWebhook } from '../server/webhooks.js';
+import { parseWebhookEvent, type WebhookEvent } from '../sync/index.js';
+import { parseOptions, type ContentSyncOptions } from './options.js';
+import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
+
+export const IMPORT_PREFIX = 'content:';
+
+const NAMED: Record<string, string> = {
+  index: 'index.js',
+  datasources: 'datasources.js',
+  tags: 'tags.js',
+  backlinks: 'backlinks.js',
+  types: 'types.ts',
+};
+
+/** Reads a request body up to `limit` bytes; undefined when it is larger. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function contentSync(input: ContentSyncOptions = {}): Plugin {
+  const options = parseOptions(input);
+  let pipeline: ContentPipeline | undefined;
+  let ready: Promise<RefreshResult> | undefined;
+  let logger: Logger = console;
+  let root = process.cwd();
+
+  const setup = async (): Promise<ContentPipeline> => {
+    if (!pipeline) {
+      pipeline = new ContentPipeline(options, root, logger);
+      await pipeline.start();
+    }
+    return pipeline;
+  };
+  /** The first sync and compile of this process; later builds (SSR after client) reuse it. */
+  const ensureReady = (): Promise<RefreshResult> => (ready ??= setup().then((p) => p.refresh()));
+
+  async function reloadChanged(server: ViteDevServer, files: readonly string[]): Promise<number> {
+    let reloaded = 0;
+    for (const env of Object.values(server.environments)) {
+      for (const file of files) {
+        const mods = env.moduleGraph.getModulesByFile(file);
+        if (!mods) continue;
+        for (const mod of mods) {
+          await env.reloadModule(mod);
+          reloaded++;
+        }
+      }
+    }
+    return reloaded;
+  }
+
+  return {
+    name: 'vite-plugin-content-sync',
+    enforce: 'pre',
+
+    config(config) {
+      // The plugin writes the generated modules itself and reloads them: the watcher need not.
+      const dir = path.resolve(config.root ?? process.cwd(), options.dir);
+      const ignored = config.server?.watch?.ignored;
+      const list = Array.isArray(ignored) ? ignored : ignored ? [ignored] : [];
+      return { server: { watch: { ignored: [...list, `${dir}/**`] } } };
+    },
+
+    configResolved(config) {
+      root = config.root;
+      logger = {
+        info: (m) => config.logger.info(m, { timestamp: true }),
+        warn: (m) => config.logger.warn(m, { timestamp: true }),
+        error: (m) => config.logger.error(m, { timestamp: true }),
+      };
+    },
+
+    async buildStart() {
+      await ensureReady();
+    },
+
+    async resolveId(id) {
+      if (!id.startsWith(IMPORT_PREFIX)) return null;
+      await ensureReady();
+      const rest = id.slice(IMPORT_PREFIX.length);
+      const modules = pipeline!.modulesDir;
+      if (NAMED[rest]) return path.join(modules, NAMED[rest]!);
+      const story = /^stories\/(\d+)$/.exec(rest);
+      if (story) return path.join(modules, 'stories', `${story[1]}.js`);
+      this.error(`vite-plugin-content-sync: unknown import "${id}"; use content:index, content:stories/<id>, content:datasources, content:tags or content:backlinks`);
+    },
+
+    configureServer(server) {
+      const secret = options.webhook.secret ?? process.env.CONTENT_WEBHOOK_SECRET;
+      let timer: NodeJS.Timeout | undefined;
+      let batch: WebhookEvent[] = [];
+      const apply = async (events: WebhookEvent[] | undefined) => {
+        try {
+          const p = await setup();
+          await ensureReady();
+          const started = performance.now();
+          const result = await p.refresh(events);
+          const reloaded = await reloadChanged(server, result.changedFiles);
+          if (result.changedFiles.length) {
+            logger.info(
+              `content-sync: ${result.changedFiles.length} generated files changed, ${reloaded} modules reloaded in ${Math.round(performance.now() - started)} ms`,
+            );
+          }
+        } catch (err) {
+          logger.error(`content-sync: update failed: ${(err as Error).message}`);
+        }
+      };
+      const schedule = (events: WebhookEvent[]) => {
+        batch.push(...events);
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const taken = batch;
+          batch = [];
+          void apply(taken);
+        }, options.webhook.coalesceMs);
+      };
+
+      server.middlewares.use(options.webhook.path, (req, res, next) => {
+        if (req.method !== 'POST') return next();
+        const answer = (status: number, body: unknown) => {
+          res.statusCode = status;
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify(body));
+        };
+        if (!secret) return answer(404, { error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET' });
+        void (async () => {
+          const body = await readBody(req, options.webhook.maxBytes);
+          if (!body) {
+            answer(413, { error: `the body is larger than ${options.webhook.maxBytes} bytes` });
+            req.destroy();
+            return;
+          }
+          if (!verifyWebhook(body, secret, req.headers['webhook-signature'] as string | undefined)) {
+            return answer(401, { error: 'the webhook-signature does not match the body' });
+          }
+          let events: WebhookEvent[];
+          try {
+            const value: unknown = JSON.parse(body.toString('utf8'));
+            events = (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+          } catch (err) {
+            return answer(400, { error: `the body is not a webhook payload: ${(err as Error).message}` });
+          }
+          answer(202, { accepted: events.length });
+          if (events.length) schedule(events);
+        })();
+      });
+
+      server.httpServer?.once('close', () => void pipeline?.close());
+
+      if (options.pollMs) {
+        const poll = setInterval(() => void apply(undefined), options.pollMs);
+        server.httpServer?.once('close', () => clearInterval(poll));
+      }
+
+      // The embedded service announces its own changes to this dev server.
+      server.httpServer?.once('listening', () => {
+        const service = pipeline?.server?.service;
+        const url = server.resolvedUrls?.local[0];
+        if (service && secret && url) {
+          service.setWebhook({ url: new URL(options.webhook.path, url).toString(), secret });
+        }
+      });
+    },
+
+    async closeBundle() {
+      // A build (not the dev server) ends here: stop the embedded service.
+      if (this.meta.watchMode) return;
+      await pipeline?.close();
+    },
+  };
+}
