@@ -4,10 +4,12 @@
  */
 import { benchService } from './service.js';
 import { benchSync } from './sync.js';
+import { benchCompile } from './compile.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
   sync: benchSync,
+  compile: benchCompile,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -159,15 +159,15 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     }),
   );
 
-  let state: State | undefined;
-  if (!options.full) {
-    try {
-      state = (await readJsonFile(path.join(out, STATE_FILE))) as State;
-      if (state.fingerprint !== fingerprint) state = undefined;
-    } catch {
-      state = undefined;
-    }
+  // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
+  // (a full compile, or one with other options, still removes the modules of stories that are gone).
+  let previous: State | undefined;
+  try {
+    previous = (await readJsonFile(path.join(out, STATE_FILE))) as State;
+  } catch {
+    previous = undefined;
   }
+  let state: State | undefined = !options.full && previous?.fingerprint === fingerprint ? previous : undefined;
 
   const records = new RecordCache(snapshot);
   const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
@@ -379,8 +379,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   // Files of stories that are gone.
   const deleted: string[] = [];
-  for (const rel of Object.keys(oldFiles)) {
-    if (!(rel in files)) {
+  const previousFiles = Object.keys({ ...(previous?.files && typeof previous.files === 'object' ? previous.files : {}), ...oldFiles });
+  for (const rel of previousFiles) {
+    if (!(rel in files) && !path.isAbsolute(rel) && !rel.split(/[\\/]/).includes('..')) {
       deleted.push(rel);
       await fs.rm(path.join(out, rel), { force: true });
     }

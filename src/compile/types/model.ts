@@ -227,7 +227,8 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
       m.push(b.length > 0 ? ref('RichText', [blokUnion(b)]) : ref('RichText'));
     }
     if (slot.plugin) m.push(union(Object.keys(slot.plugin).sort(compare).map((p) => ref(plugins.get(p)!))));
-    if (slot.story) m.push(union(Object.keys(slot.story).sort(compare).map(storyRef)));
+    // A resolved relation: the embedded story, or its uuid where the target is not there (as delivered).
+    if (slot.story) m.push(ref('Relation', [union(Object.keys(slot.story).sort(compare).map(storyRef))]));
     if (m.length === 0) return kw('unknown');
     return union(m);
   };

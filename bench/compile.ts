@@ -1,0 +1,90 @@
+/**
+ * Benchmarks of the content compiler:
+ * - compiling a 100,000-story snapshot (target under 20 s, peak RSS under 512 MB), into a
+ *   fresh directory on disk and into tmpfs (/dev/shm) side by side, since creating files
+ *   dominates on slow disks;
+ * - an incremental compile after one story change in a 10,000-story snapshot (target under
+ *   200 ms) and the files it rewrote, for a story nothing embeds and for an author that
+ *   articles embed through relations.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { DATA, demoSpace, fmt, json, runCli, serve } from './lib.js';
+
+const RELATIONS = 'article.author,article.categories,product.related_products';
+
+async function snapshotOf(stories: number): Promise<{ dir: string; url?: string; stop?: () => Promise<void> }> {
+  const dir = path.join(DATA, `compile-snap-${stories}`);
+  const space = await demoSpace(stories);
+  const s = await serve(space, ['--no-rate-limit', '--admin']);
+  const r = await runCli(['sync', '--base-url', s.url, '--token', 'bench-public', '--out', dir, '--json']);
+  if (r.code !== 0) throw new Error(`sync failed: ${r.stderr}`);
+  return { dir, url: s.url, stop: s.stop };
+}
+
+async function compileCli(snapshot: string, out: string, extra: string[] = []): Promise<{ ms: number; written: string[]; rssMb: number }> {
+  const rssFile = path.join(DATA, 'compile-rss.txt');
+  await fs.rm(rssFile, { force: true });
+  const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', RELATIONS, '--resolve-links', 'url', '--json', ...extra], {
+    env: { BENCH_RSS_FILE: rssFile },
+    node: ['--import', path.join(import.meta.dirname, 'rss-probe.ts')],
+  });
+  if (r.code !== 0) throw new Error(`compile failed: ${r.stderr}`);
+  const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { durationMs: number; written: string[] };
+  const rssKb = Number(await fs.readFile(rssFile, 'utf8').catch(() => 'NaN'));
+  return { ms: summary.durationMs, written: summary.written, rssMb: rssKb / 1024 };
+}
+
+async function full100k(): Promise<void> {
+  const snap = path.join(DATA, 'sync-100000');
+  const source = existsSync(path.join(snap, 'manifest.json')) ? { dir: snap } : await snapshotOf(100_000);
+  await source.stop?.();
+  for (const [label, out] of [
+    ['disk', path.join(DATA, 'compile-100000')],
+    ['tmpfs', '/dev/shm/content-sync-compile-100000'],
+  ] as const) {
+    if (label === 'tmpfs' && !existsSync('/dev/shm')) continue;
+    await fs.rm(out, { recursive: true, force: true });
+    const r = await compileCli(source.dir, out);
+    console.log(
+      `compile: 100,000-story snapshot into a fresh directory on ${label}: ${fmt(r.ms / 1000, 1)} s, peak RSS ${fmt(r.rssMb, 0)} MB, ${r.written.length} files (targets < 20 s, < 512 MB)`,
+    );
+    if (label === 'tmpfs') await fs.rm(out, { recursive: true, force: true });
+  }
+}
+
+async function incremental10k(): Promise<void> {
+  const { dir, url, stop } = await snapshotOf(10_000);
+  const out = path.join(DATA, 'compile-10000');
+  try {
+    const first = await compileCli(dir, out);
+    console.log(`compile: 10,000-story snapshot (${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
+    const none = await compileCli(dir, out);
+    console.log(`compile: incremental with no change: ${fmt(none.ms, 0)} ms, ${none.written.length} files written`);
+    const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
+    const cv = space.space.version;
+    for (const [label, filter] of [
+      ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
+      ['an author that articles embed', 'filter_query[component][in]=author'],
+    ] as const) {
+      const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
+      const story = list.stories[0]!;
+      await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name} (edited ${Date.now()})` });
+      await json('POST', `${url}/__admin/stories/${story.id}/publish`);
+      const events = path.join(DATA, 'compile-event.json');
+      await fs.writeFile(events, JSON.stringify({ action: 'published', space_id: 1, story_id: story.id }));
+      const s = await runCli(['sync', '--base-url', url!, '--token', 'bench-public', '--out', dir, '--events', events, '--json']);
+      if (s.code !== 0) throw new Error(`sync failed: ${s.stderr}`);
+      const r = await compileCli(dir, out);
+      const shown = r.written.length > 6 ? `${r.written.slice(0, 6).join(', ')}, ... (${r.written.length - 6} more)` : r.written.join(', ');
+      console.log(`compile: incremental after one change (${label}): ${fmt(r.ms, 0)} ms (target < 200 ms); rewrote ${r.written.length} files: ${shown}`);
+    }
+  } finally {
+    await stop?.();
+  }
+}
+
+export async function benchCompile(): Promise<void> {
+  await incremental10k();
+  await full100k();
+}

@@ -1,0 +1,92 @@
+/**
+ * `content-sync compile` as a command: summary, --json, a directory without a
+ * snapshot, and usage errors.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sync } from '../../src/sync/index.js';
+import { runCli } from '../helpers/cli.js';
+import { fixtureSpace } from '../helpers/fixture-space.js';
+import { PUBLIC, startTestServer } from '../helpers/server.js';
+import { removeTempDirs, tempDir, unpaced } from '../sync/support.js';
+
+let snapshot: string;
+const stories = fixtureSpace().stories.filter((r) => r.published).length;
+
+beforeAll(async () => {
+  const server = await startTestServer();
+  try {
+    snapshot = await tempDir('compile-cli-snapshot');
+    await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, ...unpaced() });
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
+afterAll(removeTempDirs);
+
+describe('content-sync compile', () => {
+  it('compiles a snapshot and prints a one-line summary; a second run is incremental and writes nothing', async () => {
+    const out = path.join(await tempDir('compile-cli-out'), 'content');
+    const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', 'article.author', '--resolve-links', 'url']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const m = /^compiled (\d+) stories \((\d+) modules, full\) into (.+): (\d+) files written, 0 deleted in \d+\.\ds\n$/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    expect(Number(m![1])).toBe(stories);
+    expect(Number(m![2])).toBe(stories * 2);
+    expect(m![3]).toBe(out);
+    expect(Number(m![4])).toBe(stories + 10);
+    for (const f of ['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts', 'datasources.js', 'tags.js', 'backlinks.js', '.content-sync-compile.json']) {
+      expect(existsSync(path.join(out, f)), f).toBe(true);
+    }
+
+    const again = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', 'article.author', '--resolve-links', 'url']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/\(\d+ modules, incremental\) into .*: 0 files written, 0 deleted in/);
+  });
+
+  it('--json prints a machine-readable summary', async () => {
+    const out = await tempDir('compile-cli-json');
+    const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ ok: true, mode: 'full', stories, modules: stories * 2, deleted: [], warnings: [] });
+    expect(summary.written).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts']));
+    expect(Number.isInteger(summary.durationMs)).toBe(true);
+
+    const incremental = JSON.parse((await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json'])).stdout) as Record<string, unknown>;
+    expect(incremental).toMatchObject({ ok: true, mode: 'incremental', stories, written: [], deleted: [] });
+    const full = JSON.parse((await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json', '--full'])).stdout) as Record<string, unknown>;
+    expect(full).toMatchObject({ ok: true, mode: 'full', stories, deleted: [] });
+  });
+
+  it('a directory without a snapshot: exit 1 and a message that says what to do', async () => {
+    const empty = await tempDir('compile-cli-empty');
+    const r = await runCli(['compile', '--snapshot', empty, '--out', path.join(empty, 'out')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${empty} holds no snapshot`);
+    expect(r.stderr).toContain('content-sync sync');
+    expect(existsSync(path.join(empty, 'out'))).toBe(false);
+
+    const missing = path.join(empty, 'does-not-exist');
+    const r2 = await runCli(['compile', '--snapshot', missing, '--out', path.join(empty, 'out')]);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain(missing);
+    expect(r2.stderr).toContain('content-sync sync');
+  });
+
+  it('usage errors exit 2: a bad --resolve-links, a missing --out', async () => {
+    const out = await tempDir('compile-cli-usage');
+    const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-links', 'everything']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--resolve-links must be url, story or link (got "everything")');
+    expect(existsSync(path.join(out, 'index.js'))).toBe(false);
+
+    const noOut = await runCli(['compile', '--snapshot', snapshot]);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toContain('compile needs --out DIR');
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * Incremental compiles over the demo space served by the local service: an
+ * edit rewrites the story's module, the modules that embed it and the indexes
+ * whose bytes change, and nothing else (bytes and mtime); a deletion removes
+ * the module; the output is deterministic and equals a full compile's.
+ */
+import { existsSync, readFileSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Story } from '../../src/api/index.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import { generateDemoSpace } from '../../src/demo/index.js';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
+import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
+import { bytesDiff, importFresh, readOutput, touched, walk, type FileState } from './support.js';
+
+const TOKEN = 'incremental-public';
+const STATE = '.content-sync-compile.json';
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: ['article.author'], resolveLinks: 'url' };
+const PAST = new Date('2001-01-01T00:00:00Z');
+
+let server: RunningServer;
+let published: number;
+let snapshot: string;
+let out: string;
+
+const doSync = () => sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
+const doCompile = (dir = out, full = false): Promise<CompileResult> => compile({ snapshot, out: dir, ...OPTIONS, ...(full ? { full: true } : {}) });
+
+/** Sets every output file's mtime to a fixed past instant, so that any write shows. */
+async function ageOutput(dir: string): Promise<void> {
+  for (const rel of await walk(dir)) utimesSync(path.join(dir, rel), PAST, PAST);
+}
+
+/** Published stories of the snapshot: id, uuid, component, and the raw text of the record. */
+function snapshotStories(): Array<{ id: number; uuid: string; component: string; text: string }> {
+  const index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
+  return index.map((e) => {
+    const text = readFileSync(path.join(snapshot, 'stories', `${e.id}.json`), 'utf8');
+    const record = JSON.parse(text) as { published?: { story: Story } | null };
+    return { id: e.id, uuid: e.uuid, component: record.published?.story.content.component ?? '', text };
+  });
+}
+
+/** For every story embedded as a resolved `author`, the story modules that embed it (any language). */
+async function embedders(): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  for (const rel of (await walk(out)).filter((r) => r.startsWith('stories/'))) {
+    const mod = await importFresh<Record<string, Story>>(path.join(out, rel));
+    const uuids = new Set<string>();
+    for (const s of Object.values(mod)) {
+      const author = (s.content as Record<string, unknown>).author;
+      if (typeof author === 'object' && author !== null) uuids.add((author as Story).uuid);
+    }
+    for (const u of uuids) found.set(u, [...(found.get(u) ?? []), rel].sort());
+  }
+  return found;
+}
+
+/**
+ * The files a compile wrote are exactly those whose bytes changed and exactly
+ * those whose mtime moved; returns them.
+ */
+function checkWrites(before: Map<string, FileState>, after: Map<string, FileState>, result: CompileResult): string[] {
+  const changed = bytesDiff(before, after, [STATE]);
+  const moved = touched(before, after).filter((r) => r !== STATE);
+  expect(moved).toEqual(changed);
+  expect(result.written).toEqual(changed.filter((r) => after.has(r)));
+  return changed;
+}
+
+/** An incremental output equals a full compile of the same snapshot, every file but the state. */
+async function expectEqualsFull(): Promise<void> {
+  const fresh = await tempDir('compile-full');
+  const full = await doCompile(fresh, true);
+  expect(full.mode).toBe('full');
+  expect(bytesDiff(await readOutput(out), await readOutput(fresh), [STATE])).toEqual([]);
+}
+
+beforeAll(async () => {
+  const space = generateDemoSpace({ stories: 150 });
+  published = space.stories.filter((r) => r.published).length;
+  server = await startServer({ space, publicToken: TOKEN, rateLimit: false, admin: true });
+  snapshot = await tempDir('compile-snapshot');
+  out = await tempDir('compile-out');
+  await doSync();
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await removeTempDirs();
+});
+
+describe('incremental compile over the demo space', () => {
+  it('is deterministic: two full compiles give the same bytes for every file', async () => {
+    const a = await tempDir('compile-a');
+    const b = await tempDir('compile-b');
+    const ra = await doCompile(a, true);
+    const rb = await doCompile(b, true);
+    expect(ra.stories).toBe(published);
+    expect(ra.modules).toBe(published * 3);
+    expect(ra.written).toEqual(rb.written);
+    const ta = await readOutput(a);
+    const tb = await readOutput(b);
+    expect([...ta.keys()]).toEqual([...tb.keys()]);
+    expect(bytesDiff(ta, tb)).toEqual([]);
+  });
+
+  it('follows edits, relations and deletions, touching only what changed', async () => {
+    const first = await doCompile();
+    expect(first.mode).toBe('full');
+    const storyModules = (await walk(out)).filter((r) => r.startsWith('stories/'));
+    expect(storyModules.length).toBe(first.stories);
+
+    // A compile with nothing new writes nothing.
+    await ageOutput(out);
+    let before = await readOutput(out);
+    const idle = await doCompile();
+    expect(idle).toMatchObject({ mode: 'incremental', written: [], deleted: [] });
+    expect(touched(before, await readOutput(out))).toEqual([]);
+
+    // An article nothing points at: edited and published, synced, compiled.
+    const stories = snapshotStories();
+    const lonely = stories.find((s) => s.component === 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)))!;
+    expect(lonely).toBeDefined();
+    await admin(server.url, 'PUT', `/stories/${lonely.id}`, { content: { title: 'An edited title for the incremental compile' } });
+    await admin(server.url, 'POST', `/stories/${lonely.id}/publish`);
+    await doSync();
+    await ageOutput(out);
+    before = await readOutput(out);
+    const edit = await doCompile();
+    let after = await readOutput(out);
+    expect(edit.mode).toBe('incremental');
+    expect(edit.deleted).toEqual([]);
+    let changed = checkWrites(before, after, edit);
+    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
+    expect(changed).toContain('index.js');
+    expect(changed.filter((r) => !['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts', `stories/${lonely.id}.js`].includes(r))).toEqual([]);
+    const edited = await importFresh<{ default: Story }>(path.join(out, 'stories', `${lonely.id}.js`));
+    expect(edited.default.content.title).toBe('An edited title for the incremental compile');
+    await expectEqualsFull();
+
+    // An author that articles relate to: its module and every module that embeds it, nothing else among stories.
+    const authors = stories.filter((s) => s.component === 'author');
+    const byAuthor = await embedders();
+    let best: { uuid: string; id: number; embedders: string[] } | undefined;
+    for (const a of authors) {
+      const list = byAuthor.get(a.uuid) ?? [];
+      if (!best || list.length > best.embedders.length) best = { uuid: a.uuid, id: a.id, embedders: list };
+    }
+    expect(best!.embedders.length).toBeGreaterThan(1);
+    await admin(server.url, 'PUT', `/stories/${best!.id}`, { content: { name: 'Renamed Author For Compile' } });
+    await admin(server.url, 'POST', `/stories/${best!.id}/publish`);
+    await doSync();
+    await ageOutput(out);
+    before = await readOutput(out);
+    const rel = await doCompile();
+    after = await readOutput(out);
+    changed = checkWrites(before, after, rel);
+    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([...new Set([`stories/${best!.id}.js`, ...best!.embedders])].sort());
+    expect((await embedders()).get(best!.uuid)).toEqual(best!.embedders);
+    for (const file of best!.embedders) {
+      const mod = await importFresh<Record<string, Story>>(path.join(out, file));
+      const author = mod.default!.content.author as Story;
+      expect(author.content.name).toBe('Renamed Author For Compile');
+    }
+    await expectEqualsFull();
+
+    // A deleted story: its module goes, the other story modules stay as they are.
+    await admin(server.url, 'DELETE', `/stories/${lonely.id}`);
+    await doSync();
+    await ageOutput(out);
+    before = await readOutput(out);
+    const del = await doCompile();
+    after = await readOutput(out);
+    expect(del.deleted).toEqual([`stories/${lonely.id}.js`]);
+    expect(after.has(`stories/${lonely.id}.js`)).toBe(false);
+    changed = checkWrites(before, after, del);
+    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
+    expect(changed).toContain('index.js');
+    expect(del.stories).toBe(first.stories - 1);
+    await expectEqualsFull();
+
+    // And then nothing again.
+    await ageOutput(out);
+    before = await readOutput(out);
+    const again = await doCompile();
+    expect(again).toMatchObject({ written: [], deleted: [] });
+    expect(touched(before, await readOutput(out))).toEqual([]);
+  }, 60_000);
+
+  it('a full compile into a used directory removes the modules of stories that are gone', async () => {
+    const used = await tempDir('compile-used');
+    await doCompile(used);
+    const gone = snapshotStories().find((s) => s.component === 'product')!;
+    expect(existsSync(path.join(used, 'stories', `${gone.id}.js`))).toBe(true);
+    await admin(server.url, 'DELETE', `/stories/${gone.id}`);
+    await doSync();
+    const full = await doCompile(used, true);
+    expect(full.mode).toBe('full');
+    expect(full.deleted).toEqual([`stories/${gone.id}.js`]);
+    expect(existsSync(path.join(used, 'stories', `${gone.id}.js`))).toBe(false);
+    const fresh = await tempDir('compile-fresh');
+    await doCompile(fresh, true);
+    expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE])).toEqual([]);
+  });
+});

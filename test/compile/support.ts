@@ -1,0 +1,113 @@
+/**
+ * Shared pieces of the compile tests: walking an output directory, bytes and
+ * modification times of every file, loading a generated module, and the
+ * project's TypeScript compiler in build mode over several projects at once.
+ */
+import { execFile } from 'node:child_process';
+import { promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+
+export async function walk(dir: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
+    const child = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await walk(dir, child)));
+    else out.push(child);
+  }
+  return out.sort();
+}
+
+export interface FileState {
+  text: string;
+  mtimeMs: number;
+}
+
+/** Every file of a directory: its text and modification time. */
+export async function readOutput(dir: string): Promise<Map<string, FileState>> {
+  const out = new Map<string, FileState>();
+  for (const rel of await walk(dir)) {
+    const file = path.join(dir, rel);
+    out.set(rel, { text: await fs.readFile(file, 'utf8'), mtimeMs: statSync(file).mtimeMs });
+  }
+  return out;
+}
+
+/** Paths whose bytes differ (or that exist on one side only). */
+export function bytesDiff(a: ReadonlyMap<string, FileState>, b: ReadonlyMap<string, FileState>, skip: readonly string[] = []): string[] {
+  const out = new Set<string>();
+  for (const [rel, f] of a) if (b.get(rel)?.text !== f.text) out.add(rel);
+  for (const rel of b.keys()) if (!a.has(rel)) out.add(rel);
+  return [...out].filter((r) => !skip.includes(r)).sort();
+}
+
+/** Paths whose modification time moved (or that exist on one side only). */
+export function touched(a: ReadonlyMap<string, FileState>, b: ReadonlyMap<string, FileState>): string[] {
+  const out = new Set<string>();
+  for (const [rel, f] of a) if (b.get(rel)?.mtimeMs !== f.mtimeMs) out.add(rel);
+  for (const rel of b.keys()) if (!a.has(rel)) out.add(rel);
+  return [...out].sort();
+}
+
+let loads = 0;
+/** Imports a generated module afresh (a new URL each time, so no module cache). */
+export async function importFresh<T = Record<string, unknown>>(file: string): Promise<T> {
+  return (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as T;
+}
+
+export interface BuildResult {
+  code: number;
+  output: string;
+  /** Diagnostics by file, relative to the root directory. */
+  errors: Map<string, string[]>;
+}
+
+/**
+ * Writes one tsconfig per project (strict, NodeNext) and a solution that
+ * references them all, then runs `tsc -b` once: each project is its own
+ * program, so ambient module declarations of different projects do not meet.
+ */
+export async function buildProjects(root: string, projects: ReadonlyArray<{ dir: string; include: readonly string[] }>): Promise<BuildResult> {
+  await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  for (const p of projects) {
+    const config = {
+      compilerOptions: {
+        strict: true,
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023'],
+        types: [],
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        composite: true,
+        emitDeclarationOnly: true,
+        outDir: `../.tsc-out/${p.dir}`,
+        tsBuildInfoFile: `../.tsc-out/${p.dir}.tsbuildinfo`,
+        rootDir: '.',
+        pretty: false,
+      },
+      include: p.include,
+    };
+    await fs.mkdir(path.join(root, p.dir), { recursive: true });
+    await fs.writeFile(path.join(root, p.dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
+  }
+  await fs.writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ files: [], references: projects.map((p) => ({ path: `./${p.dir}` })) }));
+  const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(process.execPath, [TSC, '-b', 'tsconfig.json', '--pretty', 'false'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+    });
+  });
+  const errors = new Map<string, string[]>();
+  for (const line of output.split('\n')) {
+    const m = /^(.+?)\(\d+,\d+\): error /.exec(line);
+    if (!m) continue;
+    const file = path.relative(root, path.resolve(root, m[1]!)).split(path.sep).join('/');
+    const list = errors.get(file) ?? [];
+    list.push(line);
+    errors.set(file, list);
+  }
+  return { code, output, errors };
+}
