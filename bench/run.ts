@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, figures printed side by side.
  * Pass names to run some: `npm run bench -- service`.
  */
+import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
 import { benchSync } from './sync.js';
 import { benchCompile } from './compile.js';
@@ -9,6 +10,7 @@ import { benchCompile } from './compile.js';
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
   sync: benchSync,
+  plugin: benchPlugin,
   compile: benchCompile,
 };
 

@@ -223,6 +223,8 @@ export async function benchSync(): Promise<void> {
     );
   } finally {
     await c.stop();
+    // A scratch snapshot of about a gigabyte: not worth keeping.
+    await fs.rm(bigSnapshot, { recursive: true, force: true });
   }
   console.log(`sync: load average at end ${loadavg()}`);
 }

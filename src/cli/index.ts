@@ -6,6 +6,7 @@ import { FaultSpecError, parseFaultSpec, startServer, type FaultPlan } from '../
 import { readSpaceDirectory } from '../snapshot/index.js';
 import { syncCommand } from './sync.js';
 import { compileCommand } from './compile.js';
+import { watchCommand } from './watch.js';
 import { UsageError, integer, parse } from './args.js';
 
 export { UsageError };
@@ -26,6 +27,9 @@ commands:
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
          [--depth N] [--detect-relations] [--schema FILE] [--version V] [--full] [--json]
          typed modules and types from a snapshot
+  watch  --port P --secret S [--base-url URL --token T --out DIR ...sync options]
+         -- <build command...>
+         receive webhooks, sync what they name, run the build command (one at a time)
 
 Run \`content-sync <command> --help\` for details.`;
 
@@ -128,6 +132,8 @@ export async function main(argv: string[]): Promise<number> {
         return await syncCommand(rest);
       case 'compile':
         return await compileCommand(rest);
+      case 'watch':
+        return await watchCommand(rest);
       case undefined:
       case '--help':
       case '-h':

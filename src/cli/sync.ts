@@ -14,7 +14,8 @@ const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [optio
   --api v1|v2        API version (default v2)
   --version V        published (default), draft, or both
   --full             ignore the existing snapshot and read everything
-  --events FILE      webhook payload(s) (a JSON object or array): fetch only what they name
+  --events FILE      webhook payload(s) (a JSON object or array): fetch only what they name;
+                     without it, $CONTENT_WEBHOOK_PAYLOAD (the same JSON) narrows the sync when set
   --json             print a machine-readable summary
   --concurrency N    requests in flight at most (default 12)
 
@@ -48,14 +49,42 @@ export function summaryLine(r: SyncResult, out: string): string {
   );
 }
 
-async function readEvents(file: string): Promise<WebhookEvent[]> {
-  let value: unknown;
+/** Webhook payloads (a JSON object or array) as events; `source` names where they came from in errors. */
+function parseEvents(text: string, source: string): WebhookEvent[] {
   try {
-    value = JSON.parse(await fs.readFile(file, 'utf8'));
+    const value: unknown = JSON.parse(text);
+    return (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+  } catch (err) {
+    throw new UsageError(`${source}: ${(err as Error).message}`);
+  }
+}
+
+async function readEvents(file: string): Promise<WebhookEvent[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
   } catch (err) {
     throw new UsageError(`--events ${file}: ${(err as Error).message}`);
   }
-  return (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+  return parseEvents(text, `--events ${file}`);
+}
+
+/**
+ * The events to narrow the sync to: `--events FILE`, else the payload a build
+ * hook passes in CONTENT_WEBHOOK_PAYLOAD. A payload naming no story or
+ * datasource (an asset event) does not narrow: the sync finds changes itself.
+ */
+async function eventsFor(file: string | undefined): Promise<WebhookEvent[] | undefined> {
+  if (file) return readEvents(file);
+  const payload = process.env.CONTENT_WEBHOOK_PAYLOAD;
+  if (payload === undefined || payload.trim() === '') return undefined;
+  const events = parseEvents(payload, 'CONTENT_WEBHOOK_PAYLOAD');
+  console.error(
+    events.length
+      ? `CONTENT_WEBHOOK_PAYLOAD names ${events.length} change${events.length === 1 ? '' : 's'}: syncing only what it names`
+      : 'CONTENT_WEBHOOK_PAYLOAD names no story or datasource: syncing every change',
+  );
+  return events.length ? events : undefined;
 }
 
 export async function syncCommand(argv: string[]): Promise<number> {
@@ -86,7 +115,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const views: View[] = version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
   if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
   const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
-  const events = values.events ? await readEvents(values.events as string) : undefined;
+  const events = await eventsFor(values.events as string | undefined);
 
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;

@@ -92,8 +92,26 @@ interface State {
   stories: Record<string, StoryState>;
   /** Digest of every generated file, by relative path. */
   files: Record<string, string>;
-  /** Type inference counts over every compiled (resolved) story. */
+  /** Type inference counts over every compiled (resolved) story (absent while kept in memory). */
   types: unknown;
+}
+
+/** The last state each output directory was compiled to by this process (the dev server compiles often). */
+const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string }>();
+const pendingWrites = new Map<string, Promise<void>>();
+
+async function stampOf(file: string): Promise<string | undefined> {
+  try {
+    const st = await fs.stat(file);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until the state of every compile of this process is on disk. */
+export async function settled(): Promise<void> {
+  await Promise.all([...pendingWrites.values()]);
 }
 
 async function readJsonFile(file: string): Promise<unknown> {
@@ -161,11 +179,21 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
   // (a full compile, or one with other options, still removes the modules of stories that are gone).
+  const stateFile = path.join(out, STATE_FILE);
+  await pendingWrites.get(stateFile);
+  const stamp = await stampOf(stateFile);
+  const mem = remembered.get(stateFile);
+  remembered.delete(stateFile);
   let previous: State | undefined;
-  try {
-    previous = (await readJsonFile(path.join(out, STATE_FILE))) as State;
-  } catch {
-    previous = undefined;
+  if (mem && stamp !== undefined && mem.stamp === stamp) {
+    // Compiled by this process last: its state is still in memory, no need to parse it.
+    previous = mem.state;
+  } else {
+    try {
+      previous = (await readJsonFile(stateFile)) as State;
+    } catch {
+      previous = undefined;
+    }
   }
   let state: State | undefined = !options.full && previous?.fingerprint === fingerprint ? previous : undefined;
 
@@ -235,6 +263,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     state.snapshotDigests?.tags === snapshotDigests.tags
   ) {
     // Nothing changed since the last compile: every file is as it should be.
+    if (mem && previous === mem.state) remembered.set(stateFile, mem);
     return {
       mode: 'incremental',
       stories: index.length,
@@ -274,7 +303,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   };
   let inferrer: TypeInferrer;
   try {
-    inferrer = state ? TypeInferrer.fromState(state.types, inferOptions) : new TypeInferrer(inferOptions);
+    inferrer = !state
+      ? new TypeInferrer(inferOptions)
+      : mem?.state === state
+        ? mem.inferrer.withOptions(inferOptions)
+        : TypeInferrer.fromState(state.types, inferOptions);
   } catch {
     // A state the inferrer cannot resume from: start over with every story.
     state = undefined;
@@ -386,9 +419,18 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       await fs.rm(path.join(out, rel), { force: true });
     }
   }
-  const newState: State = { fingerprint, snapshotDigests, stories: newStories, files, types: inferrer.state() };
+  const newState: State = { fingerprint, snapshotDigests, stories: newStories, files, types: undefined };
   await fs.mkdir(out, { recursive: true });
-  await fs.writeFile(path.join(out, STATE_FILE), JSON.stringify(newState));
+  // The state file is written after this compile returns (the next compile waits for it); until
+  // then none exists, so a process that dies first leaves a full compile to the next run.
+  const writing = (async () => {
+    await new Promise((r) => setImmediate(r));
+    const text = JSON.stringify({ ...newState, types: inferrer.state() });
+    await fs.writeFile(stateFile, text);
+    const written = await stampOf(stateFile);
+    if (written !== undefined) remembered.set(stateFile, { state: { ...newState, types: undefined }, inferrer, stamp: written });
+  })().finally(() => pendingWrites.delete(stateFile));
+  pendingWrites.set(stateFile, writing);
   const warning = missingReport(missing);
   return {
     mode: state ? 'incremental' : 'full',

@@ -89,21 +89,20 @@ export function storiesDeclaration(prefix: string, modules: ReadonlyArray<{ id: 
 /** index.js: every entry's metadata, lazy loaders and lookups. */
 export function indexModule(entries: readonly EntryMeta[], languages: readonly string[]): string {
   const sorted = [...entries].sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id));
-  const loaders = sorted
-    .map((e) => `  ${JSON.stringify(`${e.lang}/${e.id}`)}: () => import(${JSON.stringify(`./${storyModulePath(e.id)}`)}).then((m) => m[${JSON.stringify(exportName(e.lang))}]),`)
-    .join('\n');
   return `${GENERATED_HEADER}export const languages = ${JSON.stringify(languages)};
 export const entries = ${JSON.stringify(sorted)};
-const loaders = {
-${loaders}
-};
+const exportNames = ${JSON.stringify(Object.fromEntries(languages.map((l) => [l, exportName(l)])))};
+function exportName(lang) {
+  return exportNames[lang] ?? lang;
+}
 const bySlugIndex = new Map(entries.map((e) => [e.lang + '\\u0000' + e.full_slug, e]));
 const byUuidIndex = new Map(entries.map((e) => [e.lang + '\\u0000' + e.uuid, e]));
 /** The body of an entry (the resolved story), loaded on demand. */
 export async function load(entry) {
-  const loader = loaders[entry.lang + '/' + entry.id];
-  if (!loader) throw new Error('content-sync: no story ' + entry.id + ' in language ' + entry.lang);
-  return loader();
+  const mod = await import(\`./stories/\${entry.id}.js\`);
+  const story = mod[entry.lang === 'default' ? 'default' : exportName(entry.lang)];
+  if (!story) throw new Error('content-sync: no story ' + entry.id + ' in language ' + entry.lang);
+  return story;
 }
 export function byLanguage(lang = 'default') {
   return entries.filter((e) => e.lang === lang);

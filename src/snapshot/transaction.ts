@@ -15,6 +15,7 @@
  */
 import { promises as fs, constants as fsc } from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { FILES } from './format.js';
 
 const TXN = '.txn';
@@ -170,6 +171,48 @@ export class SnapshotTransaction {
     await fs.writeFile(file, text);
     this.#deletes.delete(safe);
     this.#puts.add(safe);
+  }
+
+  /**
+   * Stages a large file from pieces, never holding it whole, and returns its
+   * sha256. With `unless` (the digest of the file as it stands) an identical
+   * file is not staged.
+   */
+  async putPieces(rel: string, pieces: Iterable<string>, unless?: string): Promise<string> {
+    const safe = safeRelative(rel);
+    const file = path.join(this.#dir, TXN, 'files', safe);
+    const parent = path.dirname(file);
+    if (!this.#made.has(parent)) {
+      await fs.mkdir(parent, { recursive: true });
+      this.#made.add(parent);
+    }
+    const hash = createHash('sha256');
+    const handle = await fs.open(file, 'w');
+    try {
+      let batch: string[] = [];
+      let size = 0;
+      for (const piece of pieces) {
+        hash.update(piece);
+        batch.push(piece);
+        size += piece.length;
+        if (size >= 1 << 20) {
+          await handle.write(batch.join(''));
+          batch = [];
+          size = 0;
+        }
+      }
+      if (batch.length) await handle.write(batch.join(''));
+    } finally {
+      await handle.close();
+    }
+    const digest = hash.digest('hex');
+    if (unless !== undefined && digest === unless) {
+      await fs.rm(file, { force: true });
+      return digest;
+    }
+    this.#deletes.delete(safe);
+    this.#puts.add(safe);
+    return digest;
   }
 
   /** Marks a file for deletion at commit. */

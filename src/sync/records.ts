@@ -129,7 +129,9 @@ export interface ManifestInput {
   views: View[];
   stories: readonly StoryIndexEntry[];
   datasources: readonly DatasourceIndexEntry[];
-  texts: { storiesIndex: string; datasourcesIndex: string; tags: string; space: string };
+  texts: { datasourcesIndex: string; tags: string; space: string };
+  /** sha256 of indexes/stories.json (written in pieces, never held whole). */
+  storiesIndexDigest: string;
   syncedAt: string;
 }
 
@@ -138,7 +140,7 @@ export function buildManifest(input: ManifestInput): Manifest & Record<string, u
   for (const s of input.stories) if (s.published_at && (!maxPublished || s.published_at > maxPublished)) maxPublished = s.published_at;
   const digests = {
     space: sha256(input.texts.space),
-    stories: sha256(input.texts.storiesIndex),
+    stories: input.storiesIndexDigest,
     datasources: sha256(input.texts.datasourcesIndex),
     tags: sha256(input.texts.tags),
   };

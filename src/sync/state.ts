@@ -51,3 +51,21 @@ export async function readText(file: string): Promise<string | undefined> {
 
 export const sortedIndex = <T extends { id: number }>(map: Map<number, T>): string =>
   canonicalJson([...map.values()].sort((a, b) => a.id - b.id));
+
+/**
+ * The same text as `sortedIndex`, in pieces (one per entry), so that an index
+ * of a large space is written without ever being one string.
+ */
+export function* sortedIndexPieces<T extends { id: number }>(map: Map<number, T>): Generator<string> {
+  const ids = [...map.keys()].sort((a, b) => a - b);
+  if (!ids.length) {
+    yield '[]\n';
+    return;
+  }
+  yield '[\n';
+  for (let i = 0; i < ids.length; i++) {
+    const entry = canonicalJson(map.get(ids[i]!)).slice(0, -1).replace(/\n/g, '\n  ');
+    yield `  ${entry}${i < ids.length - 1 ? ',' : ''}\n`;
+  }
+  yield ']\n';
+}

@@ -32,7 +32,7 @@ import {
   type TagsSnapshot,
   type View,
 } from './records.js';
-import { readState, readText, sortedIndex, type SnapshotState } from './state.js';
+import { readState, readText, sortedIndex, sortedIndexPieces, type SnapshotState } from './state.js';
 import { sha256 } from '../snapshot/index.js';
 import type { WebhookEvent } from './events.js';
 
@@ -100,6 +100,8 @@ interface Pass {
   changedDatasources: Set<number>;
   progress: SyncProgress;
   report: () => void;
+  /** Digest of the stories index as it stands on disk (undefined: write it). */
+  previousIndexDigest: string | undefined;
 }
 
 function languagesOf(space: Space): string[] {
@@ -213,7 +215,8 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
   const spaceText = canonicalJson(pass.space);
   const oldTags = await readText(path.join(out, FILES.tags));
   const tags = tagsText ?? oldTags ?? canonicalJson({});
-  const storiesIndex = sortedIndex(pass.stories);
+  // The stories index can be tens of megabytes: it is streamed, and staged only when its digest changed.
+  const storiesIndexDigest = await pass.txn.putPieces(INDEX_FILES.stories, sortedIndexPieces(pass.stories), pass.previousIndexDigest);
   const datasourcesIndex = sortedIndex(pass.datasources);
   const manifest = buildManifest({
     api: pass.client.api,
@@ -221,13 +224,13 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
     views: pass.views,
     stories: [...pass.stories.values()],
     datasources: [...pass.datasources.values()],
-    texts: { storiesIndex, datasourcesIndex, tags, space: spaceText },
+    texts: { datasourcesIndex, tags, space: spaceText },
+    storiesIndexDigest,
     syncedAt: now.toISOString(),
   });
   const small: Array<[string, string]> = [
     [FILES.space, spaceText],
     [FILES.tags, tags],
-    [INDEX_FILES.stories, storiesIndex],
     [INDEX_FILES.datasources, datasourcesIndex],
   ];
   for (const [rel, text] of small) {
@@ -468,6 +471,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       changedDatasources: new Set(),
       progress,
       report,
+      previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.

@@ -32,6 +32,16 @@ export class PipelineError extends Error {
   override name = 'PipelineError';
 }
 
+/** The cache version a snapshot was synced at, if it has a readable manifest. */
+function snapshotCv(dir: string): number | undefined {
+  try {
+    const cv: unknown = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).cv;
+    return typeof cv === 'number' ? cv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class ContentPipeline {
   readonly snapshotDir: string;
   readonly modulesDir: string;
@@ -41,6 +51,8 @@ export class ContentPipeline {
   #running: Promise<RefreshResult> | undefined;
   #pending: { events: WebhookEvent[] | undefined; waiters: Array<(r: Promise<RefreshResult>) => void> } | undefined;
   #schema: unknown;
+  /** The next sync reads everything (the snapshot may hold content the embedded space no longer has). */
+  #fullNext = false;
 
   constructor(
     readonly options: ResolvedOptions,
@@ -76,8 +88,12 @@ export class ContentPipeline {
       // Tokens live only in this process: nothing to configure, nothing to leak.
       const publicToken = randomBytes(12).toString('hex');
       const previewToken = randomBytes(12).toString('hex');
+      const space = await readSpaceDirectory(data);
+      // The service starts from the space directory, without the edits an earlier run made
+      // through the control plane; a snapshot synced from those edits has another cache version.
+      this.#fullNext = snapshotCv(this.snapshotDir) !== space.space.version;
       this.#server = await startServer({
-        space: await readSpaceDirectory(data),
+        space,
         publicToken,
         previewToken,
         rateLimit: false,
@@ -148,7 +164,9 @@ export class ContentPipeline {
             api: this.options.api,
             views: [this.options.version],
             ...(events?.length ? { events } : {}),
+            ...(this.#fullNext ? { full: true } : {}),
           });
+          this.#fullNext = false;
           this.log.info(
             `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
               `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,

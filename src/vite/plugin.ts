@@ -18,6 +18,12 @@ import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js'
 
 export const IMPORT_PREFIX = 'content:';
 
+/** `plugin.api` of the content-sync plugin. */
+export interface ContentSyncApi {
+  /** Undefined until the first build or dev request starts it. */
+  readonly pipeline: ContentPipeline | undefined;
+}
+
 const NAMED: Record<string, string> = {
   index: 'index.js',
   datasources: 'datasources.js',
@@ -38,7 +44,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
   return Buffer.concat(chunks);
 }
 
-export function contentSync(input: ContentSyncOptions = {}): Plugin {
+export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncApi> {
   const options = parseOptions(input);
   let pipeline: ContentPipeline | undefined;
   let ready: Promise<RefreshResult> | undefined;
@@ -57,6 +63,7 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin {
 
   async function reloadChanged(server: ViteDevServer, files: readonly string[]): Promise<number> {
     let reloaded = 0;
+    let serverOnly = false;
     for (const env of Object.values(server.environments)) {
       for (const file of files) {
         const mods = env.moduleGraph.getModulesByFile(file);
@@ -64,15 +71,26 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin {
         for (const mod of mods) {
           await env.reloadModule(mod);
           reloaded++;
+          if (env.name !== 'client' && !server.environments.client?.moduleGraph.getModulesByFile(file)?.size) serverOnly = true;
         }
       }
     }
+    // Pages rendered on the server (SSR) show content the browser never imported: Vite
+    // updates the server's modules but tells the browser nothing, so reload it.
+    if (serverOnly) server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
     return reloaded;
   }
 
   return {
     name: 'vite-plugin-content-sync',
     enforce: 'pre',
+
+    /** For other plugins and scripts: the pipeline (and through it the embedded service) once started. */
+    api: {
+      get pipeline(): ContentPipeline | undefined {
+        return pipeline;
+      },
+    } satisfies ContentSyncApi,
 
     config(config) {
       // The plugin writes the generated modules itself and reloads them: the watcher need not.

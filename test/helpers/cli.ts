@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/run.ts', import.meta.url));
 
-/** Starts the command with `args`; stdout and stderr are piped. */
-export function spawnCli(args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { stdio: 'pipe' });
+/** Starts the command with `args` (and `env` added to the environment); stdout and stderr are piped. */
+export function spawnCli(args: readonly string[], env?: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { stdio: 'pipe', ...(env ? { env: { ...process.env, ...env } } : {}) });
 }
 
 export interface CliResult {
@@ -31,6 +31,6 @@ export function collect(child: ChildProcessWithoutNullStreams): Promise<CliResul
 }
 
 /** Runs the command to its end. */
-export function runCli(args: readonly string[]): Promise<CliResult> {
-  return collect(spawnCli(args));
+export function runCli(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
+  return collect(spawnCli(args, env));
 }

@@ -72,6 +72,11 @@ export class TypeInferrer {
     return canonical(this.data, false);
   }
 
+  /** The same counts (shared, not copied) under other options, e.g. a new set of story uuids. */
+  withOptions(options: InferOptions): TypeInferrer {
+    return new TypeInferrer(options, this.data);
+  }
+
   static fromState(state: unknown, options: InferOptions = {}): TypeInferrer {
     const s = canonical(state, true) as InferState | undefined;
     if (!s || typeof s !== 'object' || s.v !== 1 || typeof s.opts !== 'string') {

@@ -28,7 +28,10 @@ async function withServer<T>(run: (server: RunningServer) => Promise<T>): Promis
 /**
  * Another client of the same token: every 40 ms (25 requests/s) a v1 story
  * listing of 25 per page, without a cache version, so the CDN cache never
- * answers it and each costs 1/50 of the budget: half of it in all.
+ * answers it and each costs 1/50 of the budget: half of it in all. It opens
+ * with a burst of 50 that spends the bucket's reserve (a second's allowance),
+ * as a client that was already busy would have, so that the contention starts
+ * with the sync instead of a few seconds into it.
  */
 function startConsumer(baseUrl: string): { stop(): Promise<{ requests: number; ok: number; throttled: number; other: number }> } {
   const counts = { requests: 0, ok: 0, throttled: 0, other: 0 };
@@ -50,6 +53,7 @@ function startConsumer(baseUrl: string): { stop(): Promise<{ requests: number; o
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };
+  for (let i = 0; i < 50; i++) tick();
   const timer = setInterval(tick, 40);
   return {
     async stop() {
@@ -74,6 +78,8 @@ describe('sync sharing its token with another consumer', () => {
     const out = path.join(root, 'contended');
     const { result, consumer } = await withServer(async (server) => {
       const other = startConsumer(server.url);
+      // The burst is spent before the sync asks for its first page.
+      await new Promise((r) => setTimeout(r, 200));
       try {
         const result = await sync({ baseUrl: server.url, token: DEFAULT_PUBLIC_TOKEN, out });
         return { result, consumer: await other.stop() };

@@ -1,0 +1,76 @@
+/**
+ * The example site's build: the client bundle and the server bundle through
+ * Vite's `build()`, then one prerendered HTML page per route.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'vite';
+import { siteConfig, siteRoot } from './vite.config.js';
+
+export interface BuildOptions {
+  /** Where the site goes; default example-site/dist. */
+  outDir?: string;
+  logLevel?: 'info' | 'warn' | 'error' | 'silent';
+}
+
+export interface BuildResult {
+  outDir: string;
+  pages: number;
+  durationMs: number;
+  /** The tokens of the embedded service used for this build (they must not appear in the output). */
+  tokens: string[];
+  /** Where the generated content modules are. */
+  modulesDir: string;
+}
+
+/** The shape of the server bundle (src/entry-server.ts). */
+type ServerEntry = typeof import('./src/entry-server.js');
+
+export async function buildSite(options: BuildOptions = {}): Promise<BuildResult> {
+  const started = performance.now();
+  const outDir = path.resolve(options.outDir ?? path.join(siteRoot, 'dist'));
+  const ssrDir = path.join(siteRoot, '.content', 'ssr');
+  const logLevel = options.logLevel ?? 'warn';
+  const { config, content } = siteConfig();
+  const tokens: string[] = [];
+  let modulesDir = '';
+  const readTokens: Plugin = {
+    name: 'example-site:service-tokens',
+    renderStart() {
+      const pipeline = content.api?.pipeline;
+      const service = pipeline?.server?.service;
+      if (service) tokens.push(service.publicToken, service.previewToken);
+      if (pipeline) modulesDir = pipeline.modulesDir;
+    },
+  };
+
+  // One plugin instance for both builds: the content is synced and compiled once.
+  await build({ ...config, logLevel, plugins: [...(config.plugins ?? []), readTokens], build: { outDir, emptyOutDir: true } });
+  await build({
+    ...config,
+    logLevel: logLevel === 'info' ? 'warn' : logLevel,
+    ssr: { noExternal: true },
+    build: { ssr: 'src/entry-server.ts', outDir: ssrDir, emptyOutDir: true, rolldownOptions: { output: { entryFileNames: 'entry-server.js', codeSplitting: false } } },
+  });
+
+  const templateFile = path.join(outDir, 'index.html');
+  const template = await fs.readFile(templateFile, 'utf8');
+  const entry = (await import(pathToFileURL(path.join(ssrDir, 'entry-server.js')).href)) as ServerEntry;
+  const write = async (url: string, html: string) => {
+    const file = path.join(outDir, ...decodeURIComponent(url).split('/').filter(Boolean), url.endsWith('.html') ? '' : 'index.html');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, html);
+  };
+  const routes = entry.routes();
+  const seen = new Set<string>();
+  for (const route of routes) {
+    if (seen.has(route.url)) throw new Error(`two pages at ${route.url}`);
+    seen.add(route.url);
+  }
+  const contexts = new Map<string, ReturnType<typeof entry.pageContext>>();
+  const contextOf = (lang: string) => contexts.get(lang) ?? contexts.set(lang, entry.pageContext(lang)).get(lang)!;
+  await Promise.all(routes.map(async (route) => write(route.url, entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang))))));
+  await write('/404.html', entry.fillTemplate(template, await entry.renderNotFound('/404')));
+  return { outDir, pages: routes.length, durationMs: performance.now() - started, tokens, modulesDir };
+}

@@ -1,0 +1,50 @@
+/**
+ * The server entry: renders a page by its URL. The build prerenders every
+ * route with it; the dev server renders each request with it.
+ */
+import { esc } from './html.js';
+import { t } from './i18n.js';
+import { layout, type Rendered } from './layout.js';
+import { loadStory, storyBody, tagBody, tagsBody, titleOf } from './pages.js';
+import { DEFAULT_LANGUAGE, findRoute, languages, pageContext, routes, type PageContext, type Route } from './site.js';
+
+export type { Rendered, Route };
+export { pageContext, routes };
+
+/** The language a URL is in, from its first segment. */
+function languageOf(pathname: string): string {
+  const first = pathname.split('/')[1] ?? '';
+  return languages.includes(first) && first !== DEFAULT_LANGUAGE ? first : DEFAULT_LANGUAGE;
+}
+
+export async function renderNotFound(pathname: string): Promise<Rendered> {
+  const lang = languageOf(pathname);
+  const ctx = await pageContext(lang);
+  return layout(ctx, { route: undefined, title: t('notFound', lang), body: `<h1>${esc(t('notFound', lang))}</h1><p><code>${esc(pathname)}</code></p>`, status: 404 });
+}
+
+export async function renderRoute(route: Route, context?: PageContext): Promise<Rendered> {
+  const ctx = context ?? (await pageContext(route.lang));
+  switch (route.kind) {
+    case 'story': {
+      const story = await loadStory(route.entry);
+      const title = titleOf(story);
+      return layout(ctx, { route, title, body: storyBody(story, route.entry, ctx) });
+    }
+    case 'tag':
+      return layout(ctx, { route, title: `${t('tags', route.lang)}: ${route.tag}`, body: tagBody(route.tag, ctx) });
+    case 'tags':
+      return layout(ctx, { route, title: t('tags', route.lang), body: tagsBody(route.lang) });
+  }
+}
+
+/** The page at a URL path, or the not-found page (status 404). */
+export async function render(pathname: string): Promise<Rendered> {
+  const route = findRoute(pathname);
+  return route ? renderRoute(route) : renderNotFound(pathname);
+}
+
+/** Fills the HTML template (index.html after Vite has processed it) with a rendered page. */
+export function fillTemplate(template: string, page: Rendered): string {
+  return template.replace('<!--app-lang-->', page.lang).replace('<!--app-head-->', page.head).replace('<!--app-html-->', page.html);
+}

@@ -1,0 +1,33 @@
+/**
+ * Rich text through @storyblok/richtext, with the site's own renderers for
+ * what only the site knows: story links (the target's URL in the page's
+ * language, or plain text when the target is not published), asset links and
+ * embedded bloks.
+ */
+import { renderRichText, type StoryblokRichTextInput, type StoryblokRichTextRendererMap } from '@storyblok/richtext';
+import type { Blok, RichText } from 'content:types';
+import { attrs } from './html.js';
+import { urlOfUuid } from './site.js';
+
+export type BlokRenderer = (blok: Blok) => string;
+
+export function richText(doc: RichText | undefined, lang: string, renderBlok: BlokRenderer): string {
+  if (!doc || typeof doc !== 'object' || !doc.content?.length) return '';
+  const renderers: StoryblokRichTextRendererMap = {
+    link: ({ attrs: link, children }) => {
+      let href: string | null | undefined = link.href;
+      if (link.linktype === 'story') {
+        const url = link.uuid ? urlOfUuid(link.uuid, lang) : undefined;
+        if (!url) return children;
+        href = link.anchor ? `${url}#${link.anchor}` : url;
+      } else if (link.linktype === 'email') {
+        href = link.href ? `mailto:${link.href.replace(/^mailto:/, '')}` : undefined;
+      }
+      if (!href) return children;
+      const external = link.linktype === 'url' || link.linktype === 'asset';
+      return `<a${attrs({ href, target: link.target, rel: external ? 'noopener' : undefined })}>${children}</a>`;
+    },
+    blok: ({ attrs: node }) => (node.body ?? []).map((b) => renderBlok(b as Blok)).join(''),
+  };
+  return `<div class="richtext">${renderRichText(doc as StoryblokRichTextInput, { renderers })}</div>`;
+}

@@ -1,0 +1,141 @@
+/**
+ * The site's map: which URL each story has in each language, the folder tree
+ * (start pages), tag pages and the language switcher. Built from the
+ * metadata in `content:index`; no story body is loaded here.
+ */
+import { byLanguage, byUuid, entries, languages, load, type StoryEntry } from 'content:index';
+import { tags } from 'content:tags';
+
+export const DEFAULT_LANGUAGE = 'default';
+
+/** The slug of the story served at the site root (`/`, `/de/`, ...). */
+export const HOME_SLUG = 'home';
+
+export const LANGUAGE_NAMES: Record<string, string> = { default: 'English', de: 'Deutsch', fr: 'Français' };
+
+/** The `lang` attribute of a language of the space. */
+export const htmlLang = (lang: string): string => (lang === DEFAULT_LANGUAGE ? 'en' : lang);
+
+/** `/` for the default language, `/de/` for de. */
+export const languageRoot = (lang: string): string => (lang === DEFAULT_LANGUAGE ? '/' : `/${lang}/`);
+
+let home: { of: readonly StoryEntry[]; id: number | undefined } | undefined;
+
+function homeId(): number | undefined {
+  if (home?.of !== entries) home = { of: entries, id: entries.find((e) => e.lang === DEFAULT_LANGUAGE && e.full_slug === HOME_SLUG)?.id };
+  return home.id;
+}
+
+/** The URL of a story in its language: its full slug as a folder path; the home story at the language's root. */
+export function urlOf(entry: StoryEntry): string {
+  if (entry.id === homeId()) return languageRoot(entry.lang);
+  return `${entry.path}/`;
+}
+
+/** The URL of a story (by uuid) in a language, when it is published there. */
+export function urlOfUuid(uuid: string, lang: string): string | undefined {
+  const entry = byUuid(uuid, lang);
+  return entry ? urlOf(entry) : undefined;
+}
+
+export const tagUrl = (tag: string, lang: string): string => `${languageRoot(lang)}tags/${encodeURIComponent(tag)}/`;
+
+export type Route =
+  | { kind: 'story'; url: string; lang: string; entry: StoryEntry }
+  | { kind: 'tag'; url: string; lang: string; tag: string }
+  | { kind: 'tags'; url: string; lang: string };
+
+/** Every page of the site: each published story in each language, and the tag pages. */
+export function routes(): Route[] {
+  const out: Route[] = [];
+  for (const lang of languages) {
+    for (const entry of byLanguage(lang)) out.push({ kind: 'story', url: urlOf(entry), lang, entry });
+    out.push({ kind: 'tags', url: `${languageRoot(lang)}tags/`, lang });
+    for (const tag of tags) out.push({ kind: 'tag', url: tagUrl(tag.name, lang), lang, tag: tag.name });
+  }
+  return out;
+}
+
+/** The route a URL path names (with or without its trailing slash), if any. */
+export function findRoute(pathname: string): Route | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  const wanted = decoded.endsWith('/') ? decoded : `${decoded}/`;
+  return routes().find((r) => decodeURIComponent(r.url) === wanted);
+}
+
+const byOrder = (a: StoryEntry, b: StoryEntry): number => a.position - b.position || a.name.localeCompare(b.name);
+
+/** The folder path without the language prefix (`de/artikel/2025` -> `artikel/2025`). */
+function localFolder(entry: StoryEntry): string {
+  const prefix = entry.lang === DEFAULT_LANGUAGE ? '' : `${entry.lang}/`;
+  return prefix && (entry.folder === entry.lang || entry.folder.startsWith(prefix)) ? entry.folder.slice(prefix.length) : entry.folder;
+}
+
+const parentFolder = (folder: string): string => folder.split('/').slice(0, -1).join('/');
+
+/** Start pages of the top-level folders: the main navigation. */
+export function topNavigation(lang: string): StoryEntry[] {
+  return byLanguage(lang)
+    .filter((e) => e.is_startpage && !localFolder(e).includes('/'))
+    .sort(byOrder);
+}
+
+/** The start pages of the folders above a story, outermost first. */
+export function breadcrumbs(entry: StoryEntry): StoryEntry[] {
+  const starts = new Map(byLanguage(entry.lang).filter((e) => e.is_startpage).map((e) => [localFolder(e), e]));
+  const folder = localFolder(entry);
+  const chain: StoryEntry[] = [];
+  let current = entry.is_startpage ? parentFolder(folder) : folder;
+  while (current) {
+    const start = starts.get(current);
+    if (start) chain.unshift(start);
+    current = parentFolder(current);
+  }
+  return chain;
+}
+
+/** What a folder's start page lists: the start pages of its sub-folders and the stories in it. */
+export function folderContents(start: StoryEntry): { folders: StoryEntry[]; stories: StoryEntry[] } {
+  const folder = localFolder(start);
+  const all = byLanguage(start.lang);
+  return {
+    folders: all.filter((e) => e.is_startpage && parentFolder(localFolder(e)) === folder && e.id !== start.id).sort(byOrder),
+    stories: all.filter((e) => !e.is_startpage && localFolder(e) === folder).sort(byOrder),
+  };
+}
+
+/** The same page in every language: for the language switcher. */
+export function alternates(route: Route): Array<{ lang: string; url: string }> {
+  return languages.flatMap((lang) => {
+    if (route.kind === 'tags') return [{ lang, url: `${languageRoot(lang)}tags/` }];
+    if (route.kind === 'tag') return [{ lang, url: tagUrl(route.tag, lang) }];
+    const variant = entries.find((e) => e.id === route.entry.id && e.lang === lang);
+    return variant ? [{ lang, url: urlOf(variant) }] : [];
+  });
+}
+
+/** What a page needs besides its story: its language and the title of every story in that language. */
+export interface PageContext {
+  lang: string;
+  /** The story's title in the page's language (the delivered name is not translated). */
+  title(entry: StoryEntry): string;
+}
+
+export async function pageContext(lang: string): Promise<PageContext> {
+  const titles = new Map<number, string>();
+  await Promise.all(
+    byLanguage(lang).map(async (entry) => {
+      const story = await load(entry);
+      const c = story.content;
+      titles.set(entry.id, 'title' in c && c.title ? c.title : 'name' in c && c.name ? c.name : entry.name);
+    }),
+  );
+  return { lang, title: (entry) => titles.get(entry.id) ?? entry.name };
+}
+
+export { languages };

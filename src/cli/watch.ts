@@ -1,0 +1,281 @@
+/**
+ * `content-sync watch`: receives webhooks, syncs what they name, runs the
+ * build command. One run at a time: webhooks arriving while a run is under way
+ * are queued into exactly one next run (their events merged).
+ */
+import { spawn } from 'node:child_process';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook } from '../server/webhooks.js';
+import { parseWebhookEvent, sync, type View, type WebhookEvent } from '../sync/index.js';
+import { UsageError, integer, parse } from './args.js';
+import { summaryLine } from './sync.js';
+
+const HELP = `usage: content-sync watch --port P --secret S [options] -- <build command...>
+
+  --port P           port to receive webhooks on, at any path (POST); 0 picks a free one
+  --host H           address to listen on (default 127.0.0.1)
+  --secret S         webhook secret (default: $CONTENT_WEBHOOK_SECRET)
+  --max-bytes N      largest webhook body accepted (default 65536)
+  --coalesce-ms N    webhooks arriving within N ms make one run (default 200)
+  sync before each build (all of --out, a base URL and a token):
+  --out DIR          snapshot directory
+  --base-url URL     service origin (default: $CONTENT_BASE_URL)
+  --token T          access token (default: $CONTENT_TOKEN)
+  --api v1|v2        API version (default v2)
+  --version V        published (default), draft, or both
+  --concurrency N    requests in flight at most (default 12)
+
+The build command runs without a shell, with the webhook payloads of its run in
+$CONTENT_WEBHOOK_PAYLOAD (a JSON array). Never two runs at once; SIGTERM or SIGINT
+stops after the run under way.`;
+
+export interface WatchSyncOptions {
+  baseUrl: string;
+  token: string;
+  out: string;
+  api: 'v1' | 'v2';
+  views: View[];
+  concurrency: number;
+}
+
+/** Splits `argv` at the first `--`: flags before, the build command after. */
+export function splitCommand(argv: readonly string[]): { flags: string[]; command: string[] } {
+  const at = argv.indexOf('--');
+  return at < 0 ? { flags: [...argv], command: [] } : { flags: argv.slice(0, at), command: argv.slice(at + 1) };
+}
+
+const clock = () => new Date().toISOString().slice(11, 23);
+const log = (line: string) => process.stderr.write(`${clock()} ${line}\n`);
+
+function describeEvent(e: WebhookEvent): string {
+  if ('story_id' in e) return `${e.action} story ${e.story_id}${e.full_slug ? ` (${e.full_slug})` : ''}`;
+  return `${e.action} datasource ${e.datasource_slug}`;
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function answer(res: ServerResponse, status: number, body: unknown, close = false): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
+  res.end(text);
+}
+
+export async function watchCommand(argv: string[]): Promise<number> {
+  const { flags, command } = splitCommand(argv);
+  const { values } = parse(flags, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    secret: { type: 'string' },
+    'max-bytes': { type: 'string' },
+    'coalesce-ms': { type: 'string' },
+    out: { type: 'string' },
+    'base-url': { type: 'string' },
+    token: { type: 'string' },
+    api: { type: 'string' },
+    version: { type: 'string' },
+    concurrency: { type: 'string' },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.port === undefined) throw new UsageError('watch needs --port P');
+  const port = integer(values.port as string, 'port', 0, 0, 65535);
+  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const secret = (values.secret as string | undefined) ?? process.env.CONTENT_WEBHOOK_SECRET;
+  if (!secret) throw new UsageError('watch needs --secret S (or CONTENT_WEBHOOK_SECRET): the secret webhooks are signed with');
+  if (!command.length) throw new UsageError('watch needs a build command after --, e.g. `content-sync watch --port 3300 --secret S -- npx vite build`');
+  const maxBytes = integer(values['max-bytes'] as string | undefined, 'max-bytes', 64 * 1024, 1, 16 * 1024 * 1024);
+  const coalesceMs = integer(values['coalesce-ms'] as string | undefined, 'coalesce-ms', 200, 0, 60_000);
+
+  let syncOptions: WatchSyncOptions | undefined;
+  const out = values.out as string | undefined;
+  const baseUrlFlag = values['base-url'] as string | undefined;
+  const tokenFlag = values.token as string | undefined;
+  if (out) {
+    const baseUrl = baseUrlFlag ?? process.env.CONTENT_BASE_URL;
+    const token = tokenFlag ?? process.env.CONTENT_TOKEN;
+    if (!baseUrl) throw new UsageError('watch --out needs --base-url URL (or CONTENT_BASE_URL)');
+    if (!token) throw new UsageError('watch --out needs --token T (or CONTENT_TOKEN)');
+    const api = (values.api as string | undefined) ?? 'v2';
+    if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
+    const version = (values.version as string | undefined) ?? 'published';
+    const views: View[] = version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
+    if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
+    const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
+    syncOptions = { baseUrl, token, out, api, views, concurrency };
+  } else if (baseUrlFlag || tokenFlag || values.api || values.version || values.concurrency) {
+    throw new UsageError('sync options need --out DIR (the snapshot directory to keep up to date)');
+  }
+
+  const watcher = new Watcher(command, syncOptions, coalesceMs);
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'POST') {
+        return answer(res, 405, { error: 'POST webhooks here' });
+      }
+      const body = await readBody(req, maxBytes);
+      if (!body) {
+        log(`webhook refused: body larger than ${maxBytes} bytes (413)`);
+        return answer(res, 413, { error: `the body is larger than ${maxBytes} bytes` }, true);
+      }
+      if (!verifyWebhook(body, secret, req.headers['webhook-signature'] as string | undefined)) {
+        log('webhook refused: the webhook-signature does not match the body (401)');
+        return answer(res, 401, { error: 'the webhook-signature does not match the body' });
+      }
+      let events: WebhookEvent[];
+      let payloads: unknown[];
+      try {
+        const value: unknown = JSON.parse(body.toString('utf8'));
+        payloads = Array.isArray(value) ? value : [value];
+        events = payloads.map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+      } catch (err) {
+        log(`webhook refused: ${(err as Error).message} (400)`);
+        return answer(res, 400, { error: `the body is not a webhook payload: ${(err as Error).message}` });
+      }
+      answer(res, 202, { accepted: events.length });
+      if (!events.length) {
+        log('webhook accepted: names no story or datasource, nothing to do');
+        return;
+      }
+      log(`webhook accepted: ${events.map(describeEvent).join(', ')}`);
+      watcher.add(events);
+    })().catch((err: unknown) => {
+      if (!res.headersSent) answer(res, 400, { error: (err as Error).message });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  log(`building with: ${command.join(' ')}${syncOptions ? `; syncing into ${syncOptions.out} from ${syncOptions.baseUrl}` : ''}`);
+  console.log(`listening on http://${shownHost}:${bound}`);
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  log(`${signal}: stopping`);
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await watcher.stop(signal);
+  log('stopped');
+  return 0;
+}
+
+/** Runs sync and build for queued events, one run at a time. */
+class Watcher {
+  #timer: NodeJS.Timeout | undefined;
+  #batch: WebhookEvent[] = [];
+  #queued: WebhookEvent[] | undefined;
+  #running: Promise<void> | undefined;
+  #child: ReturnType<typeof spawn> | undefined;
+  #stopping = false;
+  #abort = new AbortController();
+  #builds = 0;
+
+  constructor(
+    readonly command: readonly string[],
+    readonly syncOptions: WatchSyncOptions | undefined,
+    readonly coalesceMs: number,
+  ) {}
+
+  add(events: WebhookEvent[]): void {
+    if (this.#stopping) return;
+    this.#batch.push(...events);
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      const taken = this.#batch;
+      this.#batch = [];
+      this.#enqueue(taken);
+    }, this.coalesceMs);
+  }
+
+  #enqueue(events: WebhookEvent[]): void {
+    if (this.#running) {
+      const first = !this.#queued;
+      this.#queued = [...(this.#queued ?? []), ...events];
+      if (first) log('a run is under way: one more run queued');
+      return;
+    }
+    this.#running = this.#loop(events).finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  async #loop(first: WebhookEvent[]): Promise<void> {
+    let events: WebhookEvent[] | undefined = first;
+    while (events && !this.#stopping) {
+      await this.#run(events);
+      events = this.#queued;
+      this.#queued = undefined;
+    }
+    if (!this.#stopping) log('idle: waiting for webhooks');
+  }
+
+  async #run(events: WebhookEvent[]): Promise<void> {
+    if (this.syncOptions) {
+      const o = this.syncOptions;
+      try {
+        const result = await sync({
+          baseUrl: o.baseUrl,
+          token: o.token,
+          out: o.out,
+          api: o.api,
+          views: o.views,
+          events,
+          signal: this.#abort.signal,
+          client: { concurrency: o.concurrency, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
+        });
+        log(summaryLine(result, o.out));
+      } catch (err) {
+        log(`sync failed: ${(err as Error).message}; build skipped (the snapshot is unchanged)`);
+        return;
+      }
+      if (this.#stopping) return;
+    }
+    const n = ++this.#builds;
+    const started = performance.now();
+    log(`build ${n} started: ${this.command.join(' ')}`);
+    const code = await new Promise<string>((resolve) => {
+      const child = spawn(this.command[0]!, this.command.slice(1), {
+        shell: false,
+        // The build's output goes to standard error with the logs; standard output stays ours.
+        stdio: ['ignore', 2, 2],
+        env: { ...process.env, CONTENT_WEBHOOK_PAYLOAD: JSON.stringify(events) },
+      });
+      this.#child = child;
+      child.once('error', (err) => resolve(`could not start (${err.message})`));
+      child.once('exit', (exitCode, signal) => resolve(exitCode !== null ? `exit code ${exitCode}` : `killed by ${signal}`));
+    });
+    this.#child = undefined;
+    log(`build ${n} ended: ${code} in ${((performance.now() - started) / 1000).toFixed(2)}s`);
+  }
+
+  /** Drops what is queued, lets the sync end at its next step, passes the signal to the build. */
+  async stop(signal: NodeJS.Signals): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    this.#queued = undefined;
+    this.#abort.abort(new Error('stopping'));
+    this.#child?.kill(signal);
+    await this.#running;
+  }
+}

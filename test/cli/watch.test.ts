@@ -1,0 +1,204 @@
+/**
+ * `content-sync watch` in its own process against the real local service:
+ * webhook checks, coalescing, one build at a time, clean stop; and
+ * `content-sync sync` narrowed by CONTENT_WEBHOOK_PAYLOAD.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestStats, RunningServer } from '../../src/server/index.js';
+import { collect, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { PUBLIC_TOKEN, SECRET, admin, postWebhook, publishTitle, startService, waitFor } from '../vite/support.js';
+
+/** A build that logs its start, waits for `release` to exist, then logs its end. */
+const BUILD_SCRIPT = [
+  "const fs = require('node:fs');",
+  'const [log, release] = process.argv.slice(1);',
+  "fs.appendFileSync(log, `start ${process.pid} ${process.env.CONTENT_WEBHOOK_PAYLOAD ?? ''}\\n`);",
+  "const wait = () => fs.existsSync(release) ? fs.appendFileSync(log, `end ${process.pid}\\n`) : setTimeout(wait, 20);",
+  'setTimeout(wait, 50);',
+].join('\n');
+
+interface Watch {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+  done: Promise<CliResult>;
+}
+
+async function startWatch(args: string[]): Promise<Watch> {
+  const child = spawnCli(['watch', '--port', '0', '--secret', SECRET, ...args]);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = collect(child);
+  const url = await waitFor('watch to listen', () => /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(stderr)) : undefined));
+  return { child, url, stderr: () => stderr, done };
+}
+
+const count = (text: string, re: RegExp) => (text.match(new RegExp(re.source, 'gm')) ?? []).length;
+
+/**
+ * The lines the builds wrote: every start is followed by its own end before the
+ * next start; with `finished`, the last build has ended too.
+ */
+async function builds(log: string, finished = true): Promise<{ starts: number; lines: string[] }> {
+  const lines = existsSync(log) ? (await fs.readFile(log, 'utf8')).trim().split('\n').filter(Boolean) : [];
+  let open: string | undefined;
+  for (const line of lines) {
+    const [kind, pid] = line.split(' ');
+    if (kind === 'start') {
+      expect(open, `a build started while build ${open} was running:\n${lines.join('\n')}`).toBeUndefined();
+      open = pid;
+    } else {
+      expect(pid).toBe(open);
+      open = undefined;
+    }
+  }
+  if (finished) expect(open).toBeUndefined();
+  return { starts: lines.filter((l) => l.startsWith('start')).length, lines };
+}
+
+const published = (id: number, slug: string) => JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
+
+describe('content-sync watch', () => {
+  let service: RunningServer;
+  let dir: string;
+  let out: string;
+
+  beforeAll(async () => {
+    service = await startService();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
+    out = path.join(dir, 'snapshot');
+    const first = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', out]);
+    expect(first.code, first.stderr).toBe(0);
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('checks webhooks, coalesces a burst into at most two builds, syncs what they name, and stops on SIGTERM', async () => {
+    const log = path.join(dir, 'burst.log');
+    const release = path.join(dir, 'burst.release');
+    await fs.writeFile(release, '');
+    const w = await startWatch(['--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', out, '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    try {
+      expect(w.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await postWebhook(`${w.url}/any/path`, published(12, 'blog/first-post'), { signature: 'bad' })).status).toBe(401);
+      expect((await postWebhook(`${w.url}/`, published(12, 'blog/first-post'), { signature: null })).status).toBe(401);
+      expect((await postWebhook(`${w.url}/hook`, '{"not json'))).toMatchObject({ status: 400 });
+      expect((await postWebhook(`${w.url}/hook`, JSON.stringify({ action: 'published', space_id: 1, story_id: 'x' }))).status).toBe(400);
+      expect((await postWebhook(`${w.url}/hook`, JSON.stringify({ text: 'x'.repeat(70_000) }))).status).toBe(413);
+      expect((await fetch(w.url)).status).toBe(405);
+      expect(await builds(log)).toMatchObject({ starts: 0 });
+
+      await publishTitle(service, 12, 'Alpha news via watch');
+      const answers = await Promise.all(Array.from({ length: 10 }, () => postWebhook(`${w.url}/hook`, published(12, 'blog/first-post'))));
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+
+      await waitFor('the runs to finish', () => /idle: waiting for webhooks/.test(w.stderr()));
+      const { starts, lines } = await builds(log);
+      expect(starts).toBeGreaterThanOrEqual(1);
+      expect(starts).toBeLessThanOrEqual(2);
+      // The build gets the payloads of its run.
+      expect(JSON.parse(lines[0]!.split(' ').slice(2).join(' '))[0]).toMatchObject({ action: 'published', story_id: 12 });
+      // The snapshot holds the published change.
+      expect(await fs.readFile(path.join(out, 'stories', '12.json'), 'utf8')).toContain('Alpha news via watch');
+
+      const err = w.stderr();
+      expect(count(err, /webhook accepted: published story 12 \(blog\/first-post\)$/)).toBe(10);
+      expect(count(err, /synced space 4242 .*: incremental: 1 stories written/)).toBeGreaterThanOrEqual(1);
+      expect(count(err, /build \d+ started: /)).toBe(starts);
+      expect(count(err, /build \d+ ended: exit code 0 in [\d.]+s$/)).toBe(starts);
+      expect(count(err, /webhook refused: .*\(401\)$/)).toBe(2);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    const end = await w.done;
+    expect(end.code).toBe(0);
+    expect(end.signal).toBeNull();
+    expect(end.stderr).toMatch(/SIGTERM: stopping/);
+    expect(end.stderr).toMatch(/stopped\s*$/);
+    expect(end.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('queues exactly one more run for webhooks arriving during a build, never two builds at once', async () => {
+    const log = path.join(dir, 'queue.log');
+    const release = path.join(dir, 'queue.release');
+    const w = await startWatch(['--coalesce-ms', '20', '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    try {
+      expect((await postWebhook(`${w.url}/`, published(13, 'blog/second-post'))).status).toBe(202);
+      await waitFor('the first build to start', async () => (await builds(log, false)).starts === 1);
+      for (const id of [12, 14, 16]) {
+        expect((await postWebhook(`${w.url}/`, published(id, `s/${id}`))).status).toBe(202);
+      }
+      await waitFor('the webhooks to be queued', () => /one more run queued/.test(w.stderr()) && count(w.stderr(), /webhook accepted/) === 4);
+      // The first build is still waiting for the release file.
+      expect((await builds(log, false)).lines.filter((l) => l.startsWith('end'))).toHaveLength(0);
+      await fs.writeFile(release, '');
+      await waitFor('the runs to finish', () => /idle: waiting for webhooks/.test(w.stderr()));
+      const { starts, lines } = await builds(log);
+      expect(starts).toBe(2);
+      // The queued run carries the three events that arrived during the first build.
+      const second = JSON.parse(lines[2]!.split(' ').slice(2).join(' ')) as Array<{ story_id: number }>;
+      expect(second.map((e) => e.story_id).sort()).toEqual([12, 14, 16]);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    expect((await w.done).code).toBe(0);
+  });
+
+  it('refuses to start without a build command or a secret', async () => {
+    const noCommand = await runCli(['watch', '--port', '0', '--secret', 's']);
+    expect(noCommand.code).toBe(2);
+    expect(noCommand.stderr).toMatch(/build command after --/);
+    const noSecret = await runCli(['watch', '--port', '0', '--', 'true'], { CONTENT_WEBHOOK_SECRET: '' });
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toMatch(/--secret/);
+  });
+});
+
+describe('content-sync sync with CONTENT_WEBHOOK_PAYLOAD', () => {
+  let service: RunningServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    service = await startService();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-payload-'));
+    const first = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir]);
+    expect(first.code, first.stderr).toBe(0);
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('syncs only what the payload names', async () => {
+    await publishTitle(service, 14, 'Gamma, from a build hook');
+    await admin(service, 'POST', 'stats/reset');
+    const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir, '--json'], {
+      CONTENT_WEBHOOK_PAYLOAD: JSON.stringify({ text: 'x', action: 'published', space_id: 4242, story_id: 14, full_slug: 'blog/third-post' }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(summary).toMatchObject({ ok: true, mode: 'incremental', changed: { stories: [14], removed: [] } });
+    expect(r.stderr).toMatch(/CONTENT_WEBHOOK_PAYLOAD names 1 change/);
+    // spaces/me, the story in each of its 2 languages, the tags: no listings, no census.
+    const stats = await admin<RequestStats>(service, 'GET', 'stats');
+    expect(stats.total).toBe(summary.requests);
+    expect(summary.requests).toBe(4);
+    expect(await fs.readFile(path.join(dir, 'stories', '14.json'), 'utf8')).toContain('Gamma, from a build hook');
+  });
+
+  it('refuses a payload that is not JSON, naming the variable', async () => {
+    const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir], { CONTENT_WEBHOOK_PAYLOAD: '{oops' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/CONTENT_WEBHOOK_PAYLOAD: /);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * `vite build` with the plugin: against the embedded demo space, against the
+ * real local service (request counts from its control plane), offline, and
+ * with no token anywhere in what it writes.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { build, type InlineConfig } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestStats, RunningServer } from '../../src/server/index.js';
+import { contentSync, type ContentSyncOptions } from '../../src/index.js';
+import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, filesUnder, project, removeDir, startService, type CapturingLogger } from './support.js';
+
+const MAIN = [
+  "import { getStory, entries } from 'content:index';",
+  "import story, { de } from 'content:stories/12';",
+  'document.querySelector("#app").textContent = `${entries.length} ${story.content.title} ${de.content.title} ${typeof getStory}`;',
+  '',
+].join('\n');
+
+function config(root: string, logger: CapturingLogger, options: ContentSyncOptions): InlineConfig {
+  return {
+    root,
+    configFile: false,
+    customLogger: logger,
+    // Keeps Vite's own build report quiet; the plugin's messages still reach the logger.
+    logLevel: 'warn',
+    plugins: [contentSync(options)],
+    build: { outDir: 'dist', emptyOutDir: true },
+  };
+}
+
+async function builtText(root: string): Promise<string> {
+  const files = await filesUnder(path.join(root, 'dist'));
+  return (await Promise.all(files.map((f) => fs.readFile(f, 'utf8')))).join('\n');
+}
+
+describe('build with the embedded demo space', () => {
+  let root: string;
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project("import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = String(entries.length);\n");
+  });
+  afterAll(() => removeDir(root));
+
+  it('writes the bundles, and a warm build spends one request on sync', async () => {
+    const options: ContentSyncOptions = { embedded: { data: 'space', demo: { stories: 20 } } };
+    const cold = capturingLogger();
+    await build(config(root, cold, options));
+    const assets = await fs.readdir(path.join(root, 'dist', 'assets'));
+    expect(existsSync(path.join(root, 'dist', 'index.html'))).toBe(true);
+    expect(assets.some((f) => f.endsWith('.js'))).toBe(true);
+    expect(cold.text('info')).toMatch(/content-sync: full sync/);
+    expect(existsSync(path.join(root, '.content', 'modules', 'index.js'))).toBe(true);
+
+    const warm = capturingLogger();
+    await build(config(root, warm, options));
+    expect(warm.text('info')).toMatch(/content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/);
+    expect(warm.text('error')).toBe('');
+  });
+});
+
+describe('build against the local service', () => {
+  let service: RunningServer;
+  let root: string;
+  const stats = () => admin<RequestStats>(service, 'GET', 'stats');
+
+  beforeAll(async () => {
+    clearContentEnv();
+    service = await startService();
+    root = await project(MAIN);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await removeDir(root);
+  });
+
+  it('builds the page from the space, then a warm build costs exactly one request', async () => {
+    await build(config(root, capturingLogger(), { baseUrl: service.url, token: PUBLIC_TOKEN }));
+    const text = await builtText(root);
+    expect(text).toContain('Alpha news');
+    expect(text).toContain('Alpha Nachrichten');
+
+    await admin(service, 'POST', 'stats/reset');
+    await build(config(root, capturingLogger(), { baseUrl: service.url, token: PUBLIC_TOKEN }));
+    const s = await stats();
+    expect(s.total).toBe(1);
+    expect(s.by_route).toEqual({ 'v2 space': 1 });
+  });
+
+  it('never writes the token into the bundle, the generated modules or the snapshot', async () => {
+    const files = [...(await filesUnder(path.join(root, 'dist'))), ...(await filesUnder(path.join(root, '.content')))];
+    expect(files.some((f) => f.includes(`${path.sep}modules${path.sep}`))).toBe(true);
+    for (const file of files) {
+      const bytes = await fs.readFile(file);
+      expect(bytes.includes(PUBLIC_TOKEN), file).toBe(false);
+    }
+  });
+
+  it('offline: true builds from the snapshot without one request', async () => {
+    await admin(service, 'POST', 'stats/reset');
+    const logger = capturingLogger();
+    await build(config(root, logger, { baseUrl: service.url, token: PUBLIC_TOKEN, offline: true }));
+    expect((await stats()).total).toBe(0);
+    expect(await builtText(root)).toContain('Alpha news');
+  });
+});
+
+describe('build when the API cannot be reached', () => {
+  let root: string;
+  let deadUrl: string;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project(MAIN);
+    // A snapshot from a service that then goes away: its port is closed.
+    const service = await startService();
+    deadUrl = service.url;
+    await build(config(root, capturingLogger(), { baseUrl: service.url, token: PUBLIC_TOKEN }));
+    await service.close();
+  });
+  afterAll(() => removeDir(root));
+
+  it("offline: 'auto' builds from the snapshot with a loud warning", async () => {
+    const logger = capturingLogger();
+    await build(config(root, logger, { baseUrl: deadUrl, token: PUBLIC_TOKEN, offline: 'auto' }));
+    expect(logger.text('warn')).toMatch(/THE API CANNOT BE REACHED/);
+    expect(logger.text('warn')).toMatch(/content may be stale/);
+    expect(await builtText(root)).toContain('Alpha news');
+  });
+
+  it('offline: false fails even with a snapshot', async () => {
+    await expect(build(config(root, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN, offline: false }))).rejects.toThrow();
+  });
+
+  it('fails with a clear message when there is no snapshot either', async () => {
+    const empty = await project(MAIN);
+    try {
+      await expect(build(config(empty, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN }))).rejects.toThrow(/no snapshot yet and the sync failed/);
+    } finally {
+      await removeDir(empty);
+    }
+  });
+
+  it('offline: true without a snapshot says to sync once', async () => {
+    const empty = await project(MAIN);
+    try {
+      await expect(build(config(empty, capturingLogger(), { offline: true }))).rejects.toThrow(/offline is on but .* holds no snapshot/);
+    } finally {
+      await removeDir(empty);
+    }
+  });
+
+  it('fails with a message naming the missing settings when neither API nor snapshot is configured', async () => {
+    const empty = await project(MAIN);
+    try {
+      await expect(build(config(empty, capturingLogger(), {}))).rejects.toThrow(/CONTENT_BASE_URL .* CONTENT_TOKEN/);
+    } finally {
+      await removeDir(empty);
+    }
+  });
+});

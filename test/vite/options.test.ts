@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { contentSync } from '../../src/index.js';
+import { OptionsError, parseOptions } from '../../src/vite/index.js';
+
+describe('plugin options', () => {
+  it('accepts no options and fills the defaults', () => {
+    const o = parseOptions(undefined);
+    expect(o).toMatchObject({ api: 'v2', version: 'published', depth: 1, dir: '.content', offline: 'auto', detectRelations: false });
+    expect(o.webhook).toEqual({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 50 });
+  });
+
+  it.each([
+    [{ resolveLinks: 'nope' }, 'resolveLinks'],
+    [{ depth: -1 }, 'depth'],
+    [{ depth: 1.5 }, 'depth'],
+    [{ api: 'v3' }, 'api'],
+    [{ version: 'both' }, 'version'],
+    [{ baseUrl: 'not a url' }, 'baseUrl'],
+    [{ token: '' }, 'token'],
+    [{ resolveRelations: ['article'] }, 'resolveRelations.0'],
+    [{ offline: 'sometimes' }, 'offline'],
+    [{ pollMs: 10 }, 'pollMs'],
+    [{ webhook: { path: 'hook' } }, 'webhook.path'],
+    [{ webhook: { maxBytes: 0 } }, 'webhook.maxBytes'],
+    [{ embedded: { data: 'space', demo: { stories: 5 } } }, 'embedded.demo.stories'],
+  ])('%j is refused with an error naming %s', (input, name) => {
+    expect(() => contentSync(input as never)).toThrow(OptionsError);
+    expect(() => contentSync(input as never)).toThrow(`option "${name}"`);
+  });
+
+  it('refuses an unknown key and names it', () => {
+    let error: unknown;
+    try {
+      contentSync({ resolveLink: 'url' } as never);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(OptionsError);
+    expect((error as Error).message).toContain('resolveLink');
+  });
+
+  it('refuses an unknown key inside webhook and names it', () => {
+    expect(() => contentSync({ webhook: { secrets: 'x' } } as never)).toThrow(/secrets/);
+  });
+});

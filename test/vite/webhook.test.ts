@@ -1,0 +1,148 @@
+/**
+ * The dev webhook endpoint against a real Vite dev server and the real local
+ * service: signatures, limits, coalescing, and reloading exactly the modules
+ * whose content changed.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server/index.js';
+import { contentSync } from '../../src/index.js';
+import { PUBLIC_TOKEN, SECRET, capturingLogger, clearContentEnv, postWebhook, project, publishTitle, removeDir, startService, waitFor, type CapturingLogger } from './support.js';
+
+const MAIN = "import story from 'content:stories/12';\ndocument.querySelector('#app').textContent = story.content.title;\n";
+const HOOK = '/__content-sync/webhook';
+
+async function devServer(root: string, logger: CapturingLogger, options: Parameters<typeof contentSync>[0]): Promise<{ server: ViteDevServer; url: string }> {
+  const server = await createServer({
+    root,
+    configFile: false,
+    customLogger: logger,
+    server: { port: 0, host: '127.0.0.1', middlewareMode: false, ws: false },
+    optimizeDeps: { noDiscovery: true, include: [] },
+    plugins: [contentSync(options)],
+  });
+  await server.listen();
+  const url = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
+  return { server, url };
+}
+
+const syncLines = (logger: CapturingLogger) => logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
+
+describe('dev webhook endpoint', () => {
+  let service: RunningServer;
+  let root: string;
+  let logger: CapturingLogger;
+  let server: ViteDevServer;
+  let url: string;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    service = await startService();
+    root = await project(MAIN);
+    logger = capturingLogger();
+    ({ server, url } = await devServer(root, logger, { baseUrl: service.url, token: PUBLIC_TOKEN, webhook: { secret: SECRET } }));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await service?.close();
+    await removeDir(root);
+  });
+
+  const event = (id: number, slug: string) => JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
+
+  it('answers 202 to a correctly signed webhook', async () => {
+    const r = await postWebhook(url + HOOK, event(14, 'blog/third-post'));
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ accepted: 1 });
+  });
+
+  it('answers 401 to a wrong or missing signature, and changes nothing', async () => {
+    const before = syncLines(logger);
+    const wrong = await postWebhook(url + HOOK, event(12, 'blog/first-post'), { signature: 'deadbeef'.repeat(5) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toMatch(/webhook-signature/);
+    const otherSecret = await postWebhook(url + HOOK, event(12, 'blog/first-post'), { secret: 'not-the-secret' });
+    expect(otherSecret.status).toBe(401);
+    const missing = await postWebhook(url + HOOK, event(12, 'blog/first-post'), { signature: null });
+    expect(missing.status).toBe(401);
+    expect(syncLines(logger)).toBe(before);
+  });
+
+  it('answers 413 to a body larger than webhook.maxBytes', async () => {
+    const big = JSON.stringify({ action: 'published', space_id: 4242, story_id: 12, text: 'x'.repeat(70 * 1024) });
+    const r = await postWebhook(url + HOOK, big);
+    expect(r.status).toBe(413);
+  });
+
+  it('answers 400 to a body that is not a webhook payload', async () => {
+    const notJson = await postWebhook(url + HOOK, '{"action": ');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toMatch(/not a webhook payload/);
+    const badShape = await postWebhook(url + HOOK, JSON.stringify({ action: 'published', space_id: 4242, story_id: 'twelve' }));
+    expect(badShape.status).toBe(400);
+  });
+
+  it('coalesces a burst of webhooks, then holds the new content and reloads exactly the changed module', async () => {
+    const ssr = server.environments.ssr;
+    const before = (await server.ssrLoadModule('content:stories/12')) as { default: { content: { title: string } } };
+    const other = (await server.ssrLoadModule('content:stories/19')) as { default: { content: { title: string } } };
+    expect(before.default.content.title).toBe('Alpha news');
+    expect(other.default.content.title).toBe('Runner');
+    const file12 = path.join(root, '.content', 'modules', 'stories', '12.js');
+    const file19 = path.join(root, '.content', 'modules', 'stories', '19.js');
+    const node = (file: string) => [...(ssr.moduleGraph.getModulesByFile(file) ?? [])][0];
+    expect(node(file12)).toBeDefined();
+    expect(node(file19)).toBeDefined();
+    const stamp19 = { hmr: node(file19)!.lastHMRTimestamp, invalidated: node(file19)!.lastInvalidationTimestamp };
+    const stamp12 = node(file12)!.lastHMRTimestamp;
+
+    // Let the earlier 202 test's work settle, then count from here.
+    await waitFor('the initial sync and the earlier webhook to be handled', () => syncLines(logger) >= 2);
+    const syncsBefore = syncLines(logger);
+
+    await publishTitle(service, 12, 'Alpha news, revised');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postWebhook(url + HOOK, event(12, 'blog/first-post'))));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+
+    await waitFor('the generated module to hold the new title', async () => (await fs.readFile(file12, 'utf8')).includes('Alpha news, revised'));
+    await waitFor('the dev server to reload the module', () => (node(file12)?.lastHMRTimestamp ?? 0) > stamp12);
+    await waitFor('the update to be logged', () => logger.text('info').includes('modules reloaded'));
+
+    const after = (await server.ssrLoadModule('content:stories/12')) as { default: { content: { title: string } } };
+    expect(after.default.content.title).toBe('Alpha news, revised');
+
+    // Ten webhooks, far fewer syncs.
+    const syncs = syncLines(logger) - syncsBefore;
+    expect(syncs).toBeGreaterThanOrEqual(1);
+    expect(syncs).toBeLessThanOrEqual(3);
+
+    // Story 19 did not change: not rewritten, not reloaded.
+    expect(node(file19)!.lastHMRTimestamp).toBe(stamp19.hmr);
+    expect(node(file19)!.lastInvalidationTimestamp).toBe(stamp19.invalidated);
+    const otherAfter = (await server.ssrLoadModule('content:stories/19')) as { default: unknown };
+    expect(otherAfter.default).toBe(other.default);
+    expect(logger.text('error')).toBe('');
+  });
+});
+
+describe('dev webhook endpoint without a secret', () => {
+  it('answers 404 with a message saying how to turn it on', async () => {
+    clearContentEnv();
+    const service = await startService();
+    const root = await project('export {};\n');
+    const logger = capturingLogger();
+    const { server, url } = await devServer(root, logger, { baseUrl: service.url, token: PUBLIC_TOKEN });
+    try {
+      const r = await postWebhook(url + HOOK, JSON.stringify({ action: 'published', space_id: 4242, story_id: 12 }));
+      expect(r.status).toBe(404);
+      expect(r.body.error).toMatch(/webhook\.secret option or CONTENT_WEBHOOK_SECRET/);
+    } finally {
+      await server.close();
+      await service.close();
+      await removeDir(root);
+    }
+  });
+});
