@@ -97,7 +97,7 @@ interface State {
 }
 
 /** The last state each output directory was compiled to by this process (the dev server compiles often). */
-const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string }>();
+const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string; texts: Map<string, string> }>();
 const pendingWrites = new Map<string, Promise<void>>();
 
 async function stampOf(file: string): Promise<string | undefined> {
@@ -206,10 +206,26 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const files: Record<string, string> = {};
   const oldFiles = state?.files ?? {};
   const made = new Set<string>();
-  const write = async (rel: string, text: string): Promise<void> => {
-    const digest = sha256(text).slice(0, 20);
-    files[rel] = digest;
-    if (oldFiles[rel] === digest) return;
+  /** Texts of the shared files (index, types, ...) as written, for the next compile of this process. */
+  const sharedTexts = new Map<string, string>();
+  /** Shared files whose digest is computed after this compile returns. */
+  const deferred: Array<[string, string]> = [];
+  const knownTexts = mem && previous === mem.state ? mem.texts : undefined;
+  const write = async (rel: string, text: string, shared = false): Promise<void> => {
+    if (shared) sharedTexts.set(rel, text);
+    const known = shared ? knownTexts?.get(rel) : undefined;
+    if (known !== undefined && oldFiles[rel]) {
+      // Compared with the text this process wrote last: no need to hash megabytes.
+      if (known === text) {
+        files[rel] = oldFiles[rel]!;
+        return;
+      }
+      deferred.push([rel, text]);
+    } else {
+      const digest = sha256(text).slice(0, 20);
+      files[rel] = digest;
+      if (oldFiles[rel] === digest) return;
+    }
     written.push(rel);
     const file = path.join(out, rel);
     const dir = path.dirname(file);
@@ -388,7 +404,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const model = inferrer.model();
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
-  await write('types.ts', emitTypes(model));
+  await write('types.ts', emitTypes(model), true);
   await write(
     'stories.d.ts',
     storiesDeclaration(
@@ -399,16 +415,17 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         storyType: storyTypes.get(newStories[e.id]!.component),
       })),
     ),
+    true,
   );
-  await write('index.js', indexModule(metasAll, languages));
-  await write('index.d.ts', indexDeclaration(metasAll, storyTypes));
-  await write('datasources.js', datasourcesModule(datasources));
-  await write('datasources.d.ts', datasourcesDeclaration(datasources));
-  await write('tags.js', tagsModule(tags));
-  await write('tags.d.ts', tagsDeclaration(tags));
+  await write('index.js', indexModule(metasAll, languages), true);
+  await write('index.d.ts', indexDeclaration(metasAll, storyTypes), true);
+  await write('datasources.js', datasourcesModule(datasources), true);
+  await write('datasources.d.ts', datasourcesDeclaration(datasources), true);
+  await write('tags.js', tagsModule(tags), true);
+  await write('tags.d.ts', tagsDeclaration(tags), true);
   const sortedBacklinks = new Map([...backlinks].map(([k, v]) => [k, [...v].sort()]));
-  await write('backlinks.js', backlinksModule(sortedBacklinks));
-  await write('backlinks.d.ts', backlinksDeclaration);
+  await write('backlinks.js', backlinksModule(sortedBacklinks), true);
+  await write('backlinks.d.ts', backlinksDeclaration, true);
 
   // Files of stories that are gone.
   const deleted: string[] = [];
@@ -425,10 +442,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // then none exists, so a process that dies first leaves a full compile to the next run.
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
+    for (const [rel, text] of deferred) newState.files[rel] = sha256(text).slice(0, 20);
     const text = JSON.stringify({ ...newState, types: inferrer.state() });
     await fs.writeFile(stateFile, text);
     const written = await stampOf(stateFile);
-    if (written !== undefined) remembered.set(stateFile, { state: { ...newState, types: undefined }, inferrer, stamp: written });
+    if (written !== undefined) remembered.set(stateFile, { state: { ...newState, types: undefined }, inferrer, stamp: written, texts: sharedTexts });
   })().finally(() => pendingWrites.delete(stateFile));
   pendingWrites.set(stateFile, writing);
   const warning = missingReport(missing);

@@ -86,11 +86,22 @@ export function storiesDeclaration(prefix: string, modules: ReadonlyArray<{ id: 
   return `${GENERATED_HEADER}${blocks.join('\n')}\n`;
 }
 
+/** Serialized metadata, kept per entry object: unchanged entries are not serialized again. */
+const metaTexts = new WeakMap<EntryMeta, string>();
+function metaJson(meta: EntryMeta): string {
+  let text = metaTexts.get(meta);
+  if (text === undefined) {
+    text = JSON.stringify(meta);
+    metaTexts.set(meta, text);
+  }
+  return text;
+}
+
 /** index.js: every entry's metadata, lazy loaders and lookups. */
 export function indexModule(entries: readonly EntryMeta[], languages: readonly string[]): string {
   const sorted = [...entries].sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id));
   return `${GENERATED_HEADER}export const languages = ${JSON.stringify(languages)};
-export const entries = ${JSON.stringify(sorted)};
+export const entries = [${sorted.map(metaJson).join(',')}];
 const exportNames = ${JSON.stringify(Object.fromEntries(languages.map((l) => [l, exportName(l)])))};
 function exportName(lang) {
   return exportNames[lang] ?? lang;
