@@ -112,7 +112,9 @@ export class ContentClient {
     this.#queue = new PQueue({ concurrency: options.concurrency ?? 12 });
     // Every request in flight listens to the caller's signal.
     if (options.signal) setMaxListeners(0, options.signal);
-    this.pacer = options.pacer ?? new Pacer();
+    // Half of the full bucket the service starts with is spent at once; the rest of the time
+    // requests start at 97% of the allowed rate (the margin absorbs timing jitter).
+    this.pacer = options.pacer ?? new Pacer({ target: 0.97, initialCreditMs: 500 });
   }
 
   #url(path: string, params: Params): string {

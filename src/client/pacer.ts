@@ -21,6 +21,11 @@ export interface PacerOptions {
   step?: number;
   /** How far behind its schedule the pacer may catch up, in ms (default 250; 0: never). */
   catchUpMs?: number;
+  /**
+   * Budget (in ms at the full rate) the first requests may spend at once: the service's bucket
+   * starts full (default 0: the first request starts alone and the rest are spaced).
+   */
+  initialCreditMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -31,6 +36,7 @@ export class Pacer {
   readonly #floor: number;
   readonly #step: number;
   readonly #catchUpMs: number;
+  readonly #initialCreditMs: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
   /** When the next request is due (ms); unset until the first, which starts at once. */
@@ -42,6 +48,7 @@ export class Pacer {
     this.#floor = options.floor ?? 0.1;
     this.#step = options.step ?? 0.01;
     this.#catchUpMs = options.catchUpMs ?? 250;
+    this.#initialCreditMs = options.initialCreditMs ?? 0;
     this.#now = options.now ?? (() => performance.now());
     this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
@@ -56,7 +63,8 @@ export class Pacer {
     const now = this.#now();
     // Behind the schedule (slots went unused): start now, and keep the lag so the
     // following requests make up those slots, up to `catchUpMs` of them.
-    const due = Math.max(this.#next ?? now, now - this.#catchUpMs);
+    const floor = this.#next === undefined ? now - this.#initialCreditMs : now - this.#catchUpMs;
+    const due = Math.max(this.#next ?? floor, floor);
     this.#next = due + (cost * 1000) / this.#share;
     const wait = due - now;
     if (wait > 0) await this.#sleep(wait);

@@ -37,6 +37,23 @@ describe('Pacer catch-up', () => {
     late.slice(1).forEach((t, i) => expect(t - late[i]!).toBeCloseTo(slot, 6));
   });
 
+  it('initialCreditMs lets the first requests spend that much of the starting bucket at once, then spaces them', async () => {
+    const clock = fakeClock();
+    const pacer = new Pacer({ now: clock.now, sleep: clock.sleep, target: 0.96, initialCreditMs: 200 });
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      await pacer.acquire(requestCost('single'));
+      times.push(clock.t);
+    }
+    const immediate = times.filter((t) => t === 1_000).length;
+    // 200 ms of budget at 48 requests/s: ten start at once (the tenth is due exactly now).
+    expect(immediate).toBe(Math.floor(200 / slot) + 1);
+    // The schedule began 200 ms in the past: the next request is due at its slot in it.
+    const late = times.slice(immediate);
+    expect(late[0]).toBeCloseTo(1_000 - 200 + immediate * slot, 6);
+    late.slice(1).forEach((t, i) => expect(t - late[i]!).toBeCloseTo(slot, 6));
+  });
+
   it('with catchUpMs 0, a stall is never made up', async () => {
     const clock = fakeClock();
     const pacer = new Pacer({ now: clock.now, sleep: clock.sleep, catchUpMs: 0 });
