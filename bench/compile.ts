@@ -61,12 +61,12 @@ async function incremental10k(): Promise<void> {
     console.log(`compile: 10,000-story snapshot (${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
     const none = await compileCli(dir, out);
     console.log(`compile: incremental with no change: ${fmt(none.ms, 0)} ms, ${none.written.length} files written`);
-    const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
-    const cv = space.space.version;
     for (const [label, filter] of [
       ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
       ['an author that articles embed', 'filter_query[component][in]=author'],
     ] as const) {
+      const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
+      const cv = space.space.version;
       const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
       const story = list.stories[0]!;
       await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name} (edited ${Date.now()})` });

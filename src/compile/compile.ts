@@ -220,6 +220,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         files[rel] = oldFiles[rel]!;
         return;
       }
+      // Its digest is computed with the state, after returning; until then it is listed as present.
+      files[rel] = '';
       deferred.push([rel, text]);
     } else {
       const digest = sha256(text).slice(0, 20);
@@ -294,17 +296,30 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   await fs.rm(path.join(out, STATE_FILE), { force: true });
 
   // Lookups into one language of the snapshot, for the resolver.
+  /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
+  const LOOKUP_LIMIT = 20_000;
   const lookupFor = (lang: string) => {
     const cache = new Map<string, Story | undefined>();
     const byId = new Map<number, Story>();
     return {
       load: async (uuid: string) => {
-        if (cache.has(uuid)) return cache.get(uuid);
+        if (cache.has(uuid)) {
+          // Used again: the newest, so loading the rest of this story's targets cannot evict it.
+          const hit = cache.get(uuid);
+          cache.delete(uuid);
+          cache.set(uuid, hit);
+          return hit;
+        }
         const id = byUuid.get(uuid);
         const version = id === undefined ? undefined : visible(await records.get(id));
         const story = version ? materialize(version, lang) : undefined;
         cache.set(uuid, story);
         if (story) byId.set(story.id, story);
+        if (cache.size > LOOKUP_LIMIT) {
+          const [oldest, old] = cache.entries().next().value!;
+          cache.delete(oldest);
+          if (old && byId.get(old.id) === old) byId.delete(old.id);
+        }
         return story;
       },
       cache,
@@ -470,13 +485,16 @@ async function resolveWith(
   lookup: { load: (uuid: string) => Promise<Story | undefined>; cache: Map<string, Story | undefined>; byId: Map<number, Story> },
   story: Story,
 ): Promise<ResolveResult> {
+  // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
   const depth = Math.max(1, config.depth ?? 1);
+  const visited = new Set<string>([story.uuid]);
   let frontier = [story];
-  for (let level = 0; level < depth + 1 && frontier.length; level++) {
+  for (let level = 0; level < depth && frontier.length; level++) {
     const next: Story[] = [];
     for (const s of frontier) {
       for (const uuid of uuidsIn(s.content)) {
-        if (lookup.cache.has(uuid)) continue;
+        if (visited.has(uuid)) continue;
+        visited.add(uuid);
         const target = await lookup.load(uuid);
         if (target) next.push(target);
       }
