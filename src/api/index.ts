@@ -2,3 +2,4 @@ export * from './resources.js';
 export * from './envelopes.js';
 export * from './params.js';
 export * from './limits.js';
+export * from './webhook-signature.js';

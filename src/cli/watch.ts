@@ -4,10 +4,9 @@
  * are queued into exactly one next run (their events merged).
  */
 import { spawn } from 'node:child_process';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '../server/webhooks.js';
-import { parseWebhookEvent, sync, type View, type WebhookEvent } from '../sync/index.js';
+import { receiveWebhook, sync, type View, type WebhookEvent } from '../sync/index.js';
 import { UsageError, integer, parse } from './args.js';
 import { summaryLine } from './sync.js';
 
@@ -51,17 +50,6 @@ const log = (line: string) => process.stderr.write(`${clock()} ${line}\n`);
 function describeEvent(e: WebhookEvent): string {
   if ('story_id' in e) return `${e.action} story ${e.story_id}${e.full_slug ? ` (${e.full_slug})` : ''}`;
   return `${e.action} datasource ${e.datasource_slug}`;
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function answer(res: ServerResponse, status: number, body: unknown, close = false): void {
@@ -124,25 +112,12 @@ export async function watchCommand(argv: string[]): Promise<number> {
       if (req.method !== 'POST') {
         return answer(res, 405, { error: 'POST webhooks here' });
       }
-      const body = await readBody(req, maxBytes);
-      if (!body) {
-        log(`webhook refused: body larger than ${maxBytes} bytes (413)`);
-        return answer(res, 413, { error: `the body is larger than ${maxBytes} bytes` }, true);
+      const intake = await receiveWebhook(req, secret, maxBytes);
+      if (intake.status !== 202) {
+        log(`webhook refused: ${intake.error} (${intake.status})`);
+        return answer(res, intake.status, { error: intake.error }, intake.status === 413);
       }
-      if (!verifyWebhook(body, secret, req.headers['webhook-signature'] as string | undefined)) {
-        log('webhook refused: the webhook-signature does not match the body (401)');
-        return answer(res, 401, { error: 'the webhook-signature does not match the body' });
-      }
-      let events: WebhookEvent[];
-      let payloads: unknown[];
-      try {
-        const value: unknown = JSON.parse(body.toString('utf8'));
-        payloads = Array.isArray(value) ? value : [value];
-        events = payloads.map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
-      } catch (err) {
-        log(`webhook refused: ${(err as Error).message} (400)`);
-        return answer(res, 400, { error: `the body is not a webhook payload: ${(err as Error).message}` });
-      }
+      const { events } = intake;
       answer(res, 202, { accepted: events.length });
       if (!events.length) {
         log('webhook accepted: names no story or datasource, nothing to do');

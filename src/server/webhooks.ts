@@ -2,7 +2,7 @@
  * Webhooks announcing content changes, as the real service sends them: a
  * JSON POST signed with `webhook-signature` = hex HMAC-SHA1 of the raw body.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signWebhook } from '../api/webhook-signature.js';
 import type { ChangeEvent } from './store.js';
 
 export interface WebhookPayload {
@@ -14,17 +14,7 @@ export interface WebhookPayload {
   datasource_slug?: string;
 }
 
-export function signWebhook(body: string | Uint8Array, secret: string): string {
-  return createHmac('sha1', secret).update(body).digest('hex');
-}
-
-/** Constant-time check of a `webhook-signature` header against the raw body. */
-export function verifyWebhook(body: string | Uint8Array, secret: string, signature: string | undefined | null): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(signWebhook(body, secret), 'utf8');
-  const given = Buffer.from(signature.trim().toLowerCase(), 'utf8');
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
+export { signWebhook, verifyWebhook } from '../api/webhook-signature.js';
 
 export function webhookPayload(event: ChangeEvent, spaceId: number): WebhookPayload {
   if (event.datasource_slug !== undefined) {

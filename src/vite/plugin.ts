@@ -9,10 +9,8 @@
  *   every environment (HMR where a boundary accepts them, a page reload otherwise).
  */
 import path from 'node:path';
-import type { IncomingMessage } from 'node:http';
 import type { Plugin, ViteDevServer } from 'vite';
-import { verifyWebhook } from '../server/webhooks.js';
-import { parseWebhookEvent, type WebhookEvent } from '../sync/index.js';
+import { receiveWebhook, type WebhookEvent } from '../sync/index.js';
 import { parseOptions, type ContentSyncOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 
@@ -31,18 +29,6 @@ const NAMED: Record<string, string> = {
   backlinks: 'backlinks.js',
   types: 'types.ts',
 };
-
-/** Reads a request body up to `limit` bytes; undefined when it is larger. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncApi> {
   const options = parseOptions(input);
@@ -163,22 +149,13 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
         };
         if (!secret) return answer(404, { error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET' });
         void (async () => {
-          const body = await readBody(req, options.webhook.maxBytes);
-          if (!body) {
-            answer(413, { error: `the body is larger than ${options.webhook.maxBytes} bytes` });
-            req.destroy();
+          const intake = await receiveWebhook(req, secret, options.webhook.maxBytes);
+          if (intake.status !== 202) {
+            answer(intake.status, { error: intake.error });
+            if (intake.status === 413) req.destroy();
             return;
           }
-          if (!verifyWebhook(body, secret, req.headers['webhook-signature'] as string | undefined)) {
-            return answer(401, { error: 'the webhook-signature does not match the body' });
-          }
-          let events: WebhookEvent[];
-          try {
-            const value: unknown = JSON.parse(body.toString('utf8'));
-            events = (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
-          } catch (err) {
-            return answer(400, { error: `the body is not a webhook payload: ${(err as Error).message}` });
-          }
+          const { events } = intake;
           answer(202, { accepted: events.length });
           if (events.length) schedule(events);
         })();
