@@ -25,3 +25,15 @@ export function integer(value: string | undefined, name: string, fallback: numbe
   return n;
 }
 
+
+/** The sync flags `sync` and `watch` share: API version, views and concurrency, checked. */
+export function syncFlags(values: ParsedFlags['values']): { api: 'v1' | 'v2'; views: Array<'published' | 'draft'>; concurrency: number } {
+  const api = (values.api as string | undefined) ?? 'v2';
+  if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
+  const version = (values.version as string | undefined) ?? 'published';
+  const views: Array<'published' | 'draft'> =
+    version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
+  if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
+  const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
+  return { api, views, concurrency };
+}

@@ -3,8 +3,8 @@
  * terminal, one summary line otherwise, or a JSON summary with `--json`.
  */
 import { promises as fs } from 'node:fs';
-import { parseWebhookEvent, sync, type SyncProgress, type SyncResult, type View, type WebhookEvent } from '../sync/index.js';
-import { UsageError, integer, parse } from './args.js';
+import { parseWebhookEvent, sync, type SyncProgress, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import { UsageError, parse, syncFlags } from './args.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
 
@@ -109,12 +109,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   if (!baseUrl) throw new UsageError('sync needs --base-url URL (or CONTENT_BASE_URL)');
   if (!token) throw new UsageError('sync needs --token T (or CONTENT_TOKEN)');
   if (!out) throw new UsageError('sync needs --out DIR');
-  const api = (values.api as string | undefined) ?? 'v2';
-  if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
-  const version = (values.version as string | undefined) ?? 'published';
-  const views: View[] = version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
-  if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
-  const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
+  const { api, views, concurrency } = syncFlags(values);
   const events = await eventsFor(values.events as string | undefined);
 
   const tty = process.stderr.isTTY && !values.json;

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { receiveWebhook, sync, type View, type WebhookEvent } from '../sync/index.js';
-import { UsageError, integer, parse } from './args.js';
+import { UsageError, integer, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 
 const HELP = `usage: content-sync watch --port P --secret S [options] -- <build command...>
@@ -95,12 +95,7 @@ export async function watchCommand(argv: string[]): Promise<number> {
     const token = tokenFlag ?? process.env.CONTENT_TOKEN;
     if (!baseUrl) throw new UsageError('watch --out needs --base-url URL (or CONTENT_BASE_URL)');
     if (!token) throw new UsageError('watch --out needs --token T (or CONTENT_TOKEN)');
-    const api = (values.api as string | undefined) ?? 'v2';
-    if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
-    const version = (values.version as string | undefined) ?? 'published';
-    const views: View[] = version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
-    if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
-    const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
+    const { api, views, concurrency } = syncFlags(values);
     syncOptions = { baseUrl, token, out, api, views, concurrency };
   } else if (baseUrlFlag || tokenFlag || values.api || values.version || values.concurrency) {
     throw new UsageError('sync options need --out DIR (the snapshot directory to keep up to date)');
