@@ -13,7 +13,6 @@ import {
   StoryListQuery,
   TagsQuery,
   isFilterQueryKey,
-  notAllowedMessage,
   resolveLinksV1,
   resolveLinksV2,
   SINGLE_STORY_PARAMS_V2,
@@ -335,4 +334,3 @@ export function handleCdn(store: SpaceStore, req: CdnRequest): Reply {
   }
 }
 
-export { notAllowedMessage };

@@ -353,14 +353,14 @@ export class SpaceStore {
     this.#restructure(version);
     this.#assertFreeSlug(story.full_slug, id);
     const record: StoryRecord = { id, uuid, published: null, draft: version, updated_at: now };
-    if (input.lang && input.lang !== DEFAULT_LANG) this.#applyTranslation(record, version, input);
+    if (input.lang && input.lang !== DEFAULT_LANG) this.#applyTranslation(version, input);
     this.#records.set(id, record);
     this.#byUuid.set(uuid, id);
     this.#invalidate();
     return { story: materialize(version, input.lang && this.isLanguage(input.lang) ? input.lang : DEFAULT_LANG) };
   }
 
-  #applyTranslation(_record: StoryRecord, version: StoryVersion, input: StoryInput): void {
+  #applyTranslation(version: StoryVersion, input: StoryInput): void {
     const lang = input.lang!;
     if (!this.isLanguage(lang)) throw new StoreError(422, `lang ${lang} is not a language of this space (${this.space.language_codes.join(', ') || 'none'})`);
     const languages = (version.languages ??= {});
@@ -378,7 +378,7 @@ export class SpaceStore {
     const draft = clone(record.draft ?? record.published!);
     const before = draft.story.full_slug;
     if (input.lang && input.lang !== DEFAULT_LANG) {
-      this.#applyTranslation(record, draft, input);
+      this.#applyTranslation(draft, input);
     } else {
       const s = draft.story;
       if (input.name !== undefined) s.name = input.name;

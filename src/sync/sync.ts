@@ -33,7 +33,6 @@ import {
   type View,
 } from './records.js';
 import { readState, readText, sortedIndex, sortedIndexPieces, type SnapshotState } from './state.js';
-import { sha256 } from '../snapshot/index.js';
 import type { WebhookEvent } from './events.js';
 
 export interface SyncOptions {
@@ -520,4 +519,3 @@ export async function hasSnapshot(dir: string): Promise<boolean> {
   }
 }
 
-export { sha256 };
