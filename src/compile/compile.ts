@@ -1,19 +1,22 @@
 /**
  * `content-sync compile`: from a snapshot to the TypeScript pages import.
  *
- * One module per story and language (the resolved story), an index of
- * metadata with lazy loaders and lookups, datasources, tags, backlinks, and
- * the types inferred from every story. Stories are read one at a time
- * (targets of relations through a small cache), so memory stays bounded.
+ * One module per story (each language an export: the resolved story), an
+ * index of metadata with lazy loaders and lookups, datasources, tags,
+ * backlinks, and the types inferred from every story. The index, its
+ * declarations and the backlinks are split into chunks (see `chunkCount`);
+ * stories are compiled chunk by chunk and read one at a time (targets of
+ * relations through small caches), so memory stays bounded.
  *
  * Incremental: a state file remembers each story's record digest, what its
  * modules reference and the digest of every file written. A compile after a
  * sync regenerates the stories whose records changed and the stories that
- * embed them, then the small shared modules; a file whose bytes would not
- * change is not touched (bytes and mtime stay).
+ * embed them, then the chunks they belong to and the small shared modules; a
+ * file whose bytes would not change is not touched (bytes and mtime stay).
  */
 import { mkdirSync, promises as fs, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Story, Tag } from '../api/index.js';
 import {
   DEFAULT_LANG,
@@ -29,16 +32,24 @@ import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js
 import { INDEX_FILES, type StoryIndexEntry } from '../sync/index.js';
 import { createResolver, missingReport, type LinksMode, type ResolveResult } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
-import { pathToFileURL } from 'node:url';
 import {
+  CHUNKS,
+  backlinksChunk,
   backlinksDeclaration,
   backlinksModule,
+  bucketOfId,
+  bucketOfUuid,
+  chunkCount,
   datasourcesDeclaration,
   datasourcesModule,
+  entriesChunk,
+  entriesChunkDeclaration,
   entryMeta,
+  exportName,
   indexDeclaration,
   indexModule,
-  exportName,
+  validMetas,
+  storiesChunkDeclaration,
   storiesDeclaration,
   storyModulePath,
   tagsDeclaration,
@@ -59,8 +70,10 @@ export interface CompileOptions {
   schema?: unknown;
   /** Regenerate everything, ignoring the state of the last compile. */
   full?: boolean;
-  /** Import specifier prefix of the story modules in stories.d.ts (default `content:`, the Vite plugin's). */
+  /** Import specifier prefix of the story modules in the declarations (default `content:`, the Vite plugin's). */
   specifierPrefix?: string;
+  /** About how many stories share a chunk of the index and backlinks (default 256). */
+  chunkSize?: number;
 }
 
 export interface CompileResult {
@@ -74,30 +87,125 @@ export interface CompileResult {
 }
 
 const STATE_FILE = '.content-sync-compile.json';
+const STATE_VERSION = 2;
 
 interface StoryState {
   digest: string;
   uuid: string;
   /** uuids the story's modules embed or point at (drives invalidation). */
   references: string[];
-  /** Index metadata, per language. */
-  metas: EntryMeta[];
+  /** The languages its module exports (its metadata is in its entries chunk). */
+  langs: string[];
   component: string;
 }
 
 interface State {
+  v: number;
   fingerprint: string;
+  buckets: number;
   /** Digests of the snapshot's datasources and tags when compiled. */
   snapshotDigests?: { datasources?: string | undefined; tags?: string | undefined };
-  stories: Record<string, StoryState>;
+  stories: Map<number, StoryState>;
   /** Digest of every generated file, by relative path. */
   files: Record<string, string>;
   /** Type inference counts over every compiled (resolved) story (absent while kept in memory). */
   types: unknown;
 }
 
+/** The state file: columns, uuids referenced by their position, so reading it back is cheap. */
+interface StoredState {
+  v: number;
+  fingerprint: string;
+  buckets: number;
+  snapshotDigests?: State['snapshotDigests'];
+  languages: string[];
+  components: string[];
+  ids: number[];
+  digests: string[];
+  uuids: string[];
+  component: number[];
+  /** References: a number is a position in `uuids`, a string a uuid outside the snapshot. */
+  refs: Array<Array<number | string>>;
+  /** Digest of each story's module ('' when it has none). */
+  modules: string[];
+  /** Digests of the other files. */
+  files: Record<string, string>;
+  types: unknown;
+}
+
+function encodeState(state: State, languages: readonly string[], types: unknown): StoredState {
+  const ids = [...state.stories.keys()].sort((a, b) => a - b);
+  const position = new Map<string, number>();
+  const uuids: string[] = [];
+  for (const id of ids) {
+    position.set(state.stories.get(id)!.uuid, uuids.length);
+    uuids.push(state.stories.get(id)!.uuid);
+  }
+  const components: string[] = [];
+  const componentAt = new Map<string, number>();
+  const files = { ...state.files };
+  const stored: StoredState = {
+    v: state.v,
+    fingerprint: state.fingerprint,
+    buckets: state.buckets,
+    ...(state.snapshotDigests ? { snapshotDigests: state.snapshotDigests } : {}),
+    languages: [...languages],
+    components,
+    ids,
+    digests: [],
+    uuids,
+    component: [],
+    refs: [],
+    modules: [],
+    files,
+    types,
+  };
+  for (const id of ids) {
+    const s = state.stories.get(id)!;
+    let c = componentAt.get(s.component);
+    if (c === undefined) {
+      c = components.length;
+      components.push(s.component);
+      componentAt.set(s.component, c);
+    }
+    const rel = storyModulePath(id);
+    stored.digests.push(s.digest);
+    stored.component.push(c);
+    stored.refs.push(s.references.map((u) => position.get(u) ?? u));
+    stored.modules.push(files[rel] ?? '');
+    delete files[rel];
+  }
+  return stored;
+}
+
+/** The state of a state file, or undefined when it is not one this version reads. */
+function decodeState(raw: unknown): State | undefined {
+  const s = raw as StoredState | undefined;
+  if (!s || typeof s !== 'object' || s.v !== STATE_VERSION) return undefined;
+  const { ids, digests, uuids, component, components, refs, modules, languages } = s;
+  const arrays = [ids, digests, uuids, component, refs, modules];
+  if (!arrays.every(Array.isArray) || !arrays.every((a) => a.length === ids.length) || !Array.isArray(components) || !Array.isArray(languages)) {
+    return undefined;
+  }
+  if (!s.files || typeof s.files !== 'object') return undefined;
+  const stories: State['stories'] = new Map();
+  const files: Record<string, string> = { ...s.files };
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    stories.set(id, {
+      digest: digests[i]!,
+      uuid: uuids[i]!,
+      references: refs[i]!.map((r) => (typeof r === 'number' ? uuids[r]! : r)),
+      langs: languages,
+      component: components[component[i]!]!,
+    });
+    if (modules[i]) files[storyModulePath(id)] = modules[i]!;
+  }
+  return { v: s.v, fingerprint: s.fingerprint, buckets: s.buckets, snapshotDigests: s.snapshotDigests, stories, files, types: s.types };
+}
+
 /** The last state each output directory was compiled to by this process (the dev server compiles often). */
-const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string; texts: Map<string, string> }>();
+const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string }>();
 const pendingWrites = new Map<string, Promise<void>>();
 
 async function stampOf(file: string): Promise<string | undefined> {
@@ -115,7 +223,8 @@ export async function settled(): Promise<void> {
 }
 
 async function readJsonFile(file: string): Promise<unknown> {
-  return JSON.parse(await fs.readFile(file, 'utf8'));
+  // One synchronous read: several times faster than the chunked reads of fs.promises for megabytes.
+  return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 /** Reads story records on demand, keeping the most recent in memory. */
@@ -124,7 +233,7 @@ class RecordCache {
   readonly #cache = new Map<number, StoryRecord | null>();
   readonly #limit: number;
 
-  constructor(dir: string, limit = 4096) {
+  constructor(dir: string, limit = 512) {
     this.#dir = dir;
     this.#limit = limit;
   }
@@ -149,6 +258,44 @@ class RecordCache {
   }
 }
 
+/** What a compile needs of each story of the snapshot index. */
+interface IndexRow {
+  id: number;
+  uuid: string;
+  digest: string;
+}
+
+async function readIndex(snapshot: string): Promise<IndexRow[]> {
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(path.join(snapshot, INDEX_FILES.stories));
+  } catch {
+    throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
+  }
+  if (!Array.isArray(raw)) throw new Error(`${snapshot}: ${INDEX_FILES.stories} is not a story index (sync it again)`);
+  return (raw as StoryIndexEntry[]).map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest }));
+}
+
+/** The data of a generated chunk (`export default <json>;`) if it is still as the last compile wrote it. */
+function readJsonChunk(out: string, rel: string, digests: Record<string, string>): unknown {
+  if (!digests[rel]) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path.join(out, rel), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (sha256(text).slice(0, 20) !== digests[rel]) return undefined;
+  const start = text.indexOf('export default ');
+  const end = text.lastIndexOf(';');
+  if (start < 0 || end < start) return undefined;
+  try {
+    return JSON.parse(text.slice(start + 'export default '.length, end));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function compile(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
@@ -156,14 +303,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   await recoverSnapshot(snapshot);
   const manifest = await readManifest(snapshot);
   if (!manifest) throw new Error(`${snapshot} holds no snapshot (no manifest.json); run \`content-sync sync\` first`);
-  let index: StoryIndexEntry[];
-  try {
-    index = (await readJsonFile(path.join(snapshot, INDEX_FILES.stories))) as StoryIndexEntry[];
-  } catch {
-    throw new Error(`${snapshot} has no ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
-  }
+  const index = (await readIndex(snapshot)).sort((a, b) => a.id - b.id);
   const view = options.view ?? (manifest.views.includes('published') ? 'published' : 'draft');
   const languages = manifest.languages;
+  const prefix = options.specifierPrefix ?? 'content:';
   const fingerprint = sha256(
     JSON.stringify({
       view,
@@ -173,12 +316,14 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       l: options.resolveLinks ?? null,
       depth: options.depth ?? 1,
       schema: options.schema ?? null,
-      v: 1,
+      prefix,
+      v: STATE_VERSION,
     }),
   );
+  const buckets = chunkCount(index.length, options.chunkSize);
 
   // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
-  // (a full compile, or one with other options, still removes the modules of stories that are gone).
+  // (a full compile, or one with other options, still removes the files it no longer writes).
   const stateFile = path.join(out, STATE_FILE);
   await pendingWrites.get(stateFile);
   const stamp = await stampOf(stateFile);
@@ -190,12 +335,20 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     previous = mem.state;
   } else {
     try {
-      previous = (await readJsonFile(stateFile)) as State;
+      previous = decodeState(await readJsonFile(stateFile));
     } catch {
       previous = undefined;
     }
   }
-  let state: State | undefined = !options.full && previous?.fingerprint === fingerprint ? previous : undefined;
+  let state: State | undefined =
+    !options.full &&
+    previous?.v === STATE_VERSION &&
+    previous.fingerprint === fingerprint &&
+    previous.buckets === buckets &&
+    previous.files &&
+    typeof previous.files === 'object'
+      ? previous
+      : undefined;
 
   const records = new RecordCache(snapshot);
   const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
@@ -206,28 +359,14 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const files: Record<string, string> = {};
   const oldFiles = state?.files ?? {};
   const made = new Set<string>();
-  /** Texts of the shared files (index, types, ...) as written, for the next compile of this process. */
-  const sharedTexts = new Map<string, string>();
-  /** Shared files whose digest is computed after this compile returns. */
-  const deferred: Array<[string, string]> = [];
-  const knownTexts = mem && previous === mem.state ? mem.texts : undefined;
-  const write = async (rel: string, text: string, shared = false): Promise<void> => {
-    if (shared) sharedTexts.set(rel, text);
-    const known = shared ? knownTexts?.get(rel) : undefined;
-    if (known !== undefined && oldFiles[rel]) {
-      // Compared with the text this process wrote last: no need to hash megabytes.
-      if (known === text) {
-        files[rel] = oldFiles[rel]!;
-        return;
-      }
-      // Its digest is computed with the state, after returning; until then it is listed as present.
-      files[rel] = '';
-      deferred.push([rel, text]);
-    } else {
-      const digest = sha256(text).slice(0, 20);
-      files[rel] = digest;
-      if (oldFiles[rel] === digest) return;
-    }
+  /** Writes in flight: creating files waits on the disk, so several go at once while stories compile. */
+  const inFlight = new Set<Promise<void>>();
+  let writeError: unknown;
+  const WRITE_CONCURRENCY = 32;
+  const write = async (rel: string, text: string): Promise<void> => {
+    const digest = sha256(text).slice(0, 20);
+    files[rel] = digest;
+    if (oldFiles[rel] === digest) return;
     written.push(rel);
     const file = path.join(out, rel);
     const dir = path.dirname(file);
@@ -235,22 +374,42 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       mkdirSync(dir, { recursive: true });
       made.add(dir);
     }
-    writeFileSync(file, text);
+    if (writeError) throw writeError;
+    const p: Promise<void> = fs.writeFile(file, text).then(
+      () => void inFlight.delete(p),
+      (err: unknown) => {
+        inFlight.delete(p);
+        writeError ??= err;
+      },
+    );
+    inFlight.add(p);
+    if (inFlight.size >= WRITE_CONCURRENCY) await Promise.race(inFlight);
+  };
+  const flush = async (): Promise<void> => {
+    await Promise.all(inFlight);
+    if (writeError) throw writeError;
+  };
+  /** An unchanged file of the last compile, kept as it is. */
+  const keep = (rel: string): boolean => {
+    const digest = oldFiles[rel];
+    if (digest === undefined) return false;
+    files[rel] = digest;
+    return true;
   };
 
   // Which stories need their modules regenerated.
-  const newStories: State['stories'] = {};
+  const newStories: State['stories'] = new Map();
   const dirty = new Set<number>();
   for (const e of index) {
-    const old = state?.stories[e.id];
+    const old = state?.stories.get(e.id);
     if (!old || old.digest !== e.digest) dirty.add(e.id);
   }
-  const removedUuids = new Set<string>();
+  const removed: Array<[number, StoryState]> = [];
   if (state) {
-    const present = new Set(index.map((e) => String(e.id)));
-    for (const [id, s] of Object.entries(state.stories)) if (!present.has(id)) removedUuids.add(s.uuid);
+    const present = new Set(index.map((e) => e.id));
+    for (const [id, s] of state.stories) if (!present.has(id)) removed.push([id, s]);
   }
-  const dirtyUuids = new Set<string>([...removedUuids]);
+  const dirtyUuids = new Set<string>(removed.map(([, s]) => s.uuid));
   for (const e of index) if (dirty.has(e.id)) dirtyUuids.add(e.uuid);
   // Stories that embed or point at a changed story change too (references are transitive up to the depth).
   const affected = new Set<number>(dirty);
@@ -258,17 +417,16 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     let frontier = new Set(dirtyUuids);
     for (let level = 0; level < Math.max(1, options.depth ?? 1) && frontier.size; level++) {
       const next = new Set<string>();
-      for (const [id, s] of Object.entries(state.stories)) {
-        if (affected.has(Number(id))) continue;
+      for (const [id, s] of state.stories) {
+        if (affected.has(id)) continue;
         if (s.references.some((u) => frontier.has(u))) {
-          affected.add(Number(id));
+          affected.add(id);
           next.add(s.uuid);
         }
       }
       frontier = next;
     }
   }
-  const regenerate = (id: number) => !state || affected.has(id);
   const snapshotDigests = {
     datasources: (manifest.digests as Record<string, string> | undefined)?.datasources,
     tags: (manifest.digests as Record<string, string> | undefined)?.tags,
@@ -276,7 +434,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   if (
     state &&
     dirty.size === 0 &&
-    removedUuids.size === 0 &&
+    removed.length === 0 &&
     state.snapshotDigests?.datasources === snapshotDigests.datasources &&
     state.snapshotDigests?.tags === snapshotDigests.tags
   ) {
@@ -285,7 +443,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     return {
       mode: 'incremental',
       stories: index.length,
-      modules: Object.values(state.stories).reduce((n, s) => n + s.metas.length, 0),
+      modules: [...state.stories.values()].reduce((n, s) => n + s.langs.length, 0),
       written: [],
       deleted: [],
       warnings: [],
@@ -293,11 +451,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     };
   }
   // Until this compile finishes, no state: an interrupted compile is followed by a full one.
-  await fs.rm(path.join(out, STATE_FILE), { force: true });
+  await fs.rm(stateFile, { force: true });
 
-  // Lookups into one language of the snapshot, for the resolver.
   /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
-  const LOOKUP_LIMIT = 20_000;
+  const LOOKUP_LIMIT = 2_000;
   const lookupFor = (lang: string) => {
     const cache = new Map<string, Story | undefined>();
     const byId = new Map<number, Story>();
@@ -344,15 +501,14 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     state = undefined;
     inferrer = new TypeInferrer(inferOptions);
   }
+  const regenerate = (id: number) => !state || affected.has(id);
   const missing: Array<{ story: Story; missing: ResolveResult['missing'] }> = [];
-  const backlinks = new Map<string, Set<string>>();
   const resolveConfig = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
     detectRelations: options.detectRelations ?? false,
     ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
     depth: options.depth ?? 1,
   };
-  const sorted = [...index].sort((a, b) => a.id - b.id);
   const lookups = new Map(languages.map((lang) => [lang, lookupFor(lang)]));
   let modules = 0;
 
@@ -362,37 +518,21 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     if (!oldFiles[rel]) return;
     try {
       const mod = (await import(`${pathToFileURL(path.join(out, rel)).href}?v=${oldFiles[rel]}`)) as Record<string, Story>;
-      for (const m of old.metas) {
-        const story = mod[exportName(m.lang)];
+      for (const lang of old.langs) {
+        const story = mod[exportName(lang)];
         if (story) inferrer.remove(story);
       }
     } catch {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }
   };
+  for (const [id, old] of removed) await forget(id, old);
 
-  if (state) {
-    const present = new Set(index.map((e) => e.id));
-    for (const [id, old] of Object.entries(state.stories)) {
-      if (!present.has(Number(id))) await forget(Number(id), old);
-    }
-  }
-
-  for (const e of sorted) {
-    const old = state?.stories[e.id];
-    if (state && old && !regenerate(e.id)) {
-      // Unchanged: keep its module, metadata and references as they are.
-      newStories[e.id] = { ...old, digest: e.digest };
-      const rel = storyModulePath(e.id);
-      if (oldFiles[rel]) files[rel] = oldFiles[rel]!;
-      modules += old.metas.length;
-      for (const u of old.references) (backlinks.get(u) ?? backlinks.set(u, new Set()).get(u)!).add(e.uuid);
-      continue;
-    }
+  /** Compiles one story: its module, and its metadata in every language. */
+  const compileStory = async (e: IndexRow, old: StoryState | undefined): Promise<EntryMeta[] | undefined> => {
     if (state && old) await forget(e.id, old);
-    const record = await records.get(e.id);
-    const version = visible(record);
-    if (!version) continue;
+    const version = visible(await records.get(e.id));
+    if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
     const metas: EntryMeta[] = [];
     const references = new Set<string>();
@@ -405,63 +545,151 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       inferrer.add(result.story);
       exports.push([exportName(lang), result.story]);
       metas.push(entryMeta(story, lang));
-      modules++;
     }
-    const refs = [...references].sort();
-    for (const u of refs) (backlinks.get(u) ?? backlinks.set(u, new Set()).get(u)!).add(e.uuid);
-    newStories[e.id] = { digest: e.digest, uuid: e.uuid, references: refs, metas, component: version.story.content.component };
+    newStories.set(e.id, {
+      digest: e.digest,
+      uuid: e.uuid,
+      references: [...references].sort(),
+      langs: languages,
+      component: version.story.content.component,
+    });
     await write(storyModulePath(e.id), exportsSource(exports));
+    return metas;
+  };
+
+  // Chunk by chunk: a chunk none of whose stories changed is kept as it is.
+  const members: IndexRow[][] = Array.from({ length: buckets }, () => []);
+  for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+  const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
+  for (let b = 0; b < buckets; b++) {
+    const rows = members[b]!;
+    const chunkFiles = [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)];
+    const touched = !state || removedBuckets.has(b) || rows.some((e) => regenerate(e.id) || !state!.stories.has(e.id));
+    if (!touched && chunkFiles.every(keep)) {
+      for (const e of rows) {
+        const old = state!.stories.get(e.id)!;
+        newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+        keep(storyModulePath(e.id));
+        modules += old.langs.length;
+      }
+      continue;
+    }
+    // The metadata of the chunk's unchanged stories, as the last compile wrote it.
+    const kept = new Map<number, EntryMeta[]>();
+    if (state) {
+      const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
+      const metas = Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined;
+      for (const m of metas ?? []) (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
+    }
+    const metas: EntryMeta[] = [];
+    const declared: Array<{ id: number; langs: string[]; component: string }> = [];
+    for (const e of rows) {
+      const old = state?.stories.get(e.id);
+      const keptMetas = kept.get(e.id);
+      let storyMetas: EntryMeta[] | undefined;
+      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === old.langs.length && keep(storyModulePath(e.id))) {
+        // Unchanged: its module, metadata and references stay as they are.
+        newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+        storyMetas = keptMetas;
+      } else {
+        storyMetas = await compileStory(e, old);
+      }
+      if (!storyMetas) continue;
+      const s = newStories.get(e.id)!;
+      metas.push(...storyMetas);
+      declared.push({ id: e.id, langs: s.langs, component: s.component });
+      modules += s.langs.length;
+    }
+    await write(CHUNKS.entries(b), entriesChunk(metas));
+    await write(CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas));
+    await write(CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared));
   }
-  const metasAll = sorted.flatMap((e) => newStories[e.id]?.metas ?? []);
+
+  // Backlinks, by target: the chunks holding a target whose referrers changed are written again.
+  const changedTargets = new Set<string>();
+  for (const [, s] of removed) for (const u of s.references) changedTargets.add(u);
+  for (const [id, s] of newStories) {
+    const old = state?.stories.get(id);
+    if (old === s) continue;
+    for (const u of old?.references ?? []) changedTargets.add(u);
+    for (const u of s.references) changedTargets.add(u);
+  }
+  const backlinkBuckets = new Set<number>();
+  for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
+  // A chunk with changed targets is patched: the lists of its other targets are read back from it.
+  // Without a readable previous chunk, every list of the chunk is collected from the stories.
+  const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
+  const complete = new Set<number>();
+  for (let b = 0; b < buckets; b++) {
+    if (state && !backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
+    const previousLists = state ? readJsonChunk(out, CHUNKS.backlinks(b), oldFiles) : undefined;
+    const lists = new Map<string, string[]>();
+    if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
+      for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) if (!changedTargets.has(u)) lists.set(u, list);
+    } else {
+      complete.add(b);
+    }
+    backlinks[b] = lists;
+  }
+  for (const e of index) {
+    const s = newStories.get(e.id);
+    if (!s) continue;
+    for (const u of s.references) {
+      let lists: Map<string, string[]> | undefined;
+      if (changedTargets.has(u)) lists = backlinks[bucketOfUuid(u, buckets)];
+      else if (complete.size) {
+        const b = bucketOfUuid(u, buckets);
+        if (complete.has(b)) lists = backlinks[b];
+      }
+      if (!lists) continue;
+      const list = lists.get(u);
+      if (list) list.push(e.uuid);
+      else lists.set(u, [e.uuid]);
+    }
+  }
+  for (let b = 0; b < buckets; b++) {
+    const lists = backlinks[b];
+    if (!lists) continue;
+    for (const [u, list] of lists) if (changedTargets.has(u) || complete.has(b)) list.sort();
+    await write(CHUNKS.backlinks(b), backlinksChunk(lists));
+  }
 
   const datasources = await readDatasources(snapshot);
   const tags = await readTags(snapshot, view);
   const model = inferrer.model();
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
-  await write('types.ts', emitTypes(model), true);
-  await write(
-    'stories.d.ts',
-    storiesDeclaration(
-      options.specifierPrefix ?? 'content:',
-      sorted.filter((e) => newStories[e.id]).map((e) => ({
-        id: e.id,
-        langs: newStories[e.id]!.metas.map((m) => m.lang),
-        storyType: storyTypes.get(newStories[e.id]!.component),
-      })),
-    ),
-    true,
-  );
-  await write('index.js', indexModule(metasAll, languages), true);
-  await write('index.d.ts', indexDeclaration(metasAll, storyTypes), true);
-  await write('datasources.js', datasourcesModule(datasources), true);
-  await write('datasources.d.ts', datasourcesDeclaration(datasources), true);
-  await write('tags.js', tagsModule(tags), true);
-  await write('tags.d.ts', tagsDeclaration(tags), true);
-  const sortedBacklinks = new Map([...backlinks].map(([k, v]) => [k, [...v].sort()]));
-  await write('backlinks.js', backlinksModule(sortedBacklinks), true);
-  await write('backlinks.d.ts', backlinksDeclaration, true);
+  await write('types.ts', emitTypes(model));
+  await write('stories.d.ts', storiesDeclaration(buckets));
+  await write('index.js', indexModule(buckets, languages));
+  await write('index.d.ts', indexDeclaration(buckets, storyTypes));
+  await write('datasources.js', datasourcesModule(datasources));
+  await write('datasources.d.ts', datasourcesDeclaration(datasources));
+  await write('tags.js', tagsModule(tags));
+  await write('tags.d.ts', tagsDeclaration(tags));
+  await write('backlinks.js', backlinksModule(buckets));
+  await write('backlinks.d.ts', backlinksDeclaration);
+  await flush();
 
-  // Files of stories that are gone.
+  // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   const deleted: string[] = [];
-  const previousFiles = Object.keys({ ...(previous?.files && typeof previous.files === 'object' ? previous.files : {}), ...oldFiles });
+  const previousFiles = previous?.files && typeof previous.files === 'object' ? Object.keys(previous.files) : [];
   for (const rel of previousFiles) {
     if (!(rel in files) && !path.isAbsolute(rel) && !rel.split(/[\\/]/).includes('..')) {
       deleted.push(rel);
       await fs.rm(path.join(out, rel), { force: true });
     }
   }
-  const newState: State = { fingerprint, snapshotDigests, stories: newStories, files, types: undefined };
+  const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: newStories, files, types: undefined };
   await fs.mkdir(out, { recursive: true });
   // The state file is written after this compile returns (the next compile waits for it); until
   // then none exists, so a process that dies first leaves a full compile to the next run.
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
-    for (const [rel, text] of deferred) newState.files[rel] = sha256(text).slice(0, 20);
-    const text = JSON.stringify({ ...newState, types: inferrer.state() });
+    const text = JSON.stringify(encodeState(newState, languages, inferrer.state()));
     await fs.writeFile(stateFile, text);
-    const written = await stampOf(stateFile);
-    if (written !== undefined) remembered.set(stateFile, { state: { ...newState, types: undefined }, inferrer, stamp: written, texts: sharedTexts });
+    const stamped = await stampOf(stateFile);
+    if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });
   })().finally(() => pendingWrites.delete(stateFile));
   pendingWrites.set(stateFile, writing);
   const warning = missingReport(missing);

@@ -70,21 +70,35 @@ export function exportName(lang: string): string {
 export const storySpecifier = (prefix: string, id: number) => `${prefix}stories/${id}`;
 
 /**
- * stories.d.ts: the type of every story module, by its import specifier
- * (`content:stories/123`), each language an export of its story type.
+ * The shared files are split into chunks by story id (entries, their
+ * declarations) or by target uuid (backlinks), so a change rewrites the
+ * chunks it touches and a compile never holds the whole index at once. The
+ * number of chunks follows the number of stories (powers of two, about 256
+ * stories a chunk by default), so the layout is a function of the snapshot alone.
  */
-export function storiesDeclaration(prefix: string, modules: ReadonlyArray<{ id: number; langs: readonly string[]; storyType: string | undefined }>): string {
-  const blocks = [...modules]
-    .sort((a, b) => a.id - b.id)
-    .map((m) => {
-      const type = `import('./types.js').${m.storyType ?? 'AnyStory'}`;
-      const lines = m.langs.map((lang) =>
-        lang === 'default' ? `  const story: ${type};\n  export default story;` : `  export const ${exportName(lang)}: ${type};`,
-      );
-      return `declare module ${JSON.stringify(storySpecifier(prefix, m.id))} {\n${lines.join('\n')}\n}`;
-    });
-  return `${GENERATED_HEADER}${blocks.join('\n')}\n`;
+export function chunkCount(stories: number, perChunk = DEFAULT_CHUNK_SIZE): number {
+  return Math.max(1, 2 ** Math.ceil(Math.log2(Math.max(1, stories) / Math.max(1, perChunk))));
 }
+
+export const DEFAULT_CHUNK_SIZE = 256;
+
+export const bucketOfId = (id: number, buckets: number) => id % buckets;
+
+/** The chunk of a story uuid in the backlinks (FNV-1a over its characters). */
+export function bucketOfUuid(uuid: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < uuid.length; i++) h = Math.imul(h ^ uuid.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % buckets;
+}
+
+export const CHUNKS = {
+  entries: (b: number) => `chunks/entries-${b}.js`,
+  entriesTypes: (b: number) => `chunks/entries-${b}.d.ts`,
+  stories: (b: number) => `chunks/stories-${b}.d.ts`,
+  backlinks: (b: number) => `chunks/backlinks-${b}.js`,
+};
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** Serialized metadata, kept per entry object: unchanged entries are not serialized again. */
 const metaTexts = new WeakMap<EntryMeta, string>();
@@ -97,11 +111,71 @@ function metaJson(meta: EntryMeta): string {
   return text;
 }
 
+const byLangThenId = (a: EntryMeta, b: EntryMeta) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id);
+
+/** chunks/entries-N.js: the metadata of the stories of one chunk, one entry a line. */
+export function entriesChunk(metas: readonly EntryMeta[]): string {
+  const sorted = [...metas].sort(byLangThenId);
+  return `${GENERATED_HEADER}export default [\n${sorted.map(metaJson).join(',\n')}\n];\n`;
+}
+
+/** The metadata read back from an entries chunk, or undefined if it is not that. */
+export function validMetas(metas: unknown[]): EntryMeta[] | undefined {
+  for (const m of metas) {
+    if (!m || typeof m !== 'object' || typeof (m as EntryMeta).id !== 'number' || typeof (m as EntryMeta).lang !== 'string') return undefined;
+  }
+  return metas as EntryMeta[];
+}
+
+/** chunks/entries-N.d.ts: the chunk's entries, and the component of each of its full slugs. */
+export function entriesChunkDeclaration(metas: readonly EntryMeta[]): string {
+  const slugs = new Map<string, Set<string>>();
+  for (const e of metas) (slugs.get(e.full_slug) ?? slugs.set(e.full_slug, new Set()).get(e.full_slug)!).add(e.component);
+  const lines = [...slugs.keys()]
+    .sort()
+    .map((slug) => `  ${JSON.stringify(slug)}: ${[...slugs.get(slug)!].sort().map((c) => JSON.stringify(c)).join(' | ')};`);
+  return `${GENERATED_HEADER}declare const entries: import('../index.js').StoryEntry[];
+export default entries;
+/** The content type of each full slug of this chunk. */
+export interface Slugs {
+${lines.join('\n')}${lines.length ? '\n' : ''}}
+`;
+}
+
+/**
+ * chunks/stories-N.d.ts: the type of every story module of one chunk, by its
+ * import specifier (\`content:stories/123\`), each language an export.
+ */
+export function storiesChunkDeclaration(prefix: string, modules: ReadonlyArray<{ id: number; langs: readonly string[]; component: string }>): string {
+  const blocks = [...modules]
+    .sort((a, b) => a.id - b.id)
+    .map((m) => {
+      const type = `import('../index.js').StoryOf<${JSON.stringify(m.component)}>`;
+      const lines = m.langs.map((lang) =>
+        lang === 'default' ? `  const story: ${type};\n  export default story;` : `  export const ${exportName(lang)}: ${type};`,
+      );
+      return `declare module ${JSON.stringify(storySpecifier(prefix, m.id))} {\n${lines.join('\n')}\n}`;
+    });
+  return `${GENERATED_HEADER}${blocks.join('\n')}${blocks.length ? '\n' : ''}`;
+}
+
+/** stories.d.ts: what a tsconfig includes to type \`content:stories/<id>\` imports (it references every chunk). */
+export function storiesDeclaration(buckets: number): string {
+  return `${GENERATED_HEADER}${range(buckets)
+    .map((b) => `/// <reference path="./${CHUNKS.stories(b)}" />`)
+    .join('\n')}\n`;
+}
+
 /** index.js: every entry's metadata, lazy loaders and lookups. */
-export function indexModule(entries: readonly EntryMeta[], languages: readonly string[]): string {
-  const sorted = [...entries].sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id));
-  return `${GENERATED_HEADER}export const languages = ${JSON.stringify(languages)};
-export const entries = [${sorted.map(metaJson).join(',')}];
+export function indexModule(buckets: number, languages: readonly string[]): string {
+  return `${GENERATED_HEADER}${range(buckets)
+    .map((b) => `import e${b} from './${CHUNKS.entries(b)}';`)
+    .join('\n')}
+export const languages = ${JSON.stringify(languages)};
+/** Every story in every language, by language, then id. */
+export const entries = [${range(buckets)
+    .map((b) => `e${b}`)
+    .join(', ')}].flat().sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id));
 const exportNames = ${JSON.stringify(Object.fromEntries(languages.map((l) => [l, exportName(l)])))};
 function exportName(lang) {
   return exportNames[lang] ?? lang;
@@ -142,27 +216,16 @@ export async function getStory(fullSlug, lang = 'default') {
 `;
 }
 
-export function indexDeclaration(entries: readonly EntryMeta[], storyTypes: ReadonlyMap<string, string>): string {
-  const slugs = new Map<string, Set<string>>();
-  for (const e of entries) {
-    const set = slugs.get(e.full_slug) ?? new Set<string>();
-    set.add(e.component);
-    slugs.set(e.full_slug, set);
-  }
-  const slugLines = [...slugs.keys()]
-    .sort()
-    .map((slug) => {
-      const comps = [...new Set([...slugs.get(slug)!].sort().map((c) => storyTypes.get(c) ?? 'AnyStory'))];
-      return `  ${JSON.stringify(slug)}: ${comps.join(' | ')};`;
-    })
-    .join('\n');
+export function indexDeclaration(buckets: number, storyTypes: ReadonlyMap<string, string>): string {
   const names = [...new Set(storyTypes.values())].sort();
   const typeLines = [...storyTypes.keys()].sort().map((c) => `  ${JSON.stringify(c)}: ${storyTypes.get(c)};`).join('\n');
   return `${GENERATED_HEADER}import type { AnyStory${names.map((n) => `, ${n}`).join('')} } from './types.js';
+${range(buckets)
+  .map((b) => `import type { Slugs as S${b} } from './${CHUNKS.entries(b)}';`)
+  .join('\n')}
 /** The story type of each content type, by component name. */
 export interface StoryTypes {
-${typeLines}
-}
+${typeLines}${typeLines ? '\n' : ''}}
 export type ComponentName = keyof StoryTypes & string;
 export type StoryOf<C extends string> = C extends keyof StoryTypes ? StoryTypes[C] : AnyStory;
 /** Metadata of a story in one language; the body loads with \`load(entry)\`. */
@@ -183,10 +246,12 @@ export interface StoryEntry<C extends string = ComponentName> {
   first_published_at: string | null;
   folder: string;
 }
-/** Every full slug of the snapshot (language variants carry their prefix) and its story type. */
-export interface SlugMap {
-${slugLines}
-}
+/** The content type of every full slug of the snapshot (language variants carry their prefix). */
+export type SlugComponents = ${range(buckets)
+    .map((b) => `S${b}`)
+    .join(' & ')};
+/** Every full slug of the snapshot and its story type. */
+export type SlugMap = { [S in keyof SlugComponents]: StoryOf<SlugComponents[S] & string> };
 export declare const languages: string[];
 export declare const entries: StoryEntry[];
 export declare function load<C extends string>(entry: StoryEntry<C>): Promise<StoryOf<C>>;
@@ -257,13 +322,23 @@ export declare const tags: Array<{ name: TagName; taggings_count: number }>;
 `;
 }
 
-export function backlinksModule(backlinks: ReadonlyMap<string, readonly string[]>): string {
+/** chunks/backlinks-N.js: the backlinks of the target uuids of one chunk, keys sorted. */
+export function backlinksChunk(backlinks: ReadonlyMap<string, readonly string[]>): string {
   const data: Record<string, readonly string[]> = {};
   for (const key of [...backlinks.keys()].sort()) data[key] = backlinks.get(key)!;
-  return `${GENERATED_HEADER}export const backlinks = ${JSON.stringify(data)};
+  return `${GENERATED_HEADER}export default ${JSON.stringify(data)};\n`;
+}
+
+export function backlinksModule(buckets: number): string {
+  return `${GENERATED_HEADER}${range(buckets)
+    .map((b) => `import b${b} from './${CHUNKS.backlinks(b)}';`)
+    .join('\n')}
+export const backlinks = Object.assign({}, ${range(buckets)
+    .map((b) => `b${b}`)
+    .join(', ')});
 /** The uuids of the stories that reference a story (relations and links). */
 export function backlinksOf(uuid) {
-  return backlinks[uuid] ?? [];
+  return Object.hasOwn(backlinks, uuid) ? backlinks[uuid] : [];
 }
 `;
 }
@@ -271,3 +346,4 @@ export function backlinksOf(uuid) {
 export const backlinksDeclaration = `${GENERATED_HEADER}export declare const backlinks: Record<string, string[]>;
 export declare function backlinksOf(uuid: string): string[];
 `;
+

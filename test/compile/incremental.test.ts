@@ -1,14 +1,16 @@
 /**
  * Incremental compiles over the demo space served by the local service: an
- * edit rewrites the story's module, the modules that embed it and the indexes
- * whose bytes change, and nothing else (bytes and mtime); a deletion removes
- * the module; the output is deterministic and equals a full compile's.
+ * edit rewrites the story's module, the modules that embed it and the chunks
+ * of the index whose bytes change, and nothing else (bytes and mtime); a
+ * deletion removes the module; the output is deterministic and equals a full
+ * compile's. Chunks are small here (16 chunks), so most are left alone.
  */
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import { CHUNKS, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
@@ -17,7 +19,7 @@ import { bytesDiff, importFresh, readOutput, touched, walk, type FileState } fro
 
 const TOKEN = 'incremental-public';
 const STATE = '.content-sync-compile.json';
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: ['article.author'], resolveLinks: 'url' };
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: ['article.author'], resolveLinks: 'url', chunkSize: 10 };
 const PAST = new Date('2001-01-01T00:00:00Z');
 
 let server: RunningServer;
@@ -135,8 +137,13 @@ describe('incremental compile over the demo space', () => {
     expect(edit.deleted).toEqual([]);
     let changed = checkWrites(before, after, edit);
     expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
-    expect(changed).toContain('index.js');
-    expect(changed.filter((r) => !['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts', `stories/${lonely.id}.js`].includes(r))).toEqual([]);
+    // Its chunk of the index (its publication date moved), nothing else of the index.
+    const buckets = chunkCount(first.stories, OPTIONS.chunkSize);
+    expect(buckets).toBe(16);
+    const chunk = bucketOfId(lonely.id, buckets);
+    expect(changed).toContain(CHUNKS.entries(chunk));
+    const allowed = ['types.ts', CHUNKS.entries(chunk), CHUNKS.entriesTypes(chunk), CHUNKS.stories(chunk), `stories/${lonely.id}.js`];
+    expect(changed.filter((r) => !allowed.includes(r))).toEqual([]);
     const edited = await importFresh<{ default: Story }>(path.join(out, 'stories', `${lonely.id}.js`));
     expect(edited.default.content.title).toBe('An edited title for the incremental compile');
     await expectEqualsFull();
@@ -178,7 +185,8 @@ describe('incremental compile over the demo space', () => {
     expect(after.has(`stories/${lonely.id}.js`)).toBe(false);
     changed = checkWrites(before, after, del);
     expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
-    expect(changed).toContain('index.js');
+    expect(changed).toContain(CHUNKS.entries(chunk));
+    expect(changed).not.toContain('index.js');
     expect(del.stories).toBe(first.stories - 1);
     await expectEqualsFull();
 

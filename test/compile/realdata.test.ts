@@ -212,7 +212,8 @@ function checkModule(l: Loaded): string {
   const story = await load(entry);
   const component: ${JSON.stringify(first.content.component)} = story.content.component;
   const found = await getStory(${JSON.stringify(first.full_slug)});
-  return component + entry.full_slug + found.name;
+  const foundComponent: ${JSON.stringify(first.content.component)} = found.content.component;
+  return component + entry.full_slug + found.name + foundComponent;
 }`);
   return `${lines.join('\n')}\n`;
 }
