@@ -14,38 +14,63 @@ export function moduleSource(value: unknown): string {
 }
 
 /**
- * Serializes several exports (`default` or identifiers) of one module; objects
- * shared between them are emitted once. Each export is its own declaration,
- * so a bundler drops the exports a page does not import.
+ * Serializes several exports (`default` or identifiers) of one module. Each
+ * export is its own declaration with its own constants, so a bundler keeps
+ * exactly what the imported exports use; within an export, an object reached
+ * more than once is one constant.
  */
 export function exportsSource(exports: ReadonlyArray<readonly [string, unknown]>): string {
-  const seen = new Map<object, number>();
-  const stack: unknown[] = exports.map(([, v]) => v);
+  const decls: string[] = [];
+  const lines: string[] = [];
+  let next = 0;
+  for (const [name, value] of exports) {
+    const body = expression(value, decls, () => `$${next++}`);
+    lines.push(name === 'default' ? `export default ${body};` : `export const ${name} = ${body};`);
+  }
+  return `${decls.join('\n')}${decls.length ? '\n' : ''}${lines.join('\n')}\n`;
+}
+
+/** One value as an expression; objects it reaches more than once are declared in `decls`. */
+function expression(value: unknown, decls: string[], nextName: () => string): string {
+  if (!isObject(value)) return value === undefined ? 'null' : JSON.stringify(value);
+  // The common case is a tree: JSON is a JavaScript expression, and the native serializer is fast.
+  // Whether it is one costs a walk that only looks at objects.
+  const visited = new Set<object>();
+  const stack: object[] = [value];
   let repeated = false;
   let proto = false;
-  // Count how often each object is reached (a DAG walk: shared nodes are walked once).
   while (stack.length) {
-    const v = stack.pop();
-    if (!isObject(v)) continue;
-    const n = seen.get(v) ?? 0;
-    seen.set(v, n + 1);
-    if (n > 0) {
+    const v = stack.pop()!;
+    if (visited.has(v)) {
       repeated = true;
       continue;
     }
-    if (Array.isArray(v)) for (const x of v) stack.push(x);
-    else
+    visited.add(v);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x !== null && typeof x === 'object') stack.push(x);
+      }
+    } else {
       for (const k in v) {
         if (k === '__proto__') proto = true;
-        stack.push((v as Record<string, unknown>)[k]);
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push(x);
       }
+    }
   }
-  const lines: string[] = [];
-  const line = (name: string, body: string) => (name === 'default' ? `export default ${body};` : `export const ${name} = ${body};`);
-  if (!repeated && !proto) {
-    // A tree (the common case): JSON is a JavaScript expression, and the native serializer is fast.
-    for (const [name, value] of exports) lines.push(line(name, value === undefined ? 'null' : JSON.stringify(value)));
-    return `${lines.join('\n')}\n`;
+  if (!repeated && !proto) return JSON.stringify(value);
+  // Otherwise count how often each object is reached (shared nodes are walked once).
+  const seen = new Map<object, number>();
+  const again: unknown[] = [value];
+  while (again.length) {
+    const v = again.pop();
+    if (!isObject(v)) continue;
+    const n = seen.get(v) ?? 0;
+    seen.set(v, n + 1);
+    if (n > 0) continue;
+    if (Array.isArray(v)) for (const x of v) again.push(x);
+    else for (const k in v) again.push((v as Record<string, unknown>)[k]);
   }
   /** Objects under which nothing is shared and no key needs care: serialized natively. */
   const plain = new Map<object, boolean>();
@@ -68,9 +93,7 @@ export function exportsSource(exports: ReadonlyArray<readonly [string, unknown]>
     return ok;
   };
   const shared = new Map<object, string>();
-  const decls: string[] = [];
   const inProgress = new Set<object>();
-
   const emit = (v: unknown, root: boolean): string => {
     if (!isObject(v)) return v === undefined ? 'null' : JSON.stringify(v);
     const name = shared.get(v);
@@ -94,11 +117,10 @@ export function exportsSource(exports: ReadonlyArray<readonly [string, unknown]>
     }
     inProgress.delete(v);
     if (!share) return text;
-    const id = `$${shared.size}`;
+    const id = nextName();
     shared.set(v, id);
     decls.push(`const ${id} = ${text};`);
     return id;
   };
-  for (const [name, value] of exports) lines.push(line(name, emit(value, true)));
-  return `${decls.join('\n')}${decls.length ? '\n' : ''}${lines.join('\n')}\n`;
+  return emit(value, true);
 }

@@ -139,6 +139,13 @@ function isEmpty(d: object): boolean {
   return true;
 }
 
+/** Whether a dictionary has fewer than `n` keys, without listing them. */
+function fewerKeys(d: object, n: number): boolean {
+  let count = 0;
+  for (const _ in d) count++;
+  return count < n;
+}
+
 function bump(d: Dict<number>, key: string, delta: number): void {
   const next = (d[key] ?? 0) + delta;
   if (next === 0) delete d[key];
@@ -227,13 +234,16 @@ export class Observer {
       s.empty += delta;
       return;
     }
-    if (NUMERIC.test(value)) s.numeric += delta;
-    if (DATE.test(value)) s.date += delta;
+    // Cheap first checks: most strings are prose, and the patterns start with a digit or a sign.
+    const first = value.charCodeAt(0);
+    const digit = first >= 48 && first <= 57;
+    if ((digit || first === 45) && NUMERIC.test(value)) s.numeric += delta;
+    if (digit && DATE.test(value)) s.date += delta;
     if (value.length > 64 || value.includes('\n') || value.includes('/')) s.prose += delta;
-    const isUuid = UUID.test(value);
+    const isUuid = value.length === 36 && UUID.test(value);
     if (isUuid) s.uuid += delta;
     if (value in s.vals) bump(s.vals, value, delta);
-    else if (delta > 0 && Object.keys(s.vals).length < this.config.cap) s.vals[value] = delta;
+    else if (delta > 0 && fewerKeys(s.vals, this.config.cap)) s.vals[value] = delta;
     else s.over += delta;
     if (!ctx.fieldLevel) return;
     if (isUuid) {
