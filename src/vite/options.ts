@@ -29,10 +29,13 @@ export const ContentSyncOptions = z.strictObject({
       secret: z.string().min(1).optional(),
       /** Largest body accepted, in bytes. */
       maxBytes: z.number().int().positive().default(64 * 1024),
-      /** Webhooks arriving within this many ms are handled together. */
-      coalesceMs: z.number().int().min(0).default(50),
+      /**
+       * Webhooks arriving within this many ms are handled together. At 0 (the default) the first
+       * webhook syncs at once; those arriving while a sync runs still make one next sync.
+       */
+      coalesceMs: z.number().int().min(0).default(0),
     })
-    .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 50 }),
+    .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0 }),
   /** Poll the cache version every N ms in dev (when webhooks cannot reach the machine). */
   pollMs: z.number().int().min(250).optional(),
   /**
