@@ -139,11 +139,16 @@ function isEmpty(d: object): boolean {
   return true;
 }
 
-/** Whether a dictionary has fewer than `n` keys, without listing them. */
-function fewerKeys(d: object, n: number): boolean {
-  let count = 0;
-  for (const _ in d) count++;
-  return count < n;
+/** How many keys the dictionaries of observed values hold, counted once and then kept up to date. */
+const sizes = new WeakMap<object, number>();
+function sizeOf(d: object): number {
+  let size = sizes.get(d);
+  if (size === undefined) {
+    size = 0;
+    for (const _ in d) size++;
+    sizes.set(d, size);
+  }
+  return size;
 }
 
 function bump(d: Dict<number>, key: string, delta: number): void {
@@ -242,9 +247,14 @@ export class Observer {
     if (value.length > 64 || value.includes('\n') || value.includes('/')) s.prose += delta;
     const isUuid = value.length === 36 && UUID.test(value);
     if (isUuid) s.uuid += delta;
-    if (value in s.vals) bump(s.vals, value, delta);
-    else if (delta > 0 && fewerKeys(s.vals, this.config.cap)) s.vals[value] = delta;
-    else s.over += delta;
+    if (value in s.vals) {
+      const size = sizeOf(s.vals);
+      bump(s.vals, value, delta);
+      if (!(value in s.vals)) sizes.set(s.vals, size - 1);
+    } else if (delta > 0 && sizeOf(s.vals) < this.config.cap) {
+      sizes.set(s.vals, sizeOf(s.vals) + 1);
+      s.vals[value] = delta;
+    } else s.over += delta;
     if (!ctx.fieldLevel) return;
     if (isUuid) {
       s.uuids ??= dict();
