@@ -174,11 +174,11 @@ export class SnapshotTransaction {
   }
 
   /**
-   * Stages a large file from pieces, never holding it whole, and returns its
-   * sha256. With `unless` (the digest of the file as it stands) an identical
-   * file is not staged.
+   * Stages a large file from pieces (strings or bytes), never holding it
+   * whole, and returns its sha256. With `unless` (the digest of the file as it
+   * stands) an identical file is not staged.
    */
-  async putPieces(rel: string, pieces: Iterable<string>, unless?: string): Promise<string> {
+  async putPieces(rel: string, pieces: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>, unless?: string): Promise<string> {
     const safe = safeRelative(rel);
     const file = path.join(this.#dir, TXN, 'files', safe);
     const parent = path.dirname(file);
@@ -189,19 +189,23 @@ export class SnapshotTransaction {
     const hash = createHash('sha256');
     const handle = await fs.open(file, 'w');
     try {
-      let batch: string[] = [];
+      // Pieces are gathered into chunks of about a megabyte, each hashed and written as one buffer.
+      let batch: Uint8Array[] = [];
       let size = 0;
-      for (const piece of pieces) {
-        hash.update(piece);
-        batch.push(piece);
-        size += piece.length;
-        if (size >= 1 << 20) {
-          await handle.write(batch.join(''));
-          batch = [];
-          size = 0;
-        }
+      const flush = async () => {
+        const chunk = batch.length === 1 ? batch[0]! : Buffer.concat(batch, size);
+        batch = [];
+        size = 0;
+        hash.update(chunk);
+        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
+      };
+      for await (const piece of pieces) {
+        const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+        batch.push(bytes);
+        size += bytes.length;
+        if (size >= 1 << 20) await flush();
       }
-      if (batch.length) await handle.write(batch.join(''));
+      if (size) await flush();
     } finally {
       await handle.close();
     }

@@ -2,29 +2,144 @@
  * The part of a snapshot a sync needs to know what it already has: the
  * manifest and the two indexes. Anything missing or unreadable means "no
  * usable snapshot", and the sync starts over with a full one.
+ *
+ * A process that syncs the same directory again and again (the dev server on
+ * every webhook) keeps the state its last commit left, with a stamp of the
+ * files it describes; the next read takes it from memory while those files
+ * are still the ones this process wrote (same inode, size and modification
+ * time), and from disk otherwise.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { FILES, Manifest, canonicalJson, recoverSnapshot } from '../snapshot/index.js';
+import { FILES, Manifest, canonicalJson, recoverSnapshot, type SnapshotTransaction } from '../snapshot/index.js';
 import { INDEX_FILES, type DatasourceIndexEntry, type StoryIndexEntry } from './records.js';
 
 export interface SnapshotState {
   manifest: Manifest & { max_published_at?: string | null; synced_at?: string };
   stories: Map<number, StoryIndexEntry>;
   datasources: Map<number, DatasourceIndexEntry>;
+  /** Where each entry sits in `indexes/stories.json`, when this process wrote that file. */
+  index?: IndexLayout;
+}
+
+/**
+ * The layout of a stories index this process wrote: entry `i` (in id order)
+ * is the bytes `starts[i]..ends[i]` of the file, the canonical text of
+ * `entries.get(ids[i])`. Entries are never changed in place (a change replaces
+ * the entry), so an entry still the same object has still the same bytes, and
+ * the next write copies them instead of serializing the entry again.
+ */
+export interface IndexLayout {
+  entries: ReadonlyMap<number, StoryIndexEntry>;
+  ids: Float64Array;
+  starts: Float64Array;
+  ends: Float64Array;
+  /** `fileStamp` of the file as written. */
+  stamp: string;
 }
 
 async function readJson(file: string): Promise<unknown> {
   return JSON.parse(await fs.readFile(file, 'utf8'));
 }
 
+/** The files a state is read from. */
+const STATE_FILES: string[] = [FILES.manifest, INDEX_FILES.stories, INDEX_FILES.datasources];
+
+/**
+ * The last state this process committed to each directory, with the stamps its
+ * files had. A sync copies the maps before changing them, and index entries
+ * are never changed in place (a change replaces the entry), so what is kept
+ * here stays what was committed.
+ */
+const remembered = new Map<string, { state: SnapshotState; stamp: string }>();
+
+/**
+ * Identity of a file's bytes as far as the file system tells it: a commit
+ * renames a new file into place (new inode), and an edit in place moves the
+ * modification time.
+ */
+const stampOfStats = (st: BigIntStats): string => `${st.ino}:${st.size}:${st.mtimeNs}`;
+
+async function fileStamp(file: string): Promise<string | undefined> {
+  try {
+    return stampOfStats(await fs.stat(file, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+}
+
+async function stampsOf(files: string[]): Promise<string[] | undefined> {
+  const stamps = await Promise.all(files.map(fileStamp));
+  return stamps.every((s) => s !== undefined) ? (stamps as string[]) : undefined;
+}
+
+/**
+ * The stamps the state files of `txn`'s directory will have once it commits:
+ * a staged file keeps its inode, size and modification time when renamed into
+ * place, and a file the transaction does not touch stays as it is. Taken while
+ * the transaction holds the directory, so no other writer comes in between.
+ */
+export async function committedStamps(txn: SnapshotTransaction): Promise<string[] | undefined> {
+  const { puts, deletes } = txn.changes;
+  if (STATE_FILES.some((rel) => deletes.includes(rel))) return undefined;
+  return stampsOf(STATE_FILES.map((rel) => (puts.includes(rel) ? path.join(txn.dir, '.txn', 'files', rel) : path.join(txn.dir, rel))));
+}
+
+/**
+ * Keeps the state a commit left in `dir`: its files stamped by
+ * `committedStamps` before the commit, and the layout of the stories index
+ * written from `state.stories`.
+ */
+export function rememberState(
+  dir: string,
+  state: Omit<SnapshotState, 'index'>,
+  layout: Omit<IndexLayout, 'stamp'> | undefined,
+  stamps: string[] | undefined,
+): void {
+  dir = path.resolve(dir);
+  if (stamps === undefined) {
+    remembered.delete(dir);
+    return;
+  }
+  // The manifest as a read from disk would give it.
+  const manifest = Manifest.parse(JSON.parse(canonicalJson(state.manifest))) as SnapshotState['manifest'];
+  const index = layout && layout.entries === state.stories ? { ...layout, stamp: stamps[STATE_FILES.indexOf(INDEX_FILES.stories)]! } : undefined;
+  remembered.set(dir, {
+    state: { manifest, stories: state.stories, datasources: state.datasources, ...(index ? { index } : {}) },
+    stamp: stamps.join('|'),
+  });
+}
+
+/** Drops what this process remembers of `dir` (a sync of it failed). */
+export function forgetState(dir: string): void {
+  remembered.delete(path.resolve(dir));
+}
+
+/** What a sync knows of the snapshot in `dir` (its maps copies: the caller may change them). */
 export async function readState(dir: string): Promise<SnapshotState | undefined> {
+  const state = await loadState(dir);
+  return state && { manifest: structuredClone(state.manifest), stories: new Map(state.stories), datasources: new Map(state.datasources) };
+}
+
+/**
+ * What a sync knows of the snapshot in `dir`, possibly this process's memory
+ * of it: to be read, never changed.
+ */
+export async function loadState(dir: string): Promise<SnapshotState | undefined> {
   try {
     await fs.access(dir);
   } catch {
     return undefined;
   }
   await recoverSnapshot(dir);
+  const mem = remembered.get(path.resolve(dir));
+  if (mem) {
+    if (mem.stamp === (await stampsOf(STATE_FILES.map((rel) => path.join(dir, rel))))?.join('|')) {
+      return mem.state;
+    }
+    // Written by someone else since: what is on disk is the truth.
+    remembered.delete(path.resolve(dir));
+  }
   try {
     const manifest = Manifest.parse(await readJson(path.join(dir, FILES.manifest)));
     const stories = (await readJson(path.join(dir, INDEX_FILES.stories))) as StoryIndexEntry[];
@@ -52,20 +167,123 @@ export async function readText(file: string): Promise<string | undefined> {
 export const sortedIndex = <T extends { id: number }>(map: Map<number, T>): string =>
   canonicalJson([...map.values()].sort((a, b) => a.id - b.id));
 
+const OPEN = Buffer.from('[\n');
+const CLOSE = Buffer.from(']\n');
+const EMPTY = Buffer.from('[]\n');
+const COMMA = Buffer.from(',\n');
+const NEWLINE = Buffer.from('\n');
+const CHUNK = 1 << 20;
+
+/** The text of one entry as `sortedIndex` indents it, without the comma. */
+const entryText = (entry: object): string => `  ${canonicalJson(entry).slice(0, -1).replace(/\n/g, '\n  ')}`;
+
 /**
- * The same text as `sortedIndex`, in pieces (one per entry), so that an index
- * of a large space is written without ever being one string.
+ * The bytes of `sortedIndex(stories)`, in pieces (one per entry), so that an
+ * index of a large space is written without ever being one string. With the
+ * layout of the file as it stands in `file` (and the file still as written),
+ * runs of entries unchanged since are copied from it rather than serialized.
+ * `layout` receives the layout of the new text once the pieces are consumed.
  */
-export function* sortedIndexPieces<T extends { id: number }>(map: Map<number, T>): Generator<string> {
-  const ids = [...map.keys()].sort((a, b) => a - b);
-  if (!ids.length) {
-    yield '[]\n';
-    return;
+export async function* sortedIndexPieces(
+  stories: ReadonlyMap<number, StoryIndexEntry>,
+  previous?: { layout: IndexLayout; file: string },
+  layout?: (layout: Omit<IndexLayout, 'stamp'>) => void,
+): AsyncGenerator<Uint8Array> {
+  const n = stories.size;
+  const ids = new Float64Array(n);
+  let k = 0;
+  for (const id of stories.keys()) ids[k++] = id;
+  ids.sort();
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  let old: IndexLayout | undefined;
+  let handle: fs.FileHandle | undefined;
+  if (previous) {
+    try {
+      handle = await fs.open(previous.file, 'r');
+      if (stampOfStats(await handle.stat({ bigint: true })) === previous.layout.stamp) old = previous.layout;
+    } catch {
+      // Not there any more: everything is serialized.
+    }
   }
-  yield '[\n';
-  for (let i = 0; i < ids.length; i++) {
-    const entry = canonicalJson(map.get(ids[i]!)).slice(0, -1).replace(/\n/g, '\n  ');
-    yield `  ${entry}${i < ids.length - 1 ? ',' : ''}\n`;
+  try {
+    if (!n) {
+      yield EMPTY;
+      layout?.({ entries: stories, ids, starts, ends });
+      return;
+    }
+    yield OPEN;
+    let pos = OPEN.length;
+    // Serialized entries (with their separators) are handed on as one buffer per ~256 KB of text.
+    let text: string[] = [];
+    let textBytes = 0;
+    const flushText = function* (): Generator<Uint8Array> {
+      if (!text.length) return;
+      yield Buffer.from(text.join(''));
+      text = [];
+      textBytes = 0;
+    };
+    // A run of old entries j0..j1 (consecutive in both files), copied as one range; it starts at `at` in the new file.
+    let run: { j0: number; j1: number; at: number } | undefined;
+    const copy = async function* (r: { j0: number; j1: number }): AsyncGenerator<Uint8Array> {
+      const to = old!.ends[r.j1]!;
+      for (let from = old!.starts[r.j0]!; from < to; ) {
+        const buf = Buffer.allocUnsafe(Math.min(CHUNK, to - from));
+        for (let got = 0; got < buf.length; ) {
+          const { bytesRead } = await handle!.read(buf, got, buf.length - got, from + got);
+          if (!bytesRead) throw new Error(`${previous!.file} changed while it was being rewritten`);
+          got += bytesRead;
+        }
+        yield buf;
+        from += buf.length;
+      }
+    };
+    let j = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      const entry = stories.get(id)!;
+      let same = -1;
+      if (old) {
+        while (j < old.ids.length && old.ids[j]! < id) j++;
+        if (old.ids[j] === id && old.entries.get(id) === entry) same = j;
+      }
+      if (same >= 0 && run && same === run.j1 + 1) {
+        run.j1 = same;
+      } else {
+        if (run) {
+          yield* flushText();
+          yield* copy(run);
+          pos = run.at + old!.ends[run.j1]! - old!.starts[run.j0]!;
+          yield COMMA;
+          pos += COMMA.length;
+          run = undefined;
+        }
+        if (same >= 0) {
+          run = { j0: same, j1: same, at: pos };
+        } else {
+          const piece = entryText(entry);
+          const bytes = Buffer.byteLength(piece);
+          starts[i] = pos;
+          ends[i] = pos + bytes;
+          const last = i === n - 1;
+          text.push(piece, last ? '\n' : ',\n');
+          textBytes += bytes + (last ? 1 : 2);
+          pos = ends[i]! + (last ? 1 : 2);
+          if (textBytes >= CHUNK / 4) yield* flushText();
+          continue;
+        }
+      }
+      starts[i] = run.at + old!.starts[same]! - old!.starts[run.j0]!;
+      ends[i] = starts[i]! + old!.ends[same]! - old!.starts[same]!;
+    }
+    yield* flushText();
+    if (run) {
+      yield* copy(run);
+      yield NEWLINE;
+    }
+    yield CLOSE;
+    layout?.({ entries: stories, ids, starts, ends });
+  } finally {
+    await handle?.close();
   }
-  yield ']\n';
 }

@@ -32,7 +32,17 @@ import {
   type TagsSnapshot,
   type View,
 } from './records.js';
-import { readState, readText, sortedIndex, sortedIndexPieces, type SnapshotState } from './state.js';
+import {
+  committedStamps,
+  forgetState,
+  loadState,
+  readText,
+  rememberState,
+  sortedIndex,
+  sortedIndexPieces,
+  type IndexLayout,
+  type SnapshotState,
+} from './state.js';
 import type { WebhookEvent } from './events.js';
 
 export interface SyncOptions {
@@ -101,6 +111,8 @@ interface Pass {
   report: () => void;
   /** Digest of the stories index as it stands on disk (undefined: write it). */
   previousIndexDigest: string | undefined;
+  /** Layout of the stories index on disk, when this process wrote it. */
+  previousIndex: IndexLayout | undefined;
 }
 
 function languagesOf(space: Space): string[] {
@@ -215,7 +227,11 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
   const oldTags = await readText(path.join(out, FILES.tags));
   const tags = tagsText ?? oldTags ?? canonicalJson({});
   // The stories index can be tens of megabytes: it is streamed, and staged only when its digest changed.
-  const storiesIndexDigest = await pass.txn.putPieces(INDEX_FILES.stories, sortedIndexPieces(pass.stories), pass.previousIndexDigest);
+  // Entries unchanged since this process last wrote it are copied from the file rather than serialized again.
+  let layout: Omit<IndexLayout, 'stamp'> | undefined;
+  const previous = pass.previousIndex && { layout: pass.previousIndex, file: path.join(out, INDEX_FILES.stories) };
+  const pieces = sortedIndexPieces(pass.stories, previous, (l) => (layout = l));
+  const storiesIndexDigest = await pass.txn.putPieces(INDEX_FILES.stories, pieces, pass.previousIndexDigest);
   const datasourcesIndex = sortedIndex(pass.datasources);
   const manifest = buildManifest({
     api: pass.client.api,
@@ -236,7 +252,10 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
     if ((await readText(path.join(out, rel))) !== text) await pass.txn.put(rel, text);
   }
   await pass.txn.put(FILES.manifest, canonicalJson(manifest));
+  const stamps = await committedStamps(pass.txn);
   await pass.txn.commit();
+  // The next sync of this directory by this process starts from here, unless someone else writes it meanwhile.
+  rememberState(out, { manifest: manifest as SnapshotState['manifest'], stories: pass.stories, datasources: pass.datasources }, layout, stamps);
   return { tagsChanged: oldTags !== tags };
 }
 
@@ -412,7 +431,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
 
   for (let passNo = 1; ; passNo++) {
     // Read even with --full: the old index names the files of stories that are gone.
-    const state = await readState(out);
+    const state = await loadState(out);
     progress.phase = 'space';
     progress.stories = 0;
     progress.storiesTotal = undefined;
@@ -471,6 +490,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       progress,
       report,
       previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
+      previousIndex: state?.index,
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.
@@ -501,6 +521,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     } catch (err) {
       await txn.abort();
       if (err instanceof Moved && passNo < maxPasses) continue;
+      forgetState(out);
       if (err instanceof Moved) {
         throw new SyncError(`published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`);
       }
