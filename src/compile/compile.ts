@@ -29,7 +29,7 @@ import {
   type DatasourceRecord,
 } from '../snapshot/index.js';
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
-import { INDEX_FILES, type StoryIndexEntry } from '../sync/index.js';
+import { INDEX_FILES, loadState } from '../sync/index.js';
 import { createResolver, missingReport, type LinksMode, type ResolveResult } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -285,15 +285,13 @@ interface IndexRow {
   digest: string;
 }
 
+/** The story index of a snapshot: from memory when this process synced it last, else from disk. */
 async function readIndex(snapshot: string): Promise<IndexRow[]> {
-  let raw: unknown;
-  try {
-    raw = await readJsonFile(path.join(snapshot, INDEX_FILES.stories));
-  } catch {
-    throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
-  }
-  if (!Array.isArray(raw)) throw new Error(`${snapshot}: ${INDEX_FILES.stories} is not a story index (sync it again)`);
-  return (raw as StoryIndexEntry[]).map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest }));
+  const state = await loadState(snapshot);
+  if (!state) throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
+  const rows: IndexRow[] = [];
+  for (const e of state.stories.values()) rows.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+  return rows;
 }
 
 /** The data of a generated chunk (`export default <json>;`) if it is still as the last compile wrote it. */

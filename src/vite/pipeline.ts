@@ -110,7 +110,19 @@ export class ContentPipeline {
     }
   }
 
+  /** Resolves once no sync or compile runs or waits to run. */
+  async idle(): Promise<void> {
+    while (this.#running) {
+      try {
+        await this.#running;
+      } catch {
+        // The run's caller hears of its failure.
+      }
+    }
+  }
+
   async close(): Promise<void> {
+    await this.idle();
     await this.#server?.service.settled();
     await this.#server?.close();
     this.#server = undefined;

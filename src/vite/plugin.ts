@@ -161,7 +161,10 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
         })();
       });
 
-      server.httpServer?.once('close', () => void pipeline?.close());
+      server.httpServer?.once('close', () => {
+        clearTimeout(timer);
+        void pipeline?.close();
+      });
 
       if (options.pollMs) {
         const poll = setInterval(() => void apply(undefined), options.pollMs);
@@ -176,6 +179,12 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
           service.setWebhook({ url: new URL(options.webhook.path, url).toString(), secret });
         }
       });
+    },
+
+    async buildEnd() {
+      // The dev server closing (or a build ending): let a sync or compile in flight finish, so
+      // that nothing writes into the output after the server is gone.
+      await pipeline?.idle();
     },
 
     async closeBundle() {
