@@ -23,13 +23,12 @@ import {
   FILES,
   StoryRecord,
   materialize,
-  readManifest,
-  recoverSnapshot,
   sha256,
   type DatasourceRecord,
+  type Manifest,
 } from '../snapshot/index.js';
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
-import { INDEX_FILES, loadState } from '../sync/index.js';
+import { INDEX_FILES, hasSnapshot, loadState } from '../sync/index.js';
 import { createResolver, missingReport, type LinksMode, type ResolveResult } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -285,13 +284,19 @@ interface IndexRow {
   digest: string;
 }
 
-/** The story index of a snapshot: from memory when this process synced it last, else from disk. */
-async function readIndex(snapshot: string): Promise<IndexRow[]> {
+/**
+ * The manifest and story index of a snapshot: from memory when this process
+ * synced it last, else from disk (finishing a transaction a killed writer left).
+ */
+async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; index: IndexRow[] }> {
   const state = await loadState(snapshot);
-  if (!state) throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
-  const rows: IndexRow[] = [];
-  for (const e of state.stories.values()) rows.push({ id: e.id, uuid: e.uuid, digest: e.digest });
-  return rows;
+  if (!state) {
+    if (!(await hasSnapshot(snapshot))) throw new Error(`${snapshot} holds no snapshot (no manifest.json); run \`content-sync sync\` first`);
+    throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
+  }
+  const index: IndexRow[] = [];
+  for (const e of state.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+  return { manifest: state.manifest, index: index.sort((a, b) => a.id - b.id) };
 }
 
 /** The data of a generated chunk (`export default <json>;`) if it is still as the last compile wrote it. */
@@ -318,10 +323,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);
-  await recoverSnapshot(snapshot);
-  const manifest = await readManifest(snapshot);
-  if (!manifest) throw new Error(`${snapshot} holds no snapshot (no manifest.json); run \`content-sync sync\` first`);
-  const index = (await readIndex(snapshot)).sort((a, b) => a.id - b.id);
+  const { manifest, index } = await readSnapshot(snapshot);
   const view = options.view ?? (manifest.views.includes('published') ? 'published' : 'draft');
   const languages = manifest.languages;
   const prefix = options.specifierPrefix ?? 'content:';

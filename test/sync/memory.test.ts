@@ -5,7 +5,7 @@
  * would write, and a snapshot someone else wrote meanwhile must be read from
  * disk.
  */
-import { promises as fs } from 'node:fs';
+import fsSync, { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { canonicalJson } from '../../src/snapshot/index.js';
@@ -36,7 +36,7 @@ async function setup(): Promise<{ url: string; dir: string }> {
 
 /** Runs `run` and counts how many times it read the stories index of `dir` whole (the disk path). */
 async function indexReads(dir: string, run: () => Promise<unknown>): Promise<number> {
-  const spy = vi.spyOn(fs, 'readFile');
+  const spy = vi.spyOn(fsSync, 'readFileSync');
   try {
     await run();
     return spy.mock.calls.filter(([file]) => String(file) === path.join(dir, INDEX_FILES.stories)).length;

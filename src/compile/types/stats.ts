@@ -354,8 +354,15 @@ export class Observer {
 export function canonical(value: unknown, nullProto: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => canonical(v, nullProto));
   if (isObject(value)) {
-    const out: Record<string, unknown> = nullProto ? (Object.create(null) as Record<string, unknown>) : {};
-    for (const key of Object.keys(value).sort()) {
+    const keys = Object.keys(value).sort();
+    if (nullProto) {
+      // Without a prototype there is no __proto__ setter: assignment makes an own property.
+      const out = Object.create(null) as Record<string, unknown>;
+      for (const key of keys) out[key] = canonical(value[key], nullProto);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
       Object.defineProperty(out, key, { value: canonical(value[key], nullProto), enumerable: true, writable: true, configurable: true });
     }
     return out;
