@@ -14,7 +14,7 @@
  * embed them, then the chunks they belong to and the small shared modules; a
  * file whose bytes would not change is not touched (bytes and mtime stay).
  */
-import { mkdirSync, promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, promises as fs, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Story, Tag } from '../api/index.js';
@@ -24,11 +24,13 @@ import {
   StoryRecord,
   materialize,
   sha256,
+  readManifest,
   type DatasourceRecord,
   type Manifest,
 } from '../snapshot/index.js';
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
-import { INDEX_FILES, hasSnapshot, loadState } from '../sync/index.js';
+import { INDEX_FILES } from '../sync/index.js';
+import { rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
 import { createResolver, missingReport, type LinksMode, type ResolveResult } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -277,26 +279,48 @@ class RecordCache {
   }
 }
 
-/** What a compile needs of each story of the snapshot index. */
-interface IndexRow {
-  id: number;
-  uuid: string;
-  digest: string;
-}
-
 /**
  * The manifest and story index of a snapshot: from memory when this process
  * synced it last, else from disk (finishing a transaction a killed writer left).
  */
 async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; index: IndexRow[] }> {
-  const state = await loadState(snapshot);
-  if (!state) {
-    if (!(await hasSnapshot(snapshot))) throw new Error(`${snapshot} holds no snapshot (no manifest.json); run \`content-sync sync\` first`);
-    throw new Error(`${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`);
+  const mem = await rememberedState(snapshot);
+  let index: IndexRow[] = [];
+  let manifest: Manifest | undefined;
+  if (mem) {
+    manifest = mem.manifest;
+    for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+  } else {
+    manifest = await readManifest(snapshot).catch(() => undefined);
+    if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
+    const unreadable = `${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`;
+    let text: string;
+    try {
+      text = readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8');
+    } catch {
+      throw new Error(unreadable);
+    }
+    // The index as sync writes it is read off its lines; anything else is parsed.
+    const rows = scanIndexRows(text) ?? parseIndexRows(text);
+    if (!rows) throw new Error(unreadable);
+    index = rows;
   }
-  const index: IndexRow[] = [];
-  for (const e of state.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest });
-  return { manifest: state.manifest, index: index.sort((a, b) => a.id - b.id) };
+  return { manifest, index: index.sort((a, b) => a.id - b.id) };
+}
+
+function parseIndexRows(text: string): IndexRow[] | undefined {
+  try {
+    const raw = JSON.parse(text) as unknown;
+    if (!Array.isArray(raw)) return undefined;
+    const rows: IndexRow[] = [];
+    for (const e of raw as Array<Record<string, unknown>>) {
+      if (!e || typeof e.id !== 'number' || typeof e.uuid !== 'string' || typeof e.digest !== 'string') return undefined;
+      rows.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+    }
+    return rows;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The data of a generated chunk (`export default <json>;`) if it is still as the last compile wrote it. */
@@ -471,7 +495,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     };
   }
   // Until this compile finishes, no state: an interrupted compile is followed by a full one.
-  await fs.rm(stateFile, { force: true });
+  try {
+    unlinkSync(stateFile);
+  } catch {
+    // None to remove.
+  }
 
   /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
   const LOOKUP_LIMIT = 2_000;

@@ -123,10 +123,11 @@ export async function readState(dir: string): Promise<SnapshotState | undefined>
 }
 
 /**
- * What a sync knows of the snapshot in `dir`, possibly this process's memory
- * of it: to be read, never changed.
+ * The state this process committed to `dir` last, if the directory still holds
+ * exactly that (after finishing a transaction a killed writer left); else
+ * undefined, and the disk is the truth.
  */
-export async function loadState(dir: string): Promise<SnapshotState | undefined> {
+export async function rememberedState(dir: string): Promise<SnapshotState | undefined> {
   try {
     await fs.access(dir);
   } catch {
@@ -134,12 +135,24 @@ export async function loadState(dir: string): Promise<SnapshotState | undefined>
   }
   await recoverSnapshot(dir);
   const mem = remembered.get(path.resolve(dir));
-  if (mem) {
-    if (mem.stamp === (await stampsOf(STATE_FILES.map((rel) => path.join(dir, rel))))?.join('|')) {
-      return mem.state;
-    }
-    // Written by someone else since: what is on disk is the truth.
-    remembered.delete(path.resolve(dir));
+  if (!mem) return undefined;
+  if (mem.stamp === (await stampsOf(STATE_FILES.map((rel) => path.join(dir, rel))))?.join('|')) return mem.state;
+  // Written by someone else since.
+  remembered.delete(path.resolve(dir));
+  return undefined;
+}
+
+/**
+ * What a sync knows of the snapshot in `dir`, possibly this process's memory
+ * of it: to be read, never changed.
+ */
+export async function loadState(dir: string): Promise<SnapshotState | undefined> {
+  const mem = await rememberedState(dir);
+  if (mem) return mem;
+  try {
+    await fs.access(dir);
+  } catch {
+    return undefined;
   }
   try {
     const manifest = Manifest.parse(await readJson(path.join(dir, FILES.manifest)));
@@ -287,4 +300,45 @@ export async function* sortedIndexPieces(
   } finally {
     await handle?.close();
   }
+}
+
+/** What a compile needs of each entry of the stories index. */
+export interface IndexRow {
+  id: number;
+  uuid: string;
+  digest: string;
+}
+
+/**
+ * id, uuid and digest of every entry of a stories index as sync writes it
+ * (canonical JSON: two-space indentation, sorted keys), read off its lines
+ * without building the entries; undefined when the text is not laid out so
+ * (then parse it).
+ */
+export function scanIndexRows(text: string): IndexRow[] | undefined {
+  if (!text.startsWith('[')) return undefined;
+  // Sorted keys: an entry's digest, then its id, then its uuid, each on a line at four spaces.
+  const D = '\n    "digest": "';
+  const I = '\n    "id": ';
+  const U = '\n    "uuid": "';
+  const rows: IndexRow[] = [];
+  for (let at = 0; ; ) {
+    const d = text.indexOf(D, at);
+    if (d < 0) break;
+    const dEnd = text.indexOf('"', d + D.length);
+    const i = text.indexOf(I, dEnd);
+    const iEnd = text.indexOf(',', i + I.length);
+    const u = text.indexOf(U, iEnd);
+    const uEnd = text.indexOf('"', u + U.length);
+    if (dEnd < 0 || i < 0 || iEnd < 0 || u < 0 || uEnd < 0) return undefined;
+    const id = Number(text.slice(i + I.length, iEnd));
+    if (!Number.isSafeInteger(id)) return undefined;
+    rows.push({ id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd) });
+    at = uEnd;
+  }
+  // Every entry opens a line of its own at two spaces: as many as rows were read, or an entry lacked a key.
+  let entries = 0;
+  for (let at = text.indexOf('\n  {\n'); at >= 0; at = text.indexOf('\n  {\n', at + 1)) entries++;
+  if (rows.length === 0) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
+  return entries === rows.length ? rows : undefined;
 }
