@@ -9,10 +9,11 @@
  * relations through small caches), so memory stays bounded.
  *
  * Incremental: a state file remembers each story's record digest, what its
- * modules reference and the digest of every file written. A compile after a
- * sync regenerates the stories whose records changed and the stories that
- * embed them, then the chunks they belong to and the small shared modules; a
- * file whose bytes would not change is not touched (bytes and mtime stay).
+ * module references, which modules exist and the digest of every other file
+ * written. A compile after a sync regenerates the stories whose records
+ * changed and the stories that embed them, then the chunks they belong to and
+ * the small shared modules; a file whose bytes would not change is not
+ * touched (bytes and mtime stay).
  */
 import { mkdirSync, promises as fs, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -89,6 +90,10 @@ export interface CompileResult {
 
 const STATE_FILE = '.content-sync-compile.json';
 const STATE_VERSION = 2;
+/** What the state notes of a story module (its bytes are compared when it is compiled again). */
+const STORY_MODULE = 'm';
+/** Imports of previous modules by this process (each under a URL of its own). */
+let imports = 0;
 
 interface StoryState {
   digest: string;
@@ -127,7 +132,7 @@ interface StoredState {
   component: number[];
   /** References: a number is a position in `uuids`, a string a uuid outside the snapshot. */
   refs: Array<Array<number | string>>;
-  /** Digest of each story's module ('' when it has none). */
+  /** Whether each story has a module ('' when it has none). */
   modules: string[];
   /** Digests of the other files. */
   files: Record<string, string>;
@@ -407,10 +412,26 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const inFlight = new Set<Promise<void>>();
   let writeError: unknown;
   const WRITE_CONCURRENCY = 32;
+  /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
   const write = async (rel: string, text: string): Promise<void> => {
     const digest = sha256(text).slice(0, 20);
     files[rel] = digest;
     if (oldFiles[rel] === digest) return;
+    await put(rel, text);
+  };
+  /** Writes a story module: the state only notes it exists; an unchanged one is told by its bytes. */
+  const writeStory = async (rel: string, text: string): Promise<void> => {
+    files[rel] = STORY_MODULE;
+    if (oldFiles[rel]) {
+      try {
+        if (readFileSync(path.join(out, rel), 'utf8') === text) return;
+      } catch {
+        // Gone: write it.
+      }
+    }
+    await put(rel, text);
+  };
+  const put = async (rel: string, text: string): Promise<void> => {
     written.push(rel);
     const file = path.join(out, rel);
     const dir = path.dirname(file);
@@ -565,7 +586,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const rel = storyModulePath(id);
     if (!oldFiles[rel]) return;
     try {
-      const mod = (await import(`${pathToFileURL(path.join(out, rel)).href}?v=${oldFiles[rel]}`)) as Record<string, Story>;
+      // A new URL each time: the module may have changed since this process last imported it.
+      const mod = (await import(`${pathToFileURL(path.join(out, rel)).href}?v=${++imports}`)) as Record<string, Story>;
       for (const lang of old.langs) {
         const story = mod[exportName(lang)];
         if (story) inferrer.remove(story);
@@ -601,7 +623,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       langs: languages,
       component: version.story.content.component,
     });
-    await write(storyModulePath(e.id), exportsSource(exports));
+    await writeStory(storyModulePath(e.id), exportsSource(exports));
     return metas;
   };
 
