@@ -58,7 +58,7 @@ import {
   tagsModule,
   type EntryMeta,
 } from './emit.js';
-import { exportsSource } from './serialize.js';
+import { exportsSource, readExports } from './serialize.js';
 
 export interface CompileOptions {
   snapshot: string;
@@ -586,8 +586,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const rel = storyModulePath(id);
     if (!oldFiles[rel]) return;
     try {
-      // A new URL each time: the module may have changed since this process last imported it.
-      const mod = (await import(`${pathToFileURL(path.join(out, rel)).href}?v=${++imports}`)) as Record<string, Story>;
+      // Read back as JSON when it is (the common case); else imported, under a URL of its own each
+      // time since the module may have changed since this process last imported it.
+      const file = path.join(out, rel);
+      const mod = (readExports(readFileSync(file, 'utf8')) ?? (await import(`${pathToFileURL(file).href}?v=${++imports}`))) as Record<string, Story>;
       for (const lang of old.langs) {
         const story = mod[exportName(lang)];
         if (story) inferrer.remove(story);

@@ -124,3 +124,23 @@ function expression(value: unknown, decls: string[], nextName: () => string): st
   };
   return emit(value, true);
 }
+
+/**
+ * The exports of a module `exportsSource` wrote, read back without importing
+ * it, when every export is a plain JSON expression (no shared constants);
+ * undefined otherwise (import it then).
+ */
+export function readExports(source: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const line of source.split('\n')) {
+    if (line === '') continue;
+    const m = /^export (?:default |const ([A-Za-z_$][\w$]*) = )([[{"].*);$/.exec(line);
+    if (!m) return undefined;
+    try {
+      out[m[1] ?? 'default'] = JSON.parse(m[2]!);
+    } catch {
+      return undefined;
+    }
+  }
+  return out;
+}

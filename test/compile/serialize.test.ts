@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportsSource, moduleSource } from '../../src/compile/serialize.js';
+import { exportsSource, moduleSource, readExports } from '../../src/compile/serialize.js';
 
 /** Evaluates generated module source as a real ES module. */
 async function evaluate(source: string): Promise<Record<string, unknown>> {
@@ -62,4 +62,19 @@ describe('module source of resolved content', () => {
     a.self = { back: a };
     expect(() => moduleSource(a)).toThrow(/cyclic/);
   });
+
+  it('reads back the exports of a module of trees without importing it, and declines one with constants', async () => {
+    const exports: Array<[string, unknown]> = [
+      ['default', { content: { title: 'a;b', body: ['x\ny', { n: 1 }] } }],
+      ['de', { content: { title: 'ü "q"' } }],
+      ['zh_CN', { content: {} }],
+    ];
+    const source = exportsSource(exports);
+    expect(readExports(source)).toEqual({ ...(await evaluate(source)) });
+    expect(readExports(source)).toEqual(Object.fromEntries(exports));
+    const target = { id: 1 };
+    expect(readExports(moduleSource({ a: target, b: target }))).toBeUndefined();
+    expect(readExports('export default 1;\nconsole.log(1);\n')).toBeUndefined();
+  });
 });
+
