@@ -112,7 +112,9 @@ interface State {
   /** Digests of the snapshot's datasources and tags when compiled. */
   snapshotDigests?: { datasources?: string | undefined; tags?: string | undefined };
   stories: Map<number, StoryState>;
-  /** Digest of every generated file, by relative path. */
+  /** The stories that have a module (`stories/<id>.js`). */
+  modules: Set<number>;
+  /** Digest of every other generated file, by relative path. */
   files: Record<string, string>;
   /** Type inference counts over every compiled (resolved) story (absent while kept in memory). */
   types: unknown;
@@ -174,12 +176,10 @@ function encodeState(state: State, languages: readonly string[], types: unknown)
       components.push(s.component);
       componentAt.set(s.component, c);
     }
-    const rel = storyModulePath(id);
     stored.digests.push(s.digest);
     stored.component.push(c);
     stored.refs.push(s.references.map((u) => position.get(u) ?? u));
-    stored.modules.push(files[rel] ?? '');
-    delete files[rel];
+    stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
   }
   return stored;
 }
@@ -196,6 +196,7 @@ function decodeState(raw: unknown): State | undefined {
   if (!s.files || typeof s.files !== 'object') return undefined;
   const stories: State['stories'] = new Map();
   const files: Record<string, string> = { ...s.files };
+  const withModule = new Set<number>();
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     stories.set(id, {
@@ -205,9 +206,9 @@ function decodeState(raw: unknown): State | undefined {
       langs: languages,
       component: components[component[i]!]!,
     });
-    if (modules[i]) files[storyModulePath(id)] = modules[i]!;
+    if (modules[i]) withModule.add(id);
   }
-  return { v: s.v, fingerprint: s.fingerprint, buckets: s.buckets, snapshotDigests: s.snapshotDigests, stories, files, types: s.types };
+  return { v: s.v, fingerprint: s.fingerprint, buckets: s.buckets, snapshotDigests: s.snapshotDigests, stories, modules: withModule, files, types: s.types };
 }
 
 /** The last state each output directory was compiled to by this process (the dev server compiles often). */
@@ -407,6 +408,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const written: string[] = [];
   const files: Record<string, string> = {};
   const oldFiles = state?.files ?? {};
+  const withModules = new Set<number>();
+  const oldModules = state?.modules ?? new Set<number>();
   const made = new Set<string>();
   /** Writes in flight: creating files waits on the disk, so several go at once while stories compile. */
   const inFlight = new Set<Promise<void>>();
@@ -420,9 +423,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     await put(rel, text);
   };
   /** Writes a story module: the state only notes it exists; an unchanged one is told by its bytes. */
-  const writeStory = async (rel: string, text: string): Promise<void> => {
-    files[rel] = STORY_MODULE;
-    if (oldFiles[rel]) {
+  const writeStory = async (id: number, text: string): Promise<void> => {
+    const rel = storyModulePath(id);
+    withModules.add(id);
+    if (oldModules.has(id)) {
       try {
         if (readFileSync(path.join(out, rel), 'utf8') === text) return;
       } catch {
@@ -453,6 +457,12 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const flush = async (): Promise<void> => {
     await Promise.all(inFlight);
     if (writeError) throw writeError;
+  };
+  /** An unchanged story module of the last compile, kept as it is. */
+  const keepModule = (id: number): boolean => {
+    if (!oldModules.has(id)) return false;
+    withModules.add(id);
+    return true;
   };
   /** An unchanged file of the last compile, kept as it is. */
   const keep = (rel: string): boolean => {
@@ -584,7 +594,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
   const forget = async (id: number, old: StoryState): Promise<void> => {
     const rel = storyModulePath(id);
-    if (!oldFiles[rel]) return;
+    if (!oldModules.has(id)) return;
     try {
       // Read back as JSON when it is (the common case); else imported, under a URL of its own each
       // time since the module may have changed since this process last imported it.
@@ -625,7 +635,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       langs: languages,
       component: version.story.content.component,
     });
-    await writeStory(storyModulePath(e.id), exportsSource(exports));
+    await writeStory(e.id, exportsSource(exports));
     return metas;
   };
 
@@ -641,7 +651,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       for (const e of rows) {
         const old = state!.stories.get(e.id)!;
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
-        keep(storyModulePath(e.id));
+        keepModule(e.id);
         modules += old.langs.length;
       }
       continue;
@@ -668,7 +678,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       const old = state?.stories.get(e.id);
       const keptMetas = kept.get(e.id);
       let storyMetas: EntryMeta[] | undefined;
-      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === old.langs.length && keep(storyModulePath(e.id))) {
+      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === old.langs.length && keepModule(e.id)) {
         // Unchanged: its module, metadata and references stay as they are.
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
         storyMetas = keptMetas;
@@ -755,14 +765,15 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   const deleted: string[] = [];
-  const previousFiles = previous?.files && typeof previous.files === 'object' ? Object.keys(previous.files) : [];
-  for (const rel of previousFiles) {
-    if (!(rel in files) && !path.isAbsolute(rel) && !rel.split(/[\\/]/).includes('..')) {
-      deleted.push(rel);
-      await fs.rm(path.join(out, rel), { force: true });
-    }
+  const stale: string[] = [];
+  if (previous?.files && typeof previous.files === 'object') for (const rel of Object.keys(previous.files)) if (!(rel in files)) stale.push(rel);
+  for (const id of previous?.modules ?? []) if (!withModules.has(id)) stale.push(storyModulePath(id));
+  for (const rel of stale) {
+    if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) continue;
+    deleted.push(rel);
+    await fs.rm(path.join(out, rel), { force: true });
   }
-  const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: newStories, files, types: undefined };
+  const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: newStories, modules: withModules, files, types: undefined };
   await fs.mkdir(out, { recursive: true });
   // The state file is written after this compile returns (the next compile waits for it); until
   // then none exists, so a process that dies first leaves a full compile to the next run.
