@@ -25,6 +25,8 @@ import {
   StoryRecord,
   materialize,
   sha256,
+  fileStamp,
+  readJsonFile,
   readManifest,
   type DatasourceRecord,
   type Manifest,
@@ -100,8 +102,6 @@ interface StoryState {
   uuid: string;
   /** uuids the story's modules embed or point at (drives invalidation). */
   references: string[];
-  /** The languages its module exports (its metadata is in its entries chunk). */
-  langs: string[];
   component: string;
 }
 
@@ -126,7 +126,6 @@ interface StoredState {
   fingerprint: string;
   buckets: number;
   snapshotDigests?: State['snapshotDigests'];
-  languages: string[];
   components: string[];
   ids: number[];
   digests: string[];
@@ -141,7 +140,7 @@ interface StoredState {
   types: unknown;
 }
 
-function encodeState(state: State, languages: readonly string[], types: unknown): StoredState {
+function encodeState(state: State, types: unknown): StoredState {
   const ids = [...state.stories.keys()].sort((a, b) => a - b);
   const position = new Map<string, number>();
   const uuids: string[] = [];
@@ -157,7 +156,6 @@ function encodeState(state: State, languages: readonly string[], types: unknown)
     fingerprint: state.fingerprint,
     buckets: state.buckets,
     ...(state.snapshotDigests ? { snapshotDigests: state.snapshotDigests } : {}),
-    languages: [...languages],
     components,
     ids,
     digests: [],
@@ -188,9 +186,9 @@ function encodeState(state: State, languages: readonly string[], types: unknown)
 function decodeState(raw: unknown): State | undefined {
   const s = raw as StoredState | undefined;
   if (!s || typeof s !== 'object' || s.v !== STATE_VERSION) return undefined;
-  const { ids, digests, uuids, component, components, refs, modules, languages } = s;
+  const { ids, digests, uuids, component, components, refs, modules } = s;
   const arrays = [ids, digests, uuids, component, refs, modules];
-  if (!arrays.every(Array.isArray) || !arrays.every((a) => a.length === ids.length) || !Array.isArray(components) || !Array.isArray(languages)) {
+  if (!arrays.every(Array.isArray) || !arrays.every((a) => a.length === ids.length) || !Array.isArray(components)) {
     return undefined;
   }
   if (!s.files || typeof s.files !== 'object') return undefined;
@@ -203,7 +201,6 @@ function decodeState(raw: unknown): State | undefined {
       digest: digests[i]!,
       uuid: uuids[i]!,
       references: refs[i]!.map((r) => (typeof r === 'number' ? uuids[r]! : r)),
-      langs: languages,
       component: components[component[i]!]!,
     });
     if (modules[i]) withModule.add(id);
@@ -215,23 +212,9 @@ function decodeState(raw: unknown): State | undefined {
 const remembered = new Map<string, { state: State; inferrer: TypeInferrer; stamp: string }>();
 const pendingWrites = new Map<string, Promise<void>>();
 
-async function stampOf(file: string): Promise<string | undefined> {
-  try {
-    const st = await fs.stat(file);
-    return `${st.mtimeMs}:${st.size}`;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Waits until the state of every compile of this process is on disk. */
 export async function settled(): Promise<void> {
   await Promise.all([...pendingWrites.values()]);
-}
-
-async function readJsonFile(file: string): Promise<unknown> {
-  // One synchronous read: several times faster than the chunked reads of fs.promises for megabytes.
-  return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 /** Reads story records on demand, keeping the most recent in memory; reads ahead what is asked for soon. */
@@ -376,7 +359,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // (a full compile, or one with other options, still removes the files it no longer writes).
   const stateFile = path.join(out, STATE_FILE);
   await pendingWrites.get(stateFile);
-  const stamp = await stampOf(stateFile);
+  const stamp = await fileStamp(stateFile);
   const mem = remembered.get(stateFile);
   remembered.delete(stateFile);
   let previous: State | undefined;
@@ -518,7 +501,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     return {
       mode: 'incremental',
       stories: index.length,
-      modules: [...state.stories.values()].reduce((n, s) => n + s.langs.length, 0),
+      modules: state.stories.size * languages.length,
       written: [],
       deleted: [],
       warnings: [],
@@ -592,7 +575,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   let modules = 0;
 
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
-  const forget = async (id: number, old: StoryState): Promise<void> => {
+  const forget = async (id: number): Promise<void> => {
     const rel = storyModulePath(id);
     if (!oldModules.has(id)) return;
     try {
@@ -600,7 +583,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       // time since the module may have changed since this process last imported it.
       const file = path.join(out, rel);
       const mod = (readExports(readFileSync(file, 'utf8')) ?? (await import(`${pathToFileURL(file).href}?v=${++imports}`))) as Record<string, Story>;
-      for (const lang of old.langs) {
+      for (const lang of languages) {
         const story = mod[exportName(lang)];
         if (story) inferrer.remove(story);
       }
@@ -608,11 +591,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }
   };
-  for (const [id, old] of removed) await forget(id, old);
+  for (const [id] of removed) await forget(id);
 
   /** Compiles one story: its module, and its metadata in every language. */
   const compileStory = async (e: IndexRow, old: StoryState | undefined): Promise<EntryMeta[] | undefined> => {
-    if (state && old) await forget(e.id, old);
+    if (state && old) await forget(e.id);
     const version = visible(await records.get(e.id));
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
@@ -632,7 +615,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       digest: e.digest,
       uuid: e.uuid,
       references: [...references].sort(),
-      langs: languages,
       component: version.story.content.component,
     });
     await writeStory(e.id, exportsSource(exports));
@@ -652,7 +634,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         const old = state!.stories.get(e.id)!;
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
         keepModule(e.id);
-        modules += old.langs.length;
+        modules += languages.length;
       }
       continue;
     }
@@ -664,7 +646,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       for (const m of metas ?? []) (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
     }
     const metas: EntryMeta[] = [];
-    const declared: Array<{ id: number; langs: string[]; component: string }> = [];
+    const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
     // The records of the stories to compile are read a few ahead, while earlier ones compile.
     const READ_AHEAD = 8;
     const toRead = rows.filter((e) => !state || regenerate(e.id) || !kept.has(e.id)).map((e) => e.id);
@@ -678,7 +660,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       const old = state?.stories.get(e.id);
       const keptMetas = kept.get(e.id);
       let storyMetas: EntryMeta[] | undefined;
-      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === old.langs.length && keepModule(e.id)) {
+      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
         // Unchanged: its module, metadata and references stay as they are.
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
         storyMetas = keptMetas;
@@ -689,8 +671,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       if (!storyMetas) continue;
       const s = newStories.get(e.id)!;
       metas.push(...storyMetas);
-      declared.push({ id: e.id, langs: s.langs, component: s.component });
-      modules += s.langs.length;
+      declared.push({ id: e.id, langs: languages, component: s.component });
+      modules += languages.length;
     }
     await write(CHUNKS.entries(b), entriesChunk(metas));
     await write(CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas));
@@ -779,9 +761,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // then none exists, so a process that dies first leaves a full compile to the next run.
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
-    const text = JSON.stringify(encodeState(newState, languages, inferrer.state()));
+    const text = JSON.stringify(encodeState(newState, inferrer.state()));
     await fs.writeFile(stateFile, text);
-    const stamped = await stampOf(stateFile);
+    const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });
   })().finally(() => pendingWrites.delete(stateFile));
   pendingWrites.set(stateFile, writing);

@@ -9,9 +9,9 @@
  * are still the ones this process wrote (same inode, size and modification
  * time), and from disk otherwise.
  */
-import fsSync, { promises as fs, type BigIntStats } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { FILES, Manifest, canonicalJson, recoverSnapshot, type SnapshotTransaction } from '../snapshot/index.js';
+import { FILES, Manifest, canonicalJson, fileStamp, readJsonFile, recoverSnapshot, stampOfStats, type SnapshotTransaction } from '../snapshot/index.js';
 import { INDEX_FILES, type DatasourceIndexEntry, type StoryIndexEntry } from './records.js';
 
 export interface SnapshotState {
@@ -38,11 +38,6 @@ export interface IndexLayout {
   stamp: string;
 }
 
-async function readJson(file: string): Promise<unknown> {
-  // One synchronous read: the chunked reads of fs.promises cost several times more for an index of megabytes.
-  return JSON.parse(fsSync.readFileSync(file, 'utf8'));
-}
-
 /** The files a state is read from. */
 const STATE_FILES: string[] = [FILES.manifest, INDEX_FILES.stories, INDEX_FILES.datasources];
 
@@ -53,21 +48,6 @@ const STATE_FILES: string[] = [FILES.manifest, INDEX_FILES.stories, INDEX_FILES.
  * here stays what was committed.
  */
 const remembered = new Map<string, { state: SnapshotState; stamp: string }>();
-
-/**
- * Identity of a file's bytes as far as the file system tells it: a commit
- * renames a new file into place (new inode), and an edit in place moves the
- * modification time.
- */
-const stampOfStats = (st: BigIntStats): string => `${st.ino}:${st.size}:${st.mtimeNs}`;
-
-async function fileStamp(file: string): Promise<string | undefined> {
-  try {
-    return stampOfStats(await fs.stat(file, { bigint: true }));
-  } catch {
-    return undefined;
-  }
-}
 
 async function stampsOf(files: string[]): Promise<string[] | undefined> {
   const stamps = await Promise.all(files.map(fileStamp));
@@ -155,9 +135,9 @@ export async function loadState(dir: string): Promise<SnapshotState | undefined>
     return undefined;
   }
   try {
-    const manifest = Manifest.parse(await readJson(path.join(dir, FILES.manifest)));
-    const stories = (await readJson(path.join(dir, INDEX_FILES.stories))) as StoryIndexEntry[];
-    const datasources = (await readJson(path.join(dir, INDEX_FILES.datasources))) as DatasourceIndexEntry[];
+    const manifest = Manifest.parse(await readJsonFile(path.join(dir, FILES.manifest)));
+    const stories = (await readJsonFile(path.join(dir, INDEX_FILES.stories))) as StoryIndexEntry[];
+    const datasources = (await readJsonFile(path.join(dir, INDEX_FILES.datasources))) as DatasourceIndexEntry[];
     if (!Array.isArray(stories) || !Array.isArray(datasources)) return undefined;
     return {
       manifest: manifest as SnapshotState['manifest'],
