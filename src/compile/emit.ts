@@ -100,23 +100,12 @@ export const CHUNKS = {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** Serialized metadata, kept per entry object: unchanged entries are not serialized again. */
-const metaTexts = new WeakMap<EntryMeta, string>();
-function metaJson(meta: EntryMeta): string {
-  let text = metaTexts.get(meta);
-  if (text === undefined) {
-    text = JSON.stringify(meta);
-    metaTexts.set(meta, text);
-  }
-  return text;
-}
-
 const byLangThenId = (a: EntryMeta, b: EntryMeta) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id);
 
 /** chunks/entries-N.js: the metadata of the stories of one chunk, one entry a line. */
 export function entriesChunk(metas: readonly EntryMeta[]): string {
   const sorted = [...metas].sort(byLangThenId);
-  return `${GENERATED_HEADER}export default [\n${sorted.map(metaJson).join(',\n')}\n];\n`;
+  return `${GENERATED_HEADER}export default [\n${sorted.map((m) => JSON.stringify(m)).join(',\n')}\n];\n`;
 }
 
 /** The metadata read back from an entries chunk, or undefined if it is not that. */
