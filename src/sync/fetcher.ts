@@ -91,6 +91,11 @@ export class SpaceFetcher {
    * in every language. `params` narrows the listing (e.g. published_at_gt).
    */
   async eachPage(view: View, onGroups: (groups: StoryGroup[]) => Promise<void>, params: Params = {}): Promise<number> {
+    return this.#pages(view, params, async (stories) => onGroups(await this.#variants(view, stories)));
+  }
+
+  /** Pages through the default-language stories of a view's listing; the total it reports. */
+  async #pages(view: View, params: Params, onPage: (stories: Story[]) => Promise<void> | void): Promise<number> {
     const v = this.#viewParams(view);
     const { total } = await this.client.paginate(
       {
@@ -102,9 +107,7 @@ export class SpaceFetcher {
         key: 'stories',
         perPage: STORIES_PER_PAGE,
       },
-      async (items) => {
-        await onGroups(await this.#variants(view, items as Story[]));
-      },
+      (items) => onPage(items as Story[]),
     );
     return total;
   }
@@ -141,22 +144,8 @@ export class SpaceFetcher {
 
   /** Every default-language story of a listing (no variants), e.g. `starts_with` a moved folder's path. */
   async bases(view: View, params: Params): Promise<Story[]> {
-    const v = this.#viewParams(view);
     const out: Story[] = [];
-    await this.client.paginate(
-      {
-        path: 'stories',
-        params: { ...v.params, ...params },
-        schema: this.#storiesSchema,
-        kind: 'list',
-        withCv: v.withCv,
-        key: 'stories',
-        perPage: STORIES_PER_PAGE,
-      },
-      (items) => {
-        out.push(...(items as Story[]));
-      },
-    );
+    await this.#pages(view, params, (stories) => void out.push(...stories));
     return out;
   }
 
