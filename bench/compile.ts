@@ -15,6 +15,11 @@ import { sync } from '../src/sync/index.js';
 import { DATA, demoSpace, fmt, json, percentile, runCli, serve } from './lib.js';
 
 const RELATIONS = 'article.author,article.categories,product.related_products';
+/** The edits measured: a story nothing embeds, and one that many embed (listing filters that find each). */
+const CHANGES = [
+  ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
+  ['an author that articles embed', 'filter_query[component][in]=author'],
+] as const;
 
 async function snapshotOf(stories: number): Promise<{ dir: string; url?: string; stop?: () => Promise<void> }> {
   const dir = path.join(DATA, `compile-snap-${stories}`);
@@ -64,10 +69,7 @@ async function incremental10k(): Promise<void> {
     console.log(`compile: 10,000-story snapshot (${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
     const none = await compileCli(dir, out);
     console.log(`compile: incremental with no change: ${fmt(none.ms, 0)} ms, ${none.written.length} files written`);
-    for (const [label, filter] of [
-      ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
-      ['an author that articles embed', 'filter_query[component][in]=author'],
-    ] as const) {
+    for (const [label, filter] of CHANGES) {
       const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
       const cv = space.space.version;
       const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
@@ -98,10 +100,7 @@ async function inProcess(url: string, snapshot: string, out: string): Promise<vo
   };
   await compile(options);
   await settled();
-  for (const [label, filter] of [
-    ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
-    ['an author that articles embed', 'filter_query[component][in]=author'],
-  ] as const) {
+  for (const [label, filter] of CHANGES) {
     const times: number[] = [];
     let written: string[] = [];
     for (let run = 0; run < 7; run++) {

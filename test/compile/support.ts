@@ -7,18 +7,11 @@ import { execFile } from 'node:child_process';
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { walk } from '../sync/support.js';
 
 export const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 
-export async function walk(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
-    const child = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...(await walk(dir, child)));
-    else out.push(child);
-  }
-  return out.sort();
-}
+export { walk };
 
 export interface FileState {
   text: string;

@@ -31,7 +31,8 @@ export async function removeTempDirs(): Promise<void> {
   await Promise.all(made.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
 }
 
-async function walk(dir: string, rel = ''): Promise<string[]> {
+/** Every file below a directory, as sorted relative paths. */
+export async function walk(dir: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
     const child = rel ? `${rel}/${entry.name}` : entry.name;
