@@ -15,15 +15,13 @@
  * the small shared modules; a file whose bytes would not change is not
  * touched (bytes and mtime stay).
  */
-import { mkdirSync, promises as fs, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { promises as fs, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Story, Tag } from '../api/index.js';
 import {
   DEFAULT_LANG,
   FILES,
-  StoryRecord,
-  materialize,
   sha256,
   fileStamp,
   readJsonFile,
@@ -34,7 +32,7 @@ import {
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
 import { INDEX_FILES } from '../sync/index.js';
 import { rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
-import { createResolver, missingReport, type LinksMode, type ResolveResult } from './resolve/index.js';
+import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
   CHUNKS,
@@ -48,7 +46,6 @@ import {
   datasourcesModule,
   entriesChunk,
   entriesChunkDeclaration,
-  entryMeta,
   exportName,
   indexDeclaration,
   indexModule,
@@ -60,7 +57,8 @@ import {
   tagsModule,
   type EntryMeta,
 } from './emit.js';
-import { exportsSource, readExports } from './serialize.js';
+import { readExports } from './serialize.js';
+import { FileWriter, StoryCompiler, type MissingIn, type StorySetup, type StoryState } from './story.js';
 
 export interface CompileOptions {
   snapshot: string;
@@ -96,14 +94,6 @@ const STATE_VERSION = 2;
 const STORY_MODULE = 'm';
 /** Imports of previous modules by this process (each under a URL of its own). */
 let imports = 0;
-
-interface StoryState {
-  digest: string;
-  uuid: string;
-  /** uuids the story's modules embed or point at (drives invalidation). */
-  references: string[];
-  component: string;
-}
 
 interface State {
   v: number;
@@ -215,57 +205,6 @@ const pendingWrites = new Map<string, Promise<void>>();
 /** Waits until the state of every compile of this process is on disk. */
 export async function settled(): Promise<void> {
   await Promise.all([...pendingWrites.values()]);
-}
-
-/** Reads story records on demand, keeping the most recent in memory; reads ahead what is asked for soon. */
-class RecordCache {
-  readonly #dir: string;
-  readonly #cache = new Map<number, StoryRecord | null>();
-  readonly #ahead = new Map<number, Promise<string | undefined>>();
-  readonly #limit: number;
-
-  constructor(dir: string, limit = 512) {
-    this.#dir = dir;
-    this.#limit = limit;
-  }
-
-  #file(id: number): string {
-    return path.join(this.#dir, FILES.stories, `${id}.json`);
-  }
-
-  /** Starts reading a record in the background (the thread pool), so that get() finds it read. */
-  prefetch(id: number): void {
-    if (this.#cache.has(id) || this.#ahead.has(id)) return;
-    this.#ahead.set(
-      id,
-      fs.readFile(this.#file(id), 'utf8').then(
-        (text) => text,
-        () => undefined,
-      ),
-    );
-  }
-
-  async get(id: number): Promise<StoryRecord | undefined> {
-    const hit = this.#cache.get(id);
-    if (hit !== undefined) {
-      this.#cache.delete(id);
-      this.#cache.set(id, hit);
-      return hit ?? undefined;
-    }
-    let record: StoryRecord | null = null;
-    try {
-      const ahead = this.#ahead.get(id);
-      this.#ahead.delete(id);
-      // Small files: unless read ahead, a synchronous read is several times cheaper than a thread-pool job.
-      const text = ahead ? await ahead : readFileSync(this.#file(id), 'utf8');
-      if (text !== undefined) record = StoryRecord.parse(JSON.parse(text));
-    } catch {
-      record = null;
-    }
-    this.#cache.set(id, record);
-    if (this.#cache.size > this.#limit) this.#cache.delete(this.#cache.keys().next().value!);
-    return record ?? undefined;
-  }
 }
 
 /**
@@ -383,21 +322,14 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       ? previous
       : undefined;
 
-  const records = new RecordCache(snapshot);
   const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
-  const visible = (r: StoryRecord | undefined) =>
-    r ? (view === 'published' ? r.published ?? undefined : r.draft ?? r.published ?? undefined) : undefined;
 
   const written: string[] = [];
   const files: Record<string, string> = {};
   const oldFiles = state?.files ?? {};
   const withModules = new Set<number>();
   const oldModules = state?.modules ?? new Set<number>();
-  const made = new Set<string>();
-  /** Writes in flight: creating files waits on the disk, so several go at once while stories compile. */
-  const inFlight = new Set<Promise<void>>();
-  let writeError: unknown;
-  const WRITE_CONCURRENCY = 32;
+  const writer = new FileWriter(out);
   /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
   const write = async (rel: string, text: string): Promise<void> => {
     const digest = sha256(text).slice(0, 20);
@@ -420,26 +352,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   };
   const put = async (rel: string, text: string): Promise<void> => {
     written.push(rel);
-    const file = path.join(out, rel);
-    const dir = path.dirname(file);
-    if (!made.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      made.add(dir);
-    }
-    if (writeError) throw writeError;
-    const p: Promise<void> = fs.writeFile(file, text).then(
-      () => void inFlight.delete(p),
-      (err: unknown) => {
-        inFlight.delete(p);
-        writeError ??= err;
-      },
-    );
-    inFlight.add(p);
-    if (inFlight.size >= WRITE_CONCURRENCY) await Promise.race(inFlight);
-  };
-  const flush = async (): Promise<void> => {
-    await Promise.all(inFlight);
-    if (writeError) throw writeError;
+    await writer.put(rel, text);
   };
   /** An unchanged story module of the last compile, kept as it is. */
   const keepModule = (id: number): boolean => {
@@ -515,37 +428,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     // None to remove.
   }
 
-  /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
-  const LOOKUP_LIMIT = 2_000;
-  const lookupFor = (lang: string) => {
-    const cache = new Map<string, Story | undefined>();
-    const byId = new Map<number, Story>();
-    return {
-      load: async (uuid: string) => {
-        if (cache.has(uuid)) {
-          // Used again: the newest, so loading the rest of this story's targets cannot evict it.
-          const hit = cache.get(uuid);
-          cache.delete(uuid);
-          cache.set(uuid, hit);
-          return hit;
-        }
-        const id = byUuid.get(uuid);
-        const version = id === undefined ? undefined : visible(await records.get(id));
-        const story = version ? materialize(version, lang) : undefined;
-        cache.set(uuid, story);
-        if (story) byId.set(story.id, story);
-        if (cache.size > LOOKUP_LIMIT) {
-          const [oldest, old] = cache.entries().next().value!;
-          cache.delete(oldest);
-          if (old && byId.get(old.id) === old) byId.delete(old.id);
-        }
-        return story;
-      },
-      cache,
-      byId,
-    };
-  };
-
   const inferOptions = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
     storyUuids: new Set(byUuid.keys()),
@@ -564,14 +446,19 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     inferrer = new TypeInferrer(inferOptions);
   }
   const regenerate = (id: number) => !state || affected.has(id);
-  const missing: Array<{ story: Story; missing: ResolveResult['missing'] }> = [];
-  const resolveConfig = {
-    ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
-    detectRelations: options.detectRelations ?? false,
-    ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
-    depth: options.depth ?? 1,
+  const missing: MissingIn[] = [];
+  const setup: StorySetup = {
+    snapshot,
+    view,
+    languages,
+    resolve: {
+      ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
+      detectRelations: options.detectRelations ?? false,
+      ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
+      depth: options.depth ?? 1,
+    },
   };
-  const lookups = new Map(languages.map((lang) => [lang, lookupFor(lang)]));
+  const stories = new StoryCompiler(setup, byUuid, inferrer);
   let modules = 0;
 
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
@@ -596,29 +483,12 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   /** Compiles one story: its module, and its metadata in every language. */
   const compileStory = async (e: IndexRow, old: StoryState | undefined): Promise<EntryMeta[] | undefined> => {
     if (state && old) await forget(e.id);
-    const version = visible(await records.get(e.id));
-    if (!version) return undefined;
-    const exports: Array<[string, Story]> = [];
-    const metas: EntryMeta[] = [];
-    const references = new Set<string>();
-    for (const lang of languages) {
-      const story = materialize(version, lang);
-      // Preload what the story may reference, then resolve synchronously.
-      const result = await resolveWith(resolveConfig, lookups.get(lang)!, story);
-      if (result.missing.length) missing.push({ story, missing: result.missing });
-      for (const u of result.references) references.add(u);
-      inferrer.add(result.story);
-      exports.push([exportName(lang), result.story]);
-      metas.push(entryMeta(story, lang));
-    }
-    newStories.set(e.id, {
-      digest: e.digest,
-      uuid: e.uuid,
-      references: [...references].sort(),
-      component: version.story.content.component,
-    });
-    await writeStory(e.id, exportsSource(exports));
-    return metas;
+    const compiled = await stories.compile(e);
+    if (!compiled) return undefined;
+    missing.push(...compiled.missing);
+    newStories.set(e.id, compiled.state);
+    await writeStory(e.id, compiled.source);
+    return compiled.metas;
   };
 
   // Chunk by chunk: a chunk none of whose stories changed is kept as it is.
@@ -653,7 +523,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     let readAhead = 0;
     let compiled = 0;
     const readUpTo = (n: number) => {
-      while (readAhead < toRead.length && readAhead < n) records.prefetch(toRead[readAhead++]!);
+      while (readAhead < toRead.length && readAhead < n) stories.records.prefetch(toRead[readAhead++]!);
     };
     readUpTo(READ_AHEAD);
     for (const e of rows) {
@@ -743,7 +613,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   await write('tags.d.ts', tagsDeclaration(tags));
   await write('backlinks.js', backlinksModule(buckets));
   await write('backlinks.d.ts', backlinksDeclaration);
-  await flush();
+  await writer.flush();
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   const deleted: string[] = [];
@@ -777,57 +647,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     warnings: warning ? [warning] : [],
     durationMs: performance.now() - started,
   };
-}
-
-/**
- * Resolves one story: its reference graph is loaded into a synchronous lookup
- * first (targets of targets up to the depth), then the pure resolver runs.
- */
-async function resolveWith(
-  config: Parameters<typeof createResolver>[0],
-  lookup: { load: (uuid: string) => Promise<Story | undefined>; cache: Map<string, Story | undefined>; byId: Map<number, Story> },
-  story: Story,
-): Promise<ResolveResult> {
-  // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
-  const depth = Math.max(1, config.depth ?? 1);
-  const visited = new Set<string>([story.uuid]);
-  let frontier = [story];
-  for (let level = 0; level < depth && frontier.length; level++) {
-    const next: Story[] = [];
-    for (const s of frontier) {
-      for (const uuid of uuidsIn(s.content)) {
-        if (visited.has(uuid)) continue;
-        visited.add(uuid);
-        const target = await lookup.load(uuid);
-        if (target) next.push(target);
-      }
-    }
-    frontier = next;
-  }
-  const resolver = createResolver(config, {
-    byUuid: (uuid) => (uuid === story.uuid ? story : lookup.cache.get(uuid)),
-    byId: (id) => (id === story.id ? story : lookup.byId.get(id)),
-  });
-  return resolver.resolve(story);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Every uuid-looking string in content: the candidates for relations and links. */
-function uuidsIn(content: unknown): string[] {
-  const out = new Set<string>();
-  const stack: unknown[] = [content];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (v.length === 36 && UUID.test(v)) out.add(v);
-    } else if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) if (k !== '_uid') stack.push(x);
-    }
-  }
-  return [...out];
 }
 
 async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {

@@ -10,7 +10,7 @@ import type { MissingTarget } from './types.js';
  * in document order; the same reference given twice (same story, field and
  * target) is named once.
  */
-export function missingReport(results: Iterable<{ story: Story; missing: readonly MissingTarget[] }>): string | undefined {
+export function missingReport(results: Iterable<{ story: Pick<Story, 'uuid' | 'name'>; missing: readonly MissingTarget[] }>): string | undefined {
   const seen = new Set<string>();
   const items: string[] = [];
   for (const { story, missing } of results) {
