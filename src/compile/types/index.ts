@@ -8,7 +8,7 @@ import { buildModel } from './model.js';
 import type { TypeModel } from './model.js';
 import { parseSchema } from './schema.js';
 import type { Schema } from './schema.js';
-import { Observer, canonical, emptyState } from './stats.js';
+import { Observer, canonical, emptyState, mergeState } from './stats.js';
 import type { InferState, ObserveConfig } from './stats.js';
 
 export { emitTypes, printType } from './emit.js';
@@ -70,6 +70,13 @@ export class TypeInferrer {
   /** Everything observed, as deterministic JSON. */
   state(): unknown {
     return canonical(this.data, false);
+  }
+
+  /** Adds the observations of another inferrer's state() (same options), e.g. one of a worker thread. */
+  merge(state: unknown): void {
+    const other = TypeInferrer.fromState(state, this.options);
+    if (other.data.opts !== this.data.opts) throw new Error('TypeInferrer.merge: the state was recorded with other options');
+    mergeState(this.data, other.data, this.maxLiterals);
   }
 
   /** The same counts (shared, not copied) under other options, e.g. a new set of story uuids. */

@@ -350,6 +350,45 @@ export class Observer {
   }
 }
 
+/**
+ * Adds the counts of `from` to `into` (both states recorded with the same
+ * options): what observing the stories of both gives, whichever thread observed
+ * them. A position's distinct strings beyond the cap are counted in `over`, as
+ * they are when observed one by one; which values are held then depends on the
+ * order, and the types printed do not (more than the cap reads as a string).
+ */
+export function mergeState(into: InferState, from: InferState, cap: number): void {
+  const { v: _v, opts: _opts, ...counts } = from;
+  mergeCounts(into as unknown as Record<string, unknown>, counts, cap);
+}
+
+function mergeCounts(into: Record<string, unknown>, from: Record<string, unknown>, cap: number): void {
+  for (const key in from) {
+    const b = from[key];
+    const a = into[key];
+    if (typeof b === 'number') {
+      into[key] = ((a as number | undefined) ?? 0) + b;
+    } else if (b !== null && typeof b === 'object') {
+      if (a === undefined) into[key] = b;
+      else if (key === 'vals' && typeof into.over === 'number') mergeVals(into as unknown as StrStat, b as Dict<number>, cap);
+      else mergeCounts(a as Record<string, unknown>, b as Record<string, unknown>, cap);
+    }
+  }
+}
+
+function mergeVals(into: StrStat, vals: Dict<number>, cap: number): void {
+  let size = sizeOf(into.vals);
+  for (const value in vals) {
+    const count = vals[value]!;
+    if (value in into.vals) into.vals[value]! += count;
+    else if (size < cap) {
+      into.vals[value] = count;
+      size++;
+    } else into.over += count;
+  }
+  sizes.set(into.vals, size);
+}
+
 /** Deep copy with sorted keys and null-prototype dictionaries. */
 export function canonical(value: unknown, nullProto: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => canonical(v, nullProto));

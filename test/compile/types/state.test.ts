@@ -68,4 +68,37 @@ describe('determinism and incremental state', () => {
     t.remove(c);
     expect(t.emit()).toContain('o: "a" | "b";');
   });
+
+  it('merging the states of disjoint halves gives what observing all of them gives', () => {
+    const stories = space();
+    for (const cut of [1, Math.floor(stories.length / 3), stories.length - 1]) {
+      const left = new TypeInferrer();
+      const right = new TypeInferrer();
+      stories.forEach((s, i) => (i % 2 && i > cut ? right : left).add(s));
+      left.merge(JSON.parse(JSON.stringify(right.state())));
+      expect(left.emit()).toBe(emitFrom(stories));
+    }
+    const all = new TypeInferrer();
+    for (const s of stories) all.add(s);
+    const first = new TypeInferrer();
+    const second = new TypeInferrer();
+    stories.forEach((s, i) => (i < stories.length / 2 ? first : second).add(s));
+    first.merge(second.state());
+    expect(first.emit()).toBe(all.emit());
+    expect(() => first.merge(new TypeInferrer({ maxLiterals: 3 }).state())).toThrow(/different/);
+  });
+
+  it('merged literal counts overflow the cap as observing one by one does, and can be removed', () => {
+    const mk = (v: string): Story => story({ component: 'p', o: v });
+    const one = new TypeInferrer({ maxLiterals: 2 });
+    const two = new TypeInferrer({ maxLiterals: 2 });
+    const c = mk('c');
+    for (const s of [mk('a'), mk('a')]) one.add(s);
+    for (const s of [mk('b'), mk('b'), c]) two.add(s);
+    one.merge(two.state());
+    expect(one.emit()).toContain('o: string;');
+    one.remove(c);
+    expect(one.emit()).toContain('o: "a" | "b";');
+    expect(JSON.stringify(one.state())).not.toContain('"v":2');
+  });
 });
