@@ -17,6 +17,8 @@ const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
   --depth N               how deep resolved stories are resolved themselves (default 1)
   --schema FILE           a component schema export to merge into the types
   --full                  regenerate everything
+  --threads N             threads of a full compile (default: one per core
+                          from 2,000 stories on, at most 8; 1: this one only)
   --json                  print a machine-readable summary`;
 
 export async function compileCommand(argv: string[]): Promise<number> {
@@ -34,6 +36,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     depth: { type: 'string' },
     schema: { type: 'string' },
     full: { type: 'boolean' },
+    threads: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -72,6 +75,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
     ...(schema !== undefined ? { schema } : {}),
     full: Boolean(values.full),
+    ...(values.threads !== undefined ? { threads: integer(values.threads as string, 'threads', 1, 1, 64) } : {}),
   });
   for (const w of result.warnings) console.error(`warning: ${w}`);
   if (values.json) {

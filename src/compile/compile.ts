@@ -1,23 +1,26 @@
 /**
  * `content-sync compile`: from a snapshot to the TypeScript pages import.
  *
- * One module per story (each language an export: the resolved story), an
- * index of metadata with lazy loaders and lookups, datasources, tags,
- * backlinks, and the types inferred from every story. The index, its
- * declarations and the backlinks are split into chunks (see `chunkCount`);
- * stories are compiled chunk by chunk and read one at a time (targets of
- * relations through small caches), so memory stays bounded.
+ * Two modules per story: `raw/<id>.js`, the story as the snapshot has it
+ * (each language an export), and `stories/<id>.js`, the resolved story, which
+ * imports the raw modules of the story and of what it embeds and spells out
+ * only what resolution changed. Then an index of metadata with lazy loaders
+ * and lookups, datasources, tags, backlinks, and the types inferred from
+ * every story. The index, its declarations and the backlinks are split into
+ * chunks (see `chunkCount`); stories are compiled chunk by chunk and read one
+ * at a time (targets of relations through small caches), so memory stays
+ * bounded. A full compile of many stories spreads the chunks over threads.
  *
  * Incremental: a state file remembers each story's record digest, what its
  * module references, which modules exist and the digest of every other file
- * written. A compile after a sync regenerates the stories whose records
- * changed and the stories that embed them, then the chunks they belong to and
- * the small shared modules; a file whose bytes would not change is not
- * touched (bytes and mtime stay).
+ * written. A compile after a sync compiles again the stories whose records
+ * changed and the stories that embed them (their type observations are taken
+ * out first, from the modules the last compile wrote), then the chunks they
+ * belong to and the small shared modules; a file whose bytes would not change
+ * is not touched (bytes and mtime stay).
  */
 import { promises as fs, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Story, Tag } from '../api/index.js';
 import {
   DEFAULT_LANG,
@@ -52,13 +55,15 @@ import {
   validMetas,
   storiesChunkDeclaration,
   storiesDeclaration,
+  rawModulePath,
   storyModulePath,
   tagsDeclaration,
   tagsModule,
   type EntryMeta,
 } from './emit.js';
-import { readExports } from './serialize.js';
-import { FileWriter, StoryCompiler, type MissingIn, type StorySetup, type StoryState } from './story.js';
+import { evaluateModule } from './serialize.js';
+import { compileInThreads, defaultThreads } from './parallel.js';
+import { FileWriter, StoryCompiler, compileFullChunk, fileDigest, type ChunkResult, type MissingIn, type StorySetup, type StoryState } from './story.js';
 
 export interface CompileOptions {
   snapshot: string;
@@ -76,6 +81,12 @@ export interface CompileOptions {
   specifierPrefix?: string;
   /** About how many stories share a chunk of the index and backlinks (default 256). */
   chunkSize?: number;
+  /**
+   * Threads of a full compile, the calling one included (default: one per core from
+   * 2,000 stories on, at most 8; 1 compiles in the calling thread alone). Incremental
+   * compiles stay in the calling thread.
+   */
+  threads?: number;
 }
 
 export interface CompileResult {
@@ -89,11 +100,9 @@ export interface CompileResult {
 }
 
 const STATE_FILE = '.content-sync-compile.json';
-const STATE_VERSION = 2;
+const STATE_VERSION = 3;
 /** What the state notes of a story module (its bytes are compared when it is compiled again). */
 const STORY_MODULE = 'm';
-/** Imports of previous modules by this process (each under a URL of its own). */
-let imports = 0;
 
 interface State {
   v: number;
@@ -260,7 +269,7 @@ function readJsonChunk(out: string, rel: string, digests: Record<string, string>
   } catch {
     return undefined;
   }
-  if (sha256(text).slice(0, 20) !== digests[rel]) return undefined;
+  if (fileDigest(text) !== digests[rel]) return undefined;
   const start = text.indexOf('export default ');
   const end = text.lastIndexOf(';');
   if (start < 0 || end < start) return undefined;
@@ -332,27 +341,35 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const writer = new FileWriter(out);
   /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
   const write = async (rel: string, text: string): Promise<void> => {
-    const digest = sha256(text).slice(0, 20);
+    const digest = fileDigest(text);
     files[rel] = digest;
     if (oldFiles[rel] === digest) return;
     await put(rel, text);
   };
   /** Writes a story module: the state only notes it exists; an unchanged one is told by its bytes. */
-  const writeStory = async (id: number, text: string): Promise<void> => {
-    const rel = storyModulePath(id);
+  /** Raw modules this compile replaced, as they were: previous story modules import them (see forget). */
+  const replacedRaw = new Map<string, string>();
+  const writeStory = async (id: number, compiled: { source: string; raw: string }): Promise<void> => {
     withModules.add(id);
-    if (oldModules.has(id)) {
-      try {
-        if (readFileSync(path.join(out, rel), 'utf8') === text) return;
-      } catch {
-        // Gone: write it.
+    for (const [rel, text, isRaw] of [
+      [rawModulePath(id), compiled.raw, true],
+      [storyModulePath(id), compiled.source, false],
+    ] as const) {
+      if (oldModules.has(id)) {
+        try {
+          const before = readFileSync(path.join(out, rel), 'utf8');
+          if (before === text) continue;
+          if (isRaw) replacedRaw.set(rel, before);
+        } catch {
+          // Gone: write it.
+        }
       }
+      await put(rel, text);
     }
-    await put(rel, text);
   };
   const put = async (rel: string, text: string): Promise<void> => {
     written.push(rel);
-    await writer.put(rel, text);
+    writer.put(rel, text);
   };
   /** An unchanged story module of the last compile, kept as it is. */
   const keepModule = (id: number): boolean => {
@@ -458,7 +475,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       depth: options.depth ?? 1,
     },
   };
-  const stories = new StoryCompiler(setup, byUuid, inferrer);
+  const stories = new StoryCompiler(setup, index, inferrer);
   let modules = 0;
 
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
@@ -466,10 +483,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const rel = storyModulePath(id);
     if (!oldModules.has(id)) return;
     try {
-      // Read back as JSON when it is (the common case); else imported, under a URL of its own each
-      // time since the module may have changed since this process last imported it.
-      const file = path.join(out, rel);
-      const mod = (readExports(readFileSync(file, 'utf8')) ?? (await import(`${pathToFileURL(file).href}?v=${++imports}`))) as Record<string, Story>;
+      // Evaluated from its text and the raw modules it imports as the last compile wrote them.
+      const mod = readModule(rel) as Record<string, Story>;
       for (const lang of languages) {
         const story = mod[exportName(lang)];
         if (story) inferrer.remove(story);
@@ -477,6 +492,14 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     } catch {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }
+  };
+  const readModule = (rel: string): Record<string, unknown> => {
+    const text = replacedRaw.get(rel) ?? readFileSync(path.join(out, rel), 'utf8');
+    return evaluateModule(text, (from) => {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), from));
+      if (!target.startsWith('raw/')) throw new Error(`unexpected import ${from}`);
+      return readModule(target);
+    });
   };
   for (const [id] of removed) await forget(id);
 
@@ -487,15 +510,37 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     if (!compiled) return undefined;
     missing.push(...compiled.missing);
     newStories.set(e.id, compiled.state);
-    await writeStory(e.id, compiled.source);
+    await writeStory(e.id, compiled);
     return compiled.metas;
   };
 
   // Chunk by chunk: a chunk none of whose stories changed is kept as it is.
   const members: IndexRow[][] = Array.from({ length: buckets }, () => []);
   for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+  if (!state) {
+    // A full compile: every chunk compiled and written, in worker threads when there are many.
+    const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(index.length)));
+    let results: ChunkResult[] | undefined;
+    if (threads > 1 && buckets > 1) {
+      const base = { setup, out, prefix, index, relations: options.resolveRelations, schema: options.schema };
+      const parallel = await compileInThreads(base, members, threads, (b, rows) => compileFullChunk(stories, b, rows, prefix, writer));
+      for (const types of parallel.types) inferrer.merge(JSON.parse(types));
+      results = parallel.chunks;
+    }
+    for (let b = 0; b < buckets; b++) {
+      const r = results?.[b] ?? (await compileFullChunk(stories, b, members[b]!, prefix, writer));
+      for (const [id, s] of r.stories) {
+        newStories.set(id, s);
+        withModules.add(id);
+        modules += languages.length;
+      }
+      for (const [rel, digest] of r.files) files[rel] = digest;
+      written.push(...r.written);
+      missing.push(...r.missing);
+    }
+  }
   const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
-  for (let b = 0; b < buckets; b++) {
+  for (let b = 0; b < buckets && state; b++) {
     const rows = members[b]!;
     const chunkFiles = [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)];
     const touched = !state || removedBuckets.has(b) || rows.some((e) => regenerate(e.id) || !state!.stories.has(e.id));
@@ -517,15 +562,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     }
     const metas: EntryMeta[] = [];
     const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
-    // The records of the stories to compile are read a few ahead, while earlier ones compile.
-    const READ_AHEAD = 8;
-    const toRead = rows.filter((e) => !state || regenerate(e.id) || !kept.has(e.id)).map((e) => e.id);
-    let readAhead = 0;
-    let compiled = 0;
-    const readUpTo = (n: number) => {
-      while (readAhead < toRead.length && readAhead < n) stories.records.prefetch(toRead[readAhead++]!);
-    };
-    readUpTo(READ_AHEAD);
     for (const e of rows) {
       const old = state?.stories.get(e.id);
       const keptMetas = kept.get(e.id);
@@ -535,7 +571,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
         storyMetas = keptMetas;
       } else {
-        readUpTo(++compiled + READ_AHEAD);
         storyMetas = await compileStory(e, old);
       }
       if (!storyMetas) continue;
@@ -613,13 +648,12 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   await write('tags.d.ts', tagsDeclaration(tags));
   await write('backlinks.js', backlinksModule(buckets));
   await write('backlinks.d.ts', backlinksDeclaration);
-  await writer.flush();
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   const deleted: string[] = [];
   const stale: string[] = [];
   if (previous?.files && typeof previous.files === 'object') for (const rel of Object.keys(previous.files)) if (!(rel in files)) stale.push(rel);
-  for (const id of previous?.modules ?? []) if (!withModules.has(id)) stale.push(storyModulePath(id));
+  for (const id of previous?.modules ?? []) if (!withModules.has(id)) stale.push(storyModulePath(id), rawModulePath(id));
   for (const rel of stale) {
     if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) continue;
     deleted.push(rel);

@@ -54,6 +54,9 @@ export function entryMeta(story: Story, lang: string): EntryMeta {
 
 export const storyModulePath = (id: number) => `stories/${id}.js`;
 
+/** The module of a story as the snapshot has it (each language), which story modules import. */
+export const rawModulePath = (id: number) => `raw/${id}.js`;
+
 const RESERVED = new Set(
   'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await'.split(' '),
 );

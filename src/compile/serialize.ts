@@ -4,6 +4,8 @@
  * module holds each target once and every occurrence is the same object.
  */
 
+import { originalOf } from './resolve/json.js';
+
 function isObject(v: unknown): v is object {
   return v !== null && typeof v === 'object';
 }
@@ -123,6 +125,149 @@ function expression(value: unknown, decls: string[], nextName: () => string): st
     return id;
   };
   return emit(value, true);
+}
+
+/** A story as the snapshot has it in one language, held by a raw module (`raw/<id>.js`). */
+export interface RawRef {
+  /** The import specifier of its raw module, from the module being written. */
+  from: string;
+  /** Its export there. */
+  name: string;
+}
+
+const key = (k: string) => (k === '__proto__' ? `[${JSON.stringify(k)}]` : JSON.stringify(k));
+const member = (base: string, k: string | number) => `${base}[${JSON.stringify(k)}]`;
+
+/**
+ * The module of a resolved story: the stories as the snapshot has them (its
+ * own and its targets', each language) are imported from their raw modules,
+ * and each export is written as what resolution changed: a copy of a raw
+ * object is `{...<raw>, <changed keys>}`, an unchanged object a reference into
+ * it, an embedded target its import. Resolution copies only the path from the
+ * root to what it changes (see `shallowCopy`), so an export costs the size of
+ * that path, not of the story. Within an export, an object reached more than
+ * once (a link shape, a target resolved deeper) is one constant.
+ */
+export function storyModuleSource(exports: ReadonlyArray<readonly [string, unknown]>, raws: ReadonlyMap<object, RawRef>): string {
+  const imports = new Map<string, string[]>();
+  const names = new Map<object, string>();
+  let next = 0;
+  const rawName = (o: object): string => {
+    let name = names.get(o);
+    if (!name) {
+      const ref = raws.get(o)!;
+      name = `$${next++}`;
+      names.set(o, name);
+      const list = imports.get(ref.from) ?? imports.set(ref.from, []).get(ref.from)!;
+      list.push(ref.name === 'default' ? `default as ${name}` : `${ref.name} as ${name}`);
+    }
+    return name;
+  };
+  /** The raw object a value is a copy of and its expression, when it is one the module can name. */
+  const baseOf = (v: object, original: object | undefined, expr: string | undefined): [object, string] | undefined => {
+    const from = originalOf(v);
+    if (from === undefined) return undefined;
+    if (from === original && expr !== undefined) return [from, expr];
+    if (raws.has(from)) return [from, rawName(from)];
+    return undefined;
+  };
+
+  const decls: string[] = [];
+  const lines: string[] = [];
+  for (const [exportAs, value] of exports) {
+    // Objects of this export that are neither raw nor unchanged parts of one, reached more than once.
+    const seen = new Map<object, number>();
+    const count = (v: unknown, original: unknown): void => {
+      if (!isObject(v) || raws.has(v) || v === original) return;
+      const n = seen.get(v) ?? 0;
+      seen.set(v, n + 1);
+      if (n > 0) return;
+      const base = originalOf(v);
+      const o = base !== undefined && (base === original || raws.has(base)) ? (base as Record<string, unknown>) : undefined;
+      if (Array.isArray(v)) v.forEach((x, i) => count(x, o?.[i]));
+      else for (const k in v) count((v as Record<string, unknown>)[k], o?.[k]);
+    };
+    count(value, undefined);
+    const consts = new Map<object, string>();
+
+    const emit = (v: unknown, original: unknown, expr: string | undefined): string => {
+      if (!isObject(v)) return v === undefined ? 'null' : JSON.stringify(v);
+      if (raws.has(v)) return rawName(v);
+      if (v === original && expr !== undefined) return expr;
+      const hoisted = consts.get(v);
+      if (hoisted) return hoisted;
+      const based = baseOf(v, isObject(original) ? original : undefined, expr);
+      let text: string;
+      if (based) {
+        const [o, e] = based as [Record<string, unknown>, string];
+        if (Array.isArray(v)) {
+          text = `[${v.map((x, i) => emit(x, (o as unknown as unknown[])[i], member(e, i))).join(',')}]`;
+        } else {
+          const parts = [`...${e}`];
+          for (const k in v) {
+            const x = (v as Record<string, unknown>)[k];
+            if (x === undefined || (x === o[k] && Object.hasOwn(o, k))) continue;
+            parts.push(`${key(k)}:${emit(x, o[k], member(e, k))}`);
+          }
+          text = parts.length === 1 ? e : `{${parts.join(',')}}`;
+        }
+      } else if (Array.isArray(v)) {
+        text = `[${v.map((x) => emit(x, undefined, undefined)).join(',')}]`;
+      } else {
+        const parts: string[] = [];
+        for (const k in v) {
+          const x = (v as Record<string, unknown>)[k];
+          if (x !== undefined) parts.push(`${key(k)}:${emit(x, undefined, undefined)}`);
+        }
+        text = `{${parts.join(',')}}`;
+      }
+      if ((seen.get(v) ?? 0) > 1) {
+        const name = `$${next++}`;
+        consts.set(v, name);
+        decls.push(`const ${name} = ${text};`);
+        return name;
+      }
+      return text;
+    };
+    const body = emit(value, undefined, undefined);
+    lines.push(exportAs === 'default' ? `export default ${body};` : `export const ${exportAs} = ${body};`);
+  }
+  const head = [...imports].map(([from, list]) => `import { ${list.join(', ')} } from ${JSON.stringify(from)};`);
+  return `${[...head, ...decls, ...lines].join('\n')}\n`;
+}
+
+/**
+ * The exports of a module this compiler wrote (a raw module or a story
+ * module), evaluated without importing it: `load` gives the exports of an
+ * import specifier it names. Throws when the text is not laid out as written.
+ */
+export function evaluateModule(source: string, load: (from: string) => Record<string, unknown>): Record<string, unknown> {
+  const fast = readExports(source);
+  if (fast) return fast;
+  const params: string[] = [];
+  const args: unknown[] = [];
+  const body: string[] = ['const $exports = Object.create(null);'];
+  for (const line of source.split('\n')) {
+    if (line === '') continue;
+    let m = /^import \{ (.*) \} from ("[^"]*");$/.exec(line);
+    if (m) {
+      const exported = load(JSON.parse(m[2]!) as string);
+      for (const spec of m[1]!.split(', ')) {
+        const [name, local] = spec.split(' as ') as [string, string];
+        if (!/^\$\d+$/.test(local) || !(name in exported)) throw new Error(`unexpected import ${spec}`);
+        params.push(local);
+        args.push(exported[name]);
+      }
+      continue;
+    }
+    if ((m = /^export default (.*);$/.exec(line))) body.push(`$exports.default = ${m[1]};`);
+    else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/.exec(line))) body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
+    else if (/^const \$\d+ = .*;$/.test(line)) body.push(line);
+    else throw new Error('not a module this compiler wrote');
+  }
+  body.push('return $exports;');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own output, evaluated as importing it would
+  return new Function(...params, body.join('\n'))(...args) as Record<string, unknown>;
 }
 
 /**

@@ -4,14 +4,24 @@
  * the types, and serialized as its module. Shared by the compile in the
  * calling thread and the worker threads of a parallel full compile.
  */
-import { mkdirSync, promises as fs, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Story } from '../api/index.js';
-import { FILES, StoryRecord, materialize } from '../snapshot/index.js';
+import { DEFAULT_LANG, FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
 import type { IndexRow } from '../sync/state.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
-import { entryMeta, exportName, type EntryMeta } from './emit.js';
-import { exportsSource } from './serialize.js';
+import {
+  CHUNKS,
+  entriesChunk,
+  entriesChunkDeclaration,
+  entryMeta,
+  exportName,
+  rawModulePath,
+  storiesChunkDeclaration,
+  storyModulePath,
+  type EntryMeta,
+} from './emit.js';
+import { exportsSource, storyModuleSource, type RawRef } from './serialize.js';
 import type { TypeInferrer } from './types/index.js';
 
 export interface StoryState {
@@ -39,40 +49,33 @@ export interface MissingIn {
 export interface CompiledStory {
   metas: EntryMeta[];
   state: StoryState;
-  /** The module's source. */
+  /** The story module's source (`stories/<id>.js`). */
   source: string;
+  /** The raw module's source (`raw/<id>.js`): the story as the snapshot has it, each language. */
+  raw: string;
   missing: MissingIn[];
 }
 
-/** Reads story records on demand, keeping the most recent in memory; reads ahead what is asked for soon. */
+/**
+ * Reads story records on demand, keeping the most recent in memory. A record
+ * whose bytes are the ones the index names (its digest) is the one sync
+ * wrote and checked: parsed only; any other is checked against the schema.
+ * Reads are synchronous: records are small and were just written, and a read
+ * on the thread pool costs several times more than it.
+ */
 export class RecordCache {
   readonly #dir: string;
+  readonly #digests: ReadonlyMap<number, string>;
   readonly #cache = new Map<number, StoryRecord | null>();
-  readonly #ahead = new Map<number, Promise<string | undefined>>();
   readonly #limit: number;
 
-  constructor(dir: string, limit = 512) {
+  constructor(dir: string, digests: ReadonlyMap<number, string>, limit = 512) {
     this.#dir = dir;
+    this.#digests = digests;
     this.#limit = limit;
   }
 
-  #file(id: number): string {
-    return path.join(this.#dir, FILES.stories, `${id}.json`);
-  }
-
-  /** Starts reading a record in the background (the thread pool), so that get() finds it read. */
-  prefetch(id: number): void {
-    if (this.#cache.has(id) || this.#ahead.has(id)) return;
-    this.#ahead.set(
-      id,
-      fs.readFile(this.#file(id), 'utf8').then(
-        (text) => text,
-        () => undefined,
-      ),
-    );
-  }
-
-  async get(id: number): Promise<StoryRecord | undefined> {
+  get(id: number): StoryRecord | undefined {
     const hit = this.#cache.get(id);
     if (hit !== undefined) {
       this.#cache.delete(id);
@@ -81,11 +84,9 @@ export class RecordCache {
     }
     let record: StoryRecord | null = null;
     try {
-      const ahead = this.#ahead.get(id);
-      this.#ahead.delete(id);
-      // Small files: unless read ahead, a synchronous read is several times cheaper than a thread-pool job.
-      const text = ahead ? await ahead : readFileSync(this.#file(id), 'utf8');
-      if (text !== undefined) record = StoryRecord.parse(JSON.parse(text));
+      const text = readFileSync(path.join(this.#dir, FILES.stories, `${id}.json`), 'utf8');
+      const data = JSON.parse(text) as unknown;
+      record = this.#digests.get(id) === sha256(text).slice(0, 16) ? (data as StoryRecord) : StoryRecord.parse(data);
     } catch {
       record = null;
     }
@@ -112,12 +113,16 @@ export class StoryCompiler {
   readonly #inferrer: TypeInferrer;
   readonly #lookups: Map<string, TargetLookup>;
 
-  constructor(setup: StorySetup, byUuid: ReadonlyMap<string, number>, inferrer: TypeInferrer) {
+  constructor(setup: StorySetup, index: readonly IndexRow[], inferrer: TypeInferrer) {
     this.#setup = setup;
-    this.#byUuid = byUuid;
+    this.#byUuid = new Map(index.map((e) => [e.uuid, e.id]));
     this.#inferrer = inferrer;
-    this.records = new RecordCache(setup.snapshot);
+    this.records = new RecordCache(setup.snapshot, new Map(index.map((e) => [e.id, e.digest])));
     this.#lookups = new Map(setup.languages.map((lang) => [lang, this.#lookupFor(lang)]));
+  }
+
+  get languages(): readonly string[] {
+    return this.#setup.languages;
   }
 
   /** The version of a record this compile shows. */
@@ -139,7 +144,7 @@ export class StoryCompiler {
           return hit;
         }
         const id = this.#byUuid.get(uuid);
-        const version = id === undefined ? undefined : this.visible(await this.records.get(id));
+        const version = id === undefined ? undefined : this.visible(this.records.get(id));
         const story = version ? materialize(version, lang) : undefined;
         cache.set(uuid, story);
         if (story) byId.set(story.id, story);
@@ -157,29 +162,128 @@ export class StoryCompiler {
 
   /** One story in every language: its module and metadata; undefined when the view has no version of it. */
   async compile(e: IndexRow): Promise<CompiledStory | undefined> {
-    const version = this.visible(await this.records.get(e.id));
+    const version = this.visible(this.records.get(e.id));
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
+    const rawExports: Array<[string, Story]> = [];
+    /** The stories as the snapshot has them that the exports embed: imported from their raw modules. */
+    const raws = new Map<object, RawRef>();
     const metas: EntryMeta[] = [];
     const references = new Set<string>();
     const missing: MissingIn[] = [];
     for (const lang of this.#setup.languages) {
       const story = materialize(version, lang);
+      const name = exportName(lang);
       // Preload what the story may reference, then resolve synchronously.
-      const result = await resolveWith(this.#setup.resolve, this.#lookups.get(lang)!, story);
+      const lookup = this.#lookups.get(lang)!;
+      const result = await resolveWith(this.#setup.resolve, lookup, story);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
-      for (const u of result.references) references.add(u);
+      for (const u of result.references) {
+        references.add(u);
+        const target = lookup.cache.get(u);
+        if (target && target !== story && !raws.has(target)) raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
+      }
+      raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
       this.#inferrer.add(result.story);
-      exports.push([exportName(lang), result.story]);
+      exports.push([name, result.story]);
+      rawExports.push([name, story]);
       metas.push(entryMeta(story, lang));
     }
     return {
       metas,
       state: { digest: e.digest, uuid: e.uuid, references: [...references].sort(), component: version.story.content.component },
-      source: exportsSource(exports),
+      source: storyModuleSource(exports, raws),
+      raw: rawModuleSource(version, this.#setup.languages, rawExports),
       missing,
     };
   }
+}
+
+/** The digest the compile state keeps of a generated file. */
+export const fileDigest = (text: string): string => sha256(text).slice(0, 20);
+
+/** What compiling one chunk of a full compile wrote and learned. */
+export interface ChunkResult {
+  /** The chunk's stories that have a module, in index order. */
+  stories: Array<[number, StoryState]>;
+  /** The chunk's files besides story modules, with their digests. */
+  files: Array<[string, string]>;
+  /** Every file written (story modules included). */
+  written: string[];
+  missing: MissingIn[];
+}
+
+/** Compiles every story of one chunk and writes their modules and the chunk's files (a full compile). */
+export async function compileFullChunk(
+  compiler: StoryCompiler,
+  b: number,
+  rows: readonly IndexRow[],
+  prefix: string,
+  writer: FileWriter,
+): Promise<ChunkResult> {
+  const result: ChunkResult = { stories: [], files: [], written: [], missing: [] };
+  const metas: EntryMeta[] = [];
+  const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
+  for (const e of rows) {
+    const compiled = await compiler.compile(e);
+    if (!compiled) continue;
+    result.missing.push(...compiled.missing);
+    result.stories.push([e.id, compiled.state]);
+    metas.push(...compiled.metas);
+    declared.push({ id: e.id, langs: compiler.languages, component: compiled.state.component });
+    const rel = storyModulePath(e.id);
+    const raw = rawModulePath(e.id);
+    result.written.push(raw, rel);
+    writer.put(raw, compiled.raw);
+    writer.put(rel, compiled.source);
+  }
+  const files: Array<[string, string]> = [
+    [CHUNKS.entries(b), entriesChunk(metas)],
+    [CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas)],
+    [CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared)],
+  ];
+  for (const [rel, text] of files) {
+    result.files.push([rel, fileDigest(text)]);
+    result.written.push(rel);
+    writer.put(rel, text);
+  }
+  return result;
+}
+
+/**
+ * The raw module of a story: the default language whole, each other language
+ * as that story with its overlay applied, as \`materialize\` applies it
+ * (\`{...story, ...top, lang, content: {...story.content, ...content}}\`), so
+ * the module is about the size of the record. A story with a \`__proto__\` key
+ * anywhere is written out whole per language (\`materialized\`), where such keys are handled.
+ */
+export function rawModuleSource(version: StoryVersion, languages: readonly string[], materialized: ReadonlyArray<readonly [string, Story]>): string {
+  const base = JSON.stringify(version.story);
+  const lines = [`const $0 = ${base};`];
+  const careful = () => exportsSource(materialized);
+  if (base.includes('"__proto__"')) return careful();
+  for (const lang of languages) {
+    if (lang === DEFAULT_LANG) {
+      lines.push('export default $0;');
+      continue;
+    }
+    const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
+    const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
+    if (replace && content === undefined) return careful();
+    const parts = ['...$0'];
+    for (const [k, v] of Object.entries(top)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    parts.push(`"lang":${JSON.stringify(lang)}`);
+    let body = replace ? JSON.stringify(content) : '{...$0["content"]';
+    if (!replace) {
+      for (const [k, v] of Object.entries(content ?? {})) if (v !== undefined) body += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+      body += '}';
+    }
+    parts.push(`"content":${body}`);
+    const line = `export const ${exportName(lang)} = {${parts.join(',')}};`;
+    if (line.includes('"__proto__"')) return careful();
+    lines.push(line);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -229,44 +333,26 @@ function uuidsIn(content: unknown): string[] {
   return [...out];
 }
 
-/**
- * Writes files with several in flight: creating files waits on the disk, so
- * writes overlap with compiling. The first error is thrown by the next put()
- * or by flush().
- */
+/** Writes generated files, making their directories once. */
 export class FileWriter {
   readonly #out: string;
   readonly #made = new Set<string>();
-  readonly #inFlight = new Set<Promise<void>>();
-  readonly #concurrency: number;
-  #error: unknown;
 
-  constructor(out: string, concurrency = 32) {
+  constructor(out: string) {
     this.#out = out;
-    this.#concurrency = concurrency;
   }
 
-  async put(rel: string, text: string): Promise<void> {
+  /**
+   * Synchronous: the files are small and land in the page cache; a write on
+   * the thread pool costs more in bookkeeping than it saves.
+   */
+  put(rel: string, text: string): void {
     const file = path.join(this.#out, rel);
     const dir = path.dirname(file);
     if (!this.#made.has(dir)) {
       mkdirSync(dir, { recursive: true });
       this.#made.add(dir);
     }
-    if (this.#error) throw this.#error;
-    const p: Promise<void> = fs.writeFile(file, text).then(
-      () => void this.#inFlight.delete(p),
-      (err: unknown) => {
-        this.#inFlight.delete(p);
-        this.#error ??= err;
-      },
-    );
-    this.#inFlight.add(p);
-    if (this.#inFlight.size >= this.#concurrency) await Promise.race(this.#inFlight);
-  }
-
-  async flush(): Promise<void> {
-    await Promise.all(this.#inFlight);
-    if (this.#error) throw this.#error;
+    writeFileSync(file, text);
   }
 }

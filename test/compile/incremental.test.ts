@@ -1,9 +1,10 @@
 /**
  * Incremental compiles over the demo space served by the local service: an
- * edit rewrites the story's module, the modules that embed it and the chunks
- * of the index whose bytes change, and nothing else (bytes and mtime); a
- * deletion removes the module; the output is deterministic and equals a full
- * compile's. Chunks are small here (16 chunks), so most are left alone.
+ * edit rewrites the story's raw module, the story modules whose bytes change
+ * and the chunks of the index whose bytes change, and nothing else (bytes and
+ * mtime); modules that embed the story import its raw module and stay; a
+ * deletion removes both modules; the output is deterministic and equals a
+ * full compile's. Chunks are small here (16 chunks), so most are left alone.
  */
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { bytesDiff, importFresh, readOutput, touched, walk, type FileState } from './support.js';
+import { bytesDiff, importFresh, readGenerated, readOutput, touched, walk, type FileState } from './support.js';
 
 const TOKEN = 'incremental-public';
 const STATE = '.content-sync-compile.json';
@@ -49,7 +50,7 @@ function snapshotStories(): Array<{ id: number; uuid: string; component: string;
 async function embedders(): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   for (const rel of (await walk(out)).filter((r) => r.startsWith('stories/'))) {
-    const mod = await importFresh<Record<string, Story>>(path.join(out, rel));
+    const mod = readGenerated<Record<string, Story>>(out, rel);
     const uuids = new Set<string>();
     for (const s of Object.values(mod)) {
       const author = (s.content as Record<string, unknown>).author;
@@ -136,19 +137,22 @@ describe('incremental compile over the demo space', () => {
     expect(edit.mode).toBe('incremental');
     expect(edit.deleted).toEqual([]);
     let changed = checkWrites(before, after, edit);
-    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
+    // Its raw module; its story module only imports it, so its bytes stay.
+    const storyFiles = (files: string[]) => files.filter((r) => r.startsWith('stories/') || r.startsWith('raw/'));
+    expect(storyFiles(changed)).toEqual([`raw/${lonely.id}.js`]);
     // Its chunk of the index (its publication date moved), nothing else of the index.
     const buckets = chunkCount(first.stories, OPTIONS.chunkSize);
     expect(buckets).toBe(16);
     const chunk = bucketOfId(lonely.id, buckets);
     expect(changed).toContain(CHUNKS.entries(chunk));
-    const allowed = ['types.ts', CHUNKS.entries(chunk), CHUNKS.entriesTypes(chunk), CHUNKS.stories(chunk), `stories/${lonely.id}.js`];
+    const allowed = ['types.ts', CHUNKS.entries(chunk), CHUNKS.entriesTypes(chunk), CHUNKS.stories(chunk), `raw/${lonely.id}.js`];
     expect(changed.filter((r) => !allowed.includes(r))).toEqual([]);
     const edited = await importFresh<{ default: Story }>(path.join(out, 'stories', `${lonely.id}.js`));
     expect(edited.default.content.title).toBe('An edited title for the incremental compile');
     await expectEqualsFull();
 
-    // An author that articles relate to: its module and every module that embeds it, nothing else among stories.
+    // An author that articles relate to: its raw module, which every module that embeds it imports; those
+    // are compiled again (the backlinks say which) and stay as they are unless a link in them shows the change.
     const authors = stories.filter((s) => s.component === 'author');
     const byAuthor = await embedders();
     let best: { uuid: string; id: number; embedders: string[] } | undefined;
@@ -165,10 +169,11 @@ describe('incremental compile over the demo space', () => {
     const rel = await doCompile();
     after = await readOutput(out);
     changed = checkWrites(before, after, rel);
-    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([...new Set([`stories/${best!.id}.js`, ...best!.embedders])].sort());
+    expect(storyFiles(changed)).toEqual([`raw/${best!.id}.js`]);
+    expect(rel.written.filter((r) => r.startsWith('stories/'))).toEqual([]);
     expect((await embedders()).get(best!.uuid)).toEqual(best!.embedders);
     for (const file of best!.embedders) {
-      const mod = await importFresh<Record<string, Story>>(path.join(out, file));
+      const mod = readGenerated<Record<string, Story>>(out, file);
       const author = mod.default!.content.author as Story;
       expect(author.content.name).toBe('Renamed Author For Compile');
     }
@@ -181,10 +186,10 @@ describe('incremental compile over the demo space', () => {
     before = await readOutput(out);
     const del = await doCompile();
     after = await readOutput(out);
-    expect(del.deleted).toEqual([`stories/${lonely.id}.js`]);
+    expect(del.deleted).toEqual([`raw/${lonely.id}.js`, `stories/${lonely.id}.js`]);
     expect(after.has(`stories/${lonely.id}.js`)).toBe(false);
     changed = checkWrites(before, after, del);
-    expect(changed.filter((r) => r.startsWith('stories/'))).toEqual([`stories/${lonely.id}.js`]);
+    expect(storyFiles(changed)).toEqual([`raw/${lonely.id}.js`, `stories/${lonely.id}.js`]);
     expect(changed).toContain(CHUNKS.entries(chunk));
     expect(changed).not.toContain('index.js');
     expect(del.stories).toBe(first.stories - 1);
@@ -207,7 +212,7 @@ describe('incremental compile over the demo space', () => {
     await doSync();
     const full = await doCompile(used, true);
     expect(full.mode).toBe('full');
-    expect(full.deleted).toEqual([`stories/${gone.id}.js`]);
+    expect(full.deleted).toEqual([`raw/${gone.id}.js`, `stories/${gone.id}.js`]);
     expect(existsSync(path.join(used, 'stories', `${gone.id}.js`))).toBe(false);
     const fresh = await tempDir('compile-fresh');
     await doCompile(fresh, true);

@@ -4,9 +4,10 @@
  * project's TypeScript compiler in build mode over several projects at once.
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { evaluateModule } from '../../src/compile/serialize.js';
 import { walk } from '../sync/support.js';
 
 export const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -48,6 +49,16 @@ let loads = 0;
 /** Imports a generated module afresh (a new URL each time, so no module cache). */
 export async function importFresh<T = Record<string, unknown>>(file: string): Promise<T> {
   return (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as T;
+}
+
+/**
+ * The exports of a generated module as its files are now, imports included
+ * (import() would give the raw modules it imports as this process first loaded them).
+ */
+export function readGenerated<T = Record<string, unknown>>(out: string, rel: string): T {
+  return evaluateModule(readFileSync(path.join(out, rel), 'utf8'), (from) =>
+    readGenerated(out, path.posix.join(path.posix.dirname(rel), from)),
+  ) as T;
 }
 
 export interface BuildResult {

@@ -12,10 +12,19 @@ export function isContainer(value: unknown): value is JsonContainer {
   return typeof value === 'object' && value !== null;
 }
 
+/** Which object each shallow copy was made from (the serializer writes a copy as its changes). */
+const originals = new WeakMap<object, object>();
+
+/** The object `copy` was made from by shallowCopy, if it was. */
+export function originalOf(copy: object): object | undefined {
+  return originals.get(copy);
+}
+
 /** A shallow copy that keeps a `__proto__` own key as data. */
 export function shallowCopy<T extends JsonContainer>(node: T): T {
-  if (Array.isArray(node)) return node.slice() as T;
-  return (Object.hasOwn(node, '__proto__') ? { ...node } : Object.assign({}, node)) as T;
+  const copy = (Array.isArray(node) ? node.slice() : Object.hasOwn(node, '__proto__') ? { ...node } : Object.assign({}, node)) as T;
+  originals.set(copy, node);
+  return copy;
 }
 
 /** Sets an own data property (assigning `__proto__` would change the prototype instead). */

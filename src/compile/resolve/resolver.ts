@@ -115,7 +115,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
           }
           let array = arrays?.get(edit.field);
           if (!array) {
-            array = (obj[edit.field] as unknown[]).slice();
+            array = shallowCopy(obj[edit.field] as unknown[]);
             (arrays ??= new Map()).set(edit.field, array);
             setOwn(obj, edit.field, array);
           }

@@ -1,0 +1,40 @@
+/**
+ * A worker thread of a parallel full compile: compiles the chunks it is
+ * given, writes their files, reports each chunk as it is done, and at the end
+ * the type observations of its stories (merged by the calling thread).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { IndexRow } from '../sync/state.js';
+import { FileWriter, StoryCompiler, compileFullChunk, type ChunkResult, type StorySetup } from './story.js';
+import { TypeInferrer } from './types/index.js';
+
+export interface WorkerInput {
+  setup: StorySetup;
+  out: string;
+  prefix: string;
+  /** Every story of the snapshot (targets are looked up among them). */
+  index: IndexRow[];
+  relations?: readonly string[];
+  schema?: unknown;
+  /** The chunks this worker compiles, in order. */
+  chunks: Array<{ b: number; rows: IndexRow[] }>;
+}
+
+export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
+
+async function run(input: WorkerInput): Promise<void> {
+  const inferrer = new TypeInferrer({
+    ...(input.relations ? { relations: input.relations } : {}),
+    storyUuids: new Set(input.index.map((e) => e.uuid)),
+    schema: input.schema,
+  });
+  const compiler = new StoryCompiler(input.setup, input.index, inferrer);
+  const writer = new FileWriter(input.out);
+  for (const { b, rows } of input.chunks) {
+    const result = await compileFullChunk(compiler, b, rows, input.prefix, writer);
+    parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
+  }
+  parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.state()) } satisfies WorkerMessage);
+}
+
+await run(workerData as WorkerInput);

@@ -1,0 +1,147 @@
+/**
+ * The two modules of a story: the raw module (the story as the snapshot has
+ * it, each language an export over the default) and the story module (the
+ * resolved story, written as what resolution changed over the raw modules it
+ * imports). Both are imported as real ES modules from files, and read back
+ * without importing them.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Story } from '../../src/api/index.js';
+import { createResolver } from '../../src/compile/resolve/index.js';
+import { evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
+import { rawModuleSource } from '../../src/compile/story.js';
+import { materialize, type StoryVersion } from '../../src/snapshot/index.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+function story(n: number, content: Record<string, unknown>): Story {
+  return {
+    id: n,
+    uuid: uuid(n),
+    name: `Story ${n}`,
+    slug: `story-${n}`,
+    full_slug: `stories/story-${n}`,
+    created_at: '2024-01-01T00:00:00.000Z',
+    published_at: '2024-01-01T00:00:00.000Z',
+    first_published_at: '2024-01-01T00:00:00.000Z',
+    lang: 'default',
+    content: { _uid: `uid-${n}`, ...content },
+    tag_list: [],
+    parent_id: 0,
+    is_startpage: false,
+    position: 0,
+    group_id: uuid(1000 + n),
+    alternates: [],
+    translated_slugs: null,
+    default_full_slug: null,
+    release_id: null,
+    sort_by_date: null,
+  } as unknown as Story;
+}
+
+/** Writes modules under a fresh directory (`raw/<id>.js`, `stories/<id>.js`) and imports one of them. */
+async function importFrom(files: Record<string, string>, rel: string): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'content-sync-story-module-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return (await import(pathToFileURL(path.join(dir, rel)).href)) as Record<string, unknown>;
+}
+
+const readBack = (files: Record<string, string>, rel: string): Record<string, unknown> =>
+  evaluateModule(files[rel]!, (from) => readBack(files, path.posix.join(path.posix.dirname(rel), from)));
+
+describe('raw modules', () => {
+  const version: StoryVersion = {
+    story: story(1, { component: 'page', title: 'Hello', body: [{ component: 'text', _uid: 'b1', text: 'Hi' }], hero: { filename: 'a.jpg' } }),
+    // fr replaces the content whole; it has no overlay in it, which gets the default content under its prefix.
+    languages: {
+      de: { full_slug: 'de/seite', name: 'Seite', content: { title: 'Hallo' } },
+      fr: { full_slug: 'fr/page', content: { component: 'page', title: 'Bonjour' }, $replace_content: true },
+    } as StoryVersion['languages'],
+  };
+  const languages = ['default', 'de', 'fr', 'it'];
+  const materialized = languages.map((l) => [l === 'default' ? 'default' : l, materialize(version, l)] as const);
+
+  it('each language is the default story with its overlay, equal to the materialized story, key order included', async () => {
+    const source = rawModuleSource(version, languages, materialized);
+    // The default is written once; the languages name only what differs.
+    expect(source.match(/"a\.jpg"/g)).toHaveLength(1);
+    const files = { 'raw/1.js': source };
+    for (const mod of [await importFrom(files, 'raw/1.js'), readBack(files, 'raw/1.js')]) {
+      for (const [name, expected] of materialized) {
+        expect(JSON.stringify(mod[name])).toBe(JSON.stringify(expected));
+      }
+    }
+  });
+
+  it('a "__proto__" key anywhere is written so that it stays an own property', async () => {
+    const odd: StoryVersion = { story: story(2, JSON.parse('{"component":"page","__proto__":{"x":1}}') as Record<string, unknown>) };
+    const m = [['default', materialize(odd, 'default')] as const, ['de', materialize(odd, 'de')] as const];
+    const files = { 'raw/2.js': rawModuleSource(odd, ['default', 'de'], m) };
+    const mod = await importFrom(files, 'raw/2.js');
+    const content = (mod.default as Story).content as Record<string, unknown>;
+    expect(Object.hasOwn(content, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(content)).toBe(Object.prototype);
+    expect(JSON.stringify(mod.de)).toBe(JSON.stringify(m[1]![1]));
+  });
+});
+
+describe('story modules', () => {
+  const author = story(10, { component: 'author', name: 'Ada' });
+  const other = story(11, { component: 'author', name: 'Grace' });
+  const linked = story(12, { component: 'page', title: 'Linked' });
+  const article = story(1, {
+    component: 'article',
+    title: 'On engines',
+    author: author.uuid,
+    reviewers: [other.uuid, author.uuid, 'not-a-story'],
+    body: [
+      { component: 'text', _uid: 'p1', text: 'First' },
+      { component: 'cta', _uid: 'p2', link: { fieldtype: 'multilink', linktype: 'story', id: linked.uuid, cached_url: 'old/path', url: '' } },
+      { component: 'cta', _uid: 'p3', link: { fieldtype: 'multilink', linktype: 'story', id: linked.uuid, cached_url: 'old/path', url: '' } },
+    ],
+  });
+  const all = [article, author, other, linked];
+  const lookup = { byUuid: (u: string) => all.find((s) => s.uuid === u), byId: (id: number) => all.find((s) => s.id === id) };
+  const raws = new Map<object, RawRef>(all.map((s) => [s, { from: `../raw/${s.id}.js`, name: 'default' }]));
+  const rawFiles = Object.fromEntries(all.map((s) => [`raw/${s.id}.js`, `export default ${JSON.stringify(s)};\n`]));
+
+  it('imports the raw stories it embeds and writes only what resolution changed; the import equals the resolved story', async () => {
+    const resolved = createResolver({ relations: ['article.author', 'article.reviewers'], links: 'url' }, lookup).resolve(article).story;
+    const source = storyModuleSource([['default', resolved]], raws);
+    expect(source).toMatch(/^import \{ default as \$\d+ \} from "\.\.\/raw\/10\.js";$/m);
+    expect(source).not.toContain('Ada');
+    expect(source).not.toContain('First');
+    const files = { ...rawFiles, 'stories/1.js': source };
+    for (const mod of [await importFrom(files, 'stories/1.js'), readBack(files, 'stories/1.js')]) {
+      const got = mod.default as Story;
+      expect(JSON.stringify(got)).toBe(JSON.stringify(resolved));
+      const content = got.content as unknown as { reviewers: Story[]; author: Story; body: Array<{ link: { story: object } }> };
+      // One target, one object: the author embedded twice, the link shape used twice.
+      expect(content.reviewers[1]).toBe(content.author);
+      expect(content.body[1]!.link.story).toBe(content.body[2]!.link.story);
+    }
+  });
+
+  it('a story nothing changes is its raw export', () => {
+    const resolved = createResolver({ relations: ['article.author'] }, lookup).resolve(author).story;
+    expect(storyModuleSource([['default', resolved]], raws)).toBe('import { default as $0 } from "../raw/10.js";\nexport default $0;\n');
+  });
+
+  it('reading back a module that is not one this compiler wrote fails', () => {
+    expect(() => evaluateModule('export default 1;\nconsole.log("x");\n', () => ({}))).toThrow(/not a module this compiler wrote/);
+    expect(() => evaluateModule('import { x as $0 } from "../raw/1.js";\nexport default $0;\n', () => ({}))).toThrow(/unexpected import/);
+  });
+});
