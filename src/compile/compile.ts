@@ -63,7 +63,18 @@ import {
 } from './emit.js';
 import { evaluateModule } from './serialize.js';
 import { compileInThreads, defaultThreads } from './parallel.js';
-import { FileWriter, StoryCompiler, compileFullChunk, fileDigest, type ChunkResult, type MissingIn, type StorySetup, type StoryState } from './story.js';
+import {
+  FileWriter,
+  StoryCompiler,
+  compileFullChunk,
+  fileDigest,
+  recordsOf,
+  visibleVersion,
+  type ChunkResult,
+  type MissingIn,
+  type StorySetup,
+  type StoryState,
+} from './story.js';
 
 export interface CompileOptions {
   snapshot: string;
@@ -93,6 +104,8 @@ export interface CompileResult {
   mode: 'full' | 'incremental';
   stories: number;
   modules: number;
+  /** Stories compiled this time (the others' modules were kept without reading their records). */
+  compiled: number;
   written: string[];
   deleted: string[];
   warnings: string[];
@@ -132,6 +145,8 @@ interface StoredState {
   component: number[];
   /** References: a number is a position in `uuids`, a string a uuid outside the snapshot. */
   refs: Array<Array<number | string>>;
+  /** Which of each story's references it only imports: positions in its `refs`. */
+  imports: number[][];
   /** Whether each story has a module ('' when it has none). */
   modules: string[];
   /** Digests of the other files. */
@@ -161,6 +176,7 @@ function encodeState(state: State, types: unknown): StoredState {
     uuids,
     component: [],
     refs: [],
+    imports: [],
     modules: [],
     files,
     types,
@@ -176,6 +192,7 @@ function encodeState(state: State, types: unknown): StoredState {
     stored.digests.push(s.digest);
     stored.component.push(c);
     stored.refs.push(s.references.map((u) => position.get(u) ?? u));
+    stored.imports.push(s.imports.map((u) => s.references.indexOf(u)));
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
   }
   return stored;
@@ -185,8 +202,8 @@ function encodeState(state: State, types: unknown): StoredState {
 function decodeState(raw: unknown): State | undefined {
   const s = raw as StoredState | undefined;
   if (!s || typeof s !== 'object' || s.v !== STATE_VERSION) return undefined;
-  const { ids, digests, uuids, component, components, refs, modules } = s;
-  const arrays = [ids, digests, uuids, component, refs, modules];
+  const { ids, digests, uuids, component, components, refs, modules, imports } = s;
+  const arrays = [ids, digests, uuids, component, refs, modules, imports];
   if (!arrays.every(Array.isArray) || !arrays.every((a) => a.length === ids.length) || !Array.isArray(components)) {
     return undefined;
   }
@@ -196,10 +213,12 @@ function decodeState(raw: unknown): State | undefined {
   const withModule = new Set<number>();
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
+    const references = refs[i]!.map((r) => (typeof r === 'number' ? uuids[r]! : r));
     stories.set(id, {
       digest: digests[i]!,
       uuid: uuids[i]!,
-      references: refs[i]!.map((r) => (typeof r === 'number' ? uuids[r]! : r)),
+      references,
+      imports: imports[i]!.map((k) => references[k]!),
       component: components[component[i]!]!,
     });
     if (modules[i]) withModule.add(id);
@@ -399,7 +418,19 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   }
   const dirtyUuids = new Set<string>(removed.map(([, s]) => s.uuid));
   for (const e of index) if (dirty.has(e.id)) dirtyUuids.add(e.uuid);
-  // Stories that embed or point at a changed story change too (references are transitive up to the depth).
+  // Stories that embed or point at a changed story change too (references are transitive up to the
+  // depth), except those that only import it: it reaches them through the import, unless it left the
+  // snapshot or changed content type.
+  const records = recordsOf(snapshot, index);
+  const reshaped = new Set<string>(removed.map(([, s]) => s.uuid));
+  if (state) {
+    for (const e of index) {
+      if (!dirty.has(e.id)) continue;
+      const old = state.stories.get(e.id);
+      const now = visibleVersion(records.get(e.id), view);
+      if (!old || !now || now.story.content.component !== old.component) reshaped.add(e.uuid);
+    }
+  }
   const affected = new Set<number>(dirty);
   if (state) {
     let frontier = new Set(dirtyUuids);
@@ -407,7 +438,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       const next = new Set<string>();
       for (const [id, s] of state.stories) {
         if (affected.has(id)) continue;
-        if (s.references.some((u) => frontier.has(u))) {
+        if (s.references.some((u) => frontier.has(u) && (reshaped.has(u) || !s.imports.includes(u)))) {
           affected.add(id);
           next.add(s.uuid);
         }
@@ -432,6 +463,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       mode: 'incremental',
       stories: index.length,
       modules: state.stories.size * languages.length,
+      compiled: 0,
       written: [],
       deleted: [],
       warnings: [],
@@ -475,8 +507,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       depth: options.depth ?? 1,
     },
   };
-  const stories = new StoryCompiler(setup, index, inferrer);
+  const stories = new StoryCompiler(setup, index, inferrer, records);
   let modules = 0;
+  let compiled = 0;
 
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
   const forget = async (id: number): Promise<void> => {
@@ -534,6 +567,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         withModules.add(id);
         modules += languages.length;
       }
+      compiled += members[b]!.length;
       for (const [rel, digest] of r.files) files[rel] = digest;
       written.push(...r.written);
       missing.push(...r.missing);
@@ -572,6 +606,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         storyMetas = keptMetas;
       } else {
         storyMetas = await compileStory(e, old);
+        compiled++;
       }
       if (!storyMetas) continue;
       const s = newStories.get(e.id)!;
@@ -676,6 +711,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     mode: state ? 'incremental' : 'full',
     stories: index.length,
     modules,
+    compiled,
     written: written.sort(),
     deleted: deleted.sort(),
     warnings: warning ? [warning] : [],

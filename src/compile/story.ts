@@ -29,6 +29,11 @@ export interface StoryState {
   uuid: string;
   /** uuids the story's modules embed or point at (drives invalidation). */
   references: string[];
+  /**
+   * Those of the references the modules only import (see ResolveResult.embedded): their changes
+   * reach this story through the import, unless they leave the snapshot or change content type.
+   */
+  imports: string[];
   component: string;
 }
 
@@ -96,6 +101,15 @@ export class RecordCache {
   }
 }
 
+/** The record cache of a snapshot whose index is `index`. */
+export const recordsOf = (snapshot: string, index: readonly IndexRow[]) => new RecordCache(snapshot, new Map(index.map((e) => [e.id, e.digest])));
+
+/** The version of a record a compile of `view` shows: the draft view falls back to the published one. */
+export function visibleVersion(r: StoryRecord | undefined, view: 'published' | 'draft'): StoryVersion | undefined {
+  if (!r) return undefined;
+  return (view === 'published' ? r.published : r.draft ?? r.published) ?? undefined;
+}
+
 /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
 const LOOKUP_LIMIT = 2_000;
 
@@ -113,11 +127,11 @@ export class StoryCompiler {
   readonly #inferrer: TypeInferrer;
   readonly #lookups: Map<string, TargetLookup>;
 
-  constructor(setup: StorySetup, index: readonly IndexRow[], inferrer: TypeInferrer) {
+  constructor(setup: StorySetup, index: readonly IndexRow[], inferrer: TypeInferrer, records?: RecordCache) {
     this.#setup = setup;
     this.#byUuid = new Map(index.map((e) => [e.uuid, e.id]));
     this.#inferrer = inferrer;
-    this.records = new RecordCache(setup.snapshot, new Map(index.map((e) => [e.id, e.digest])));
+    this.records = records ?? recordsOf(setup.snapshot, index);
     this.#lookups = new Map(setup.languages.map((lang) => [lang, this.#lookupFor(lang)]));
   }
 
@@ -126,9 +140,8 @@ export class StoryCompiler {
   }
 
   /** The version of a record this compile shows. */
-  visible(r: StoryRecord | undefined): StoryRecord['published'] | undefined {
-    if (!r) return undefined;
-    return this.#setup.view === 'published' ? r.published ?? undefined : r.draft ?? r.published ?? undefined;
+  visible(r: StoryRecord | undefined): StoryVersion | undefined {
+    return visibleVersion(r, this.#setup.view);
   }
 
   #lookupFor(lang: string): TargetLookup {
@@ -170,6 +183,7 @@ export class StoryCompiler {
     const raws = new Map<object, RawRef>();
     const metas: EntryMeta[] = [];
     const references = new Set<string>();
+    const inline = new Set<string>();
     const missing: MissingIn[] = [];
     for (const lang of this.#setup.languages) {
       const story = materialize(version, lang);
@@ -178,8 +192,10 @@ export class StoryCompiler {
       const lookup = this.#lookups.get(lang)!;
       const result = await resolveWith(this.#setup.resolve, lookup, story);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
+      const whole = new Set(result.embedded);
       for (const u of result.references) {
         references.add(u);
+        if (!whole.has(u)) inline.add(u);
         const target = lookup.cache.get(u);
         if (target && target !== story && !raws.has(target)) raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
       }
@@ -191,7 +207,13 @@ export class StoryCompiler {
     }
     return {
       metas,
-      state: { digest: e.digest, uuid: e.uuid, references: [...references].sort(), component: version.story.content.component },
+      state: {
+        digest: e.digest,
+        uuid: e.uuid,
+        references: [...references].sort(),
+        imports: [...references].filter((u) => !inline.has(u)).sort(),
+        component: version.story.content.component,
+      },
       source: storyModuleSource(exports, raws),
       raw: rawModuleSource(version, this.#setup.languages, rawExports),
       missing,

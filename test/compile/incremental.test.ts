@@ -171,12 +171,31 @@ describe('incremental compile over the demo space', () => {
     changed = checkWrites(before, after, rel);
     expect(storyFiles(changed)).toEqual([`raw/${best!.id}.js`]);
     expect(rel.written.filter((r) => r.startsWith('stories/'))).toEqual([]);
+    // Only the author was compiled again: the others import it as it is.
+    expect(rel.compiled).toBe(1);
     expect((await embedders()).get(best!.uuid)).toEqual(best!.embedders);
     for (const file of best!.embedders) {
       const mod = readGenerated<Record<string, Story>>(out, file);
       const author = mod.default!.content.author as Story;
       expect(author.content.name).toBe('Renamed Author For Compile');
     }
+    await expectEqualsFull();
+
+    // The author unpublished: the stories that imported it are compiled again and hold its uuid.
+    await admin(server.url, 'POST', `/stories/${best!.id}/unpublish`);
+    await doSync();
+    await ageOutput(out);
+    before = await readOutput(out);
+    const gone = await doCompile();
+    after = await readOutput(out);
+    changed = checkWrites(before, after, gone);
+    expect(gone.compiled).toBe(best!.embedders.length);
+    expect(gone.deleted).toEqual([`raw/${best!.id}.js`, `stories/${best!.id}.js`]);
+    expect(storyFiles(changed)).toEqual([`raw/${best!.id}.js`, ...best!.embedders, `stories/${best!.id}.js`].sort());
+    for (const file of best!.embedders) {
+      expect(readGenerated<Record<string, Story>>(out, file).default!.content.author).toBe(best!.uuid);
+    }
+    expect(gone.warnings.join('\n')).toContain(best!.uuid);
     await expectEqualsFull();
 
     // A deleted story: its module goes, the other story modules stay as they are.
@@ -192,7 +211,7 @@ describe('incremental compile over the demo space', () => {
     expect(storyFiles(changed)).toEqual([`raw/${lonely.id}.js`, `stories/${lonely.id}.js`]);
     expect(changed).toContain(CHUNKS.entries(chunk));
     expect(changed).not.toContain('index.js');
-    expect(del.stories).toBe(first.stories - 1);
+    expect(del.stories).toBe(first.stories - 2); // this one and the author unpublished above
     await expectEqualsFull();
 
     // And then nothing again.

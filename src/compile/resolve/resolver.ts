@@ -135,6 +135,16 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
     return copies.get(scan.steps[scan.steps.length - 1]!.node);
   };
 
+  /**
+   * At depth 1: relation targets, embedded as they are (see ResolveResult.embedded). A link
+   * target is never one: even in `story` mode the link shows its path (`cached_url`, `href`).
+   */
+  const embeddedWhole = (scan: Scan): string[] => {
+    const whole = new Set(scan.relationTargets.map((s) => s.uuid));
+    for (const t of scan.linkTargets) whole.delete(t.uuid);
+    return [...whole].sort();
+  };
+
   const withContent = (story: Story, content: unknown): Story => {
     const copy = shallowCopy(story as JsonObject);
     setOwn(copy, 'content', content);
@@ -192,7 +202,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
 
   return {
     resolve(story: Story): ResolveResult {
-      if (depth === 0) return { story: shallowCopy(story as JsonObject) as Story, references: [], missing: [] };
+      if (depth === 0) return { story: shallowCopy(story as JsonObject) as Story, references: [], missing: [], embedded: [] };
       const scan = scanOf(story);
       const targets = nested(scan);
       ensure(targets, depth - 1);
@@ -201,6 +211,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
         story: withContent(story, content),
         references: [...referencesOf(scan, targets, depth)].sort(),
         missing: scan.missing.map((m) => ({ ...m })),
+        embedded: depth === 1 ? embeddedWhole(scan) : [],
       };
     },
   };

@@ -63,6 +63,13 @@ export interface ResolveResult {
   references: string[];
   /** References of this story's own content whose target is not in the snapshot (kept as written). */
   missing: MissingTarget[];
+  /**
+   * The references embedded only whole, as the snapshot has them (at depth 1, relation targets
+   * no link points at), never through what a link shows of them (path, name, ...). A change to
+   * such a target that keeps it in the snapshot with its content type changes nothing else in
+   * this story's output. Sorted, unique.
+   */
+  embedded: string[];
 }
 
 export interface Resolver {

@@ -438,3 +438,24 @@ describe('backlinks', () => {
     expect(backlinks(stories, { ...config, detectRelations: true }).get(uuid(4))).toEqual([uuid(3)]);
   });
 });
+
+describe('what a story only embeds whole', () => {
+  const T = story(20, { component: 'author' });
+  const L = story(21, { component: 'author' });
+  const page = story(22, { authors: [uuid(20), uuid(21)], cta: storyLink(uuid(21)), gone: uuid(99) });
+  const lookup = lookupOf(deepFreeze([T, L, page]));
+
+  it('at depth 1, the relation targets no link points at, in every links mode', () => {
+    for (const links of [undefined, 'url', 'story', 'link'] as const) {
+      const r = createResolver({ relations: ['page.authors', 'page.gone'], ...(links ? { links } : {}) }, lookup).resolve(page);
+      expect(r.references).toEqual([uuid(20), uuid(21), uuid(99)].sort());
+      // L is also the target of a link, which shows its path (even in story mode); the missing one embeds nothing.
+      expect(r.embedded, String(links)).toEqual(links ? [uuid(20)] : [uuid(20), uuid(21)]);
+    }
+  });
+
+  it('at depth 2 and beyond, nothing: targets are resolved into the story', () => {
+    expect(createResolver({ relations: ['page.authors'], depth: 2 }, lookup).resolve(page).embedded).toEqual([]);
+    expect(createResolver({ relations: ['page.authors'], depth: 0 }, lookup).resolve(page).embedded).toEqual([]);
+  });
+});
