@@ -200,11 +200,11 @@ export class StoryCompiler {
         if (target && target !== story && !raws.has(target)) raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
       }
       raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
-      this.#inferrer.add(result.story);
       exports.push([name, result.story]);
       rawExports.push([name, story]);
       metas.push(entryMeta(story, lang));
     }
+    this.#inferrer.addVariants(exports.map(([, s]) => s));
     return {
       metas,
       state: {

@@ -62,6 +62,11 @@ export class TypeInferrer {
     this.observer.story(story, 1);
   }
 
+  /** add() of each variant (the languages of one story), walking what they share once. */
+  addVariants(stories: readonly Story[]): void {
+    this.observer.variants(stories, 1);
+  }
+
   /** Undoes an add() of the same story. */
   remove(story: Story): void {
     this.observer.story(story, -1);

@@ -182,6 +182,49 @@ export class Observer {
     this.blok(content, delta, true);
   }
 
+  /**
+   * Variants of one story (its languages), as story() on each would record them. What the
+   * variants share (untranslated fields are the same objects) is walked once, counted as often as
+   * it is shared: every count is linear in delta.
+   */
+  variants(stories: ReadonlyArray<{ uuid?: unknown; content?: unknown }>, delta: 1 | -1): void {
+    const first = stories[0]?.content;
+    const alike =
+      isObject(first) &&
+      typeof first.component === 'string' &&
+      stories.every((s) => s.uuid === stories[0]!.uuid && isObject(s.content) && s.content.component === first.component);
+    if (!alike) {
+      for (const s of stories) this.story(s, delta);
+      return;
+    }
+    const n = stories.length * delta;
+    const name = first.component as string;
+    const uuid = stories[0]!.uuid;
+    if (typeof uuid === 'string') {
+      const byComp = (this.state.stories[uuid] ??= dict());
+      bump(byComp, name, n);
+      if (isEmpty(byComp)) delete this.state.stories[uuid];
+    }
+    const rec = (this.state.comps[name] ??= { n: 0, root: 0, f: dict() });
+    rec.n += n;
+    rec.root += n;
+    const groups = new Map<string, Map<unknown, number>>();
+    for (const s of stories) {
+      const content = s.content as Record<string, unknown>;
+      for (const key of Object.keys(content)) {
+        if (key === 'component' || key === '_uid') continue;
+        let byValue = groups.get(key);
+        if (!byValue) groups.set(key, (byValue = new Map()));
+        const value = content[key];
+        byValue.set(value, (byValue.get(value) ?? 0) + delta);
+      }
+    }
+    for (const [key, byValue] of groups) {
+      for (const [value, times] of byValue) this.field(rec, key, value, times, { fieldLevel: true, inArray: false });
+    }
+    if (rec.n === 0) delete this.state.comps[name];
+  }
+
   blok(value: Record<string, unknown>, delta: number, root: boolean): void {
     const name = value.component as string;
     const rec = (this.state.comps[name] ??= { n: 0, root: 0, f: dict() });

@@ -101,4 +101,23 @@ describe('determinism and incremental state', () => {
     expect(one.emit()).toContain('o: "a" | "b";');
     expect(JSON.stringify(one.state())).not.toContain('"v":2');
   });
+
+  it('addVariants() records what add() of each variant records, and remove() of each undoes it', () => {
+    const base = story({ component: 'p', title: 'Hello', tags: ['a', 'b'], body: [{ component: 'q', _uid: 'x', n: 1 }], hero: { filename: 'a.jpg', id: 1 } });
+    const content = base.content as Record<string, unknown>;
+    // Languages share untranslated fields (the same objects) and translate others.
+    const de = { ...base, lang: 'de', content: { ...content, title: 'Hallo' } };
+    const fr = { ...base, lang: 'fr', content: { ...content, title: 'Bonjour', extra: '' } };
+    const odd = { ...base, lang: 'it', content: { component: 'other', _uid: 'y' } };
+    for (const variants of [[base, de, fr], [base, de, fr, odd], [base]] as Story[][]) {
+      const one = new TypeInferrer();
+      for (const v of variants) one.add(v);
+      const grouped = new TypeInferrer();
+      grouped.addVariants(variants);
+      expect(grouped.state()).toEqual(one.state());
+      expect(grouped.emit()).toBe(one.emit());
+      for (const v of variants) grouped.remove(v);
+      expect(grouped.state()).toEqual(new TypeInferrer().state());
+    }
+  });
 });
