@@ -61,7 +61,7 @@ import {
   tagsModule,
   type EntryMeta,
 } from './emit.js';
-import { evaluateModule } from './serialize.js';
+import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule } from './serialize.js';
 import { compileInThreads, defaultThreads } from './parallel.js';
 import {
   FileWriter,
@@ -674,6 +674,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
   await write('types.ts', emitTypes(model));
+  await write(RUNTIME_FILE, RUNTIME_SOURCE);
   await write('stories.d.ts', storiesDeclaration(buckets));
   await write('index.js', indexModule(buckets, languages));
   await write('index.d.ts', indexDeclaration(buckets, storyTypes));

@@ -21,7 +21,7 @@ import {
   storyModulePath,
   type EntryMeta,
 } from './emit.js';
-import { exportsSource, storyModuleSource, type RawRef } from './serialize.js';
+import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import type { TypeInferrer } from './types/index.js';
 
 export interface StoryState {
@@ -274,38 +274,21 @@ export async function compileFullChunk(
 
 /**
  * The raw module of a story: the default language whole, each other language
- * as that story with its overlay applied, as \`materialize\` applies it
- * (\`{...story, ...top, lang, content: {...story.content, ...content}}\`), so
- * the module is about the size of the record. A story with a \`__proto__\` key
- * anywhere is written out whole per language (\`materialized\`), where such keys are handled.
+ * as its overlay over it (see `overlayModuleSource`), so the module is about
+ * the size of the record. A story with a `__proto__` key anywhere, or an
+ * overlay replacing content with none, is written out whole per language
+ * (`materialized`).
  */
 export function rawModuleSource(version: StoryVersion, languages: readonly string[], materialized: ReadonlyArray<readonly [string, Story]>): string {
-  const base = JSON.stringify(version.story);
-  const lines = [`const $0 = ${base};`];
-  const careful = () => exportsSource(materialized);
-  if (base.includes('"__proto__"')) return careful();
+  const overlays: Parameters<typeof overlayModuleSource>[1][number][] = [];
   for (const lang of languages) {
-    if (lang === DEFAULT_LANG) {
-      lines.push('export default $0;');
-      continue;
-    }
+    if (lang === DEFAULT_LANG) continue;
     const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
     const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
-    if (replace && content === undefined) return careful();
-    const parts = ['...$0'];
-    for (const [k, v] of Object.entries(top)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
-    parts.push(`"lang":${JSON.stringify(lang)}`);
-    let body = replace ? JSON.stringify(content) : '{...$0["content"]';
-    if (!replace) {
-      for (const [k, v] of Object.entries(content ?? {})) if (v !== undefined) body += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
-      body += '}';
-    }
-    parts.push(`"content":${body}`);
-    const line = `export const ${exportName(lang)} = {${parts.join(',')}};`;
-    if (line.includes('"__proto__"')) return careful();
-    lines.push(line);
+    if (replace && content === undefined) return exportsSource(materialized);
+    overlays.push([exportName(lang), { top, lang, content, replace: Boolean(replace) }]);
   }
-  return `${lines.join('\n')}\n`;
+  return overlayModuleSource(version.story, overlays) ?? exportsSource(materialized);
 }
 
 /**

@@ -38,9 +38,9 @@ describe('content-sync compile', () => {
     expect(Number(m![1])).toBe(stories);
     expect(Number(m![2])).toBe(stories * 2);
     expect(m![3]).toBe(out);
-    // A module and a raw module per story, ten shared files, and four files per chunk of the index.
-    expect(Number(m![4])).toBe(2 * stories + 10 + 4 * chunkCount(stories));
-    for (const f of ['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts', 'datasources.js', 'tags.js', 'backlinks.js', '.content-sync-compile.json']) {
+    // A module and a raw module per story, eleven shared files, and four files per chunk of the index.
+    expect(Number(m![4])).toBe(2 * stories + 11 + 4 * chunkCount(stories));
+    for (const f of ['index.js', 'index.d.ts', 'types.ts', 'runtime.js', 'stories.d.ts', 'datasources.js', 'tags.js', 'backlinks.js', '.content-sync-compile.json']) {
       expect(existsSync(path.join(out, f)), f).toBe(true);
     }
 

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { createResolver } from '../../src/compile/resolve/index.js';
-import { evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
+import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
 import { rawModuleSource } from '../../src/compile/story.js';
 import { materialize, type StoryVersion } from '../../src/snapshot/index.js';
 
@@ -52,7 +52,7 @@ function story(n: number, content: Record<string, unknown>): Story {
 async function importFrom(files: Record<string, string>, rel: string): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'content-sync-story-module-'));
   dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
+  for (const [name, text] of Object.entries({ ...files, [RUNTIME_FILE]: RUNTIME_SOURCE })) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), text);
   }
@@ -144,4 +144,55 @@ describe('story modules', () => {
     expect(() => evaluateModule('export default 1;\nconsole.log("x");\n', () => ({}))).toThrow(/not a module this compiler wrote/);
     expect(() => evaluateModule('import { x as $0 } from "../raw/1.js";\nexport default $0;\n', () => ({}))).toThrow(/unexpected import/);
   });
+});
+
+describe('what a page that imports one language bundles', () => {
+  it('that language, the default it builds on and the stories it embeds, not the other languages', async () => {
+    const author: StoryVersion = {
+      story: story(10, { component: 'author', name: 'Ada' }),
+      languages: { de: { full_slug: 'de/ada', content: { bio: 'AUTHOR-DE' } }, fr: { full_slug: 'fr/ada', content: { bio: 'AUTHOR-FR' } } },
+    };
+    const article: StoryVersion = {
+      story: story(1, { component: 'article', title: 'ARTICLE-DEFAULT', author: uuid(10) }),
+      languages: { de: { full_slug: 'de/artikel', content: { title: 'ARTICLE-DE' } }, fr: { full_slug: 'fr/article', content: { title: 'ARTICLE-FR' } } },
+    };
+    const languages = ['default', 'de', 'fr'];
+    const files: Record<string, string> = {};
+    const raws = new Map<object, RawRef>();
+    const byLang = new Map<string, Story[]>();
+    for (const [id, version] of [[10, author], [1, article]] as const) {
+      const materialized = languages.map((l) => [l, materialize(version, l)] as const);
+      files[`raw/${id}.js`] = rawModuleSource(version, languages, materialized);
+      for (const [l, s] of materialized) {
+        raws.set(s, { from: `../raw/${id}.js`, name: l });
+        byLang.set(l, [...(byLang.get(l) ?? []), s]);
+      }
+    }
+    const exports = languages.map((l) => {
+      const [a, own] = byLang.get(l)!;
+      const lookup = { byUuid: (u: string) => [a!, own!].find((s) => s.uuid === u), byId: () => undefined };
+      return [l, createResolver({ relations: ['article.author'] }, lookup).resolve(own!).story] as const;
+    });
+    files['stories/1.js'] = storyModuleSource(exports, raws);
+    files['entry.js'] = "import { de } from './stories/1.js';\nconsole.log(JSON.stringify(de));\n";
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'content-sync-bundle-'));
+    dirs.push(dir);
+    for (const [name, text] of Object.entries({ ...files, [RUNTIME_FILE]: RUNTIME_SOURCE })) {
+      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      writeFileSync(path.join(dir, name), text);
+    }
+    const { build } = await import('vite');
+    const result = (await build({
+      root: dir,
+      logLevel: 'silent',
+      configFile: false,
+      build: { write: false, minify: true, lib: { entry: path.join(dir, 'entry.js'), formats: ['es'], fileName: 'page' } },
+    })) as Array<{ output: Array<{ code?: string }> }>;
+    const code = result[0]!.output[0]!.code!;
+    expect(code).toContain('ARTICLE-DE');
+    expect(code).toContain('AUTHOR-DE');
+    // The default is what the German variant is written over; French is nowhere.
+    expect(code).toContain('ARTICLE-DEFAULT');
+    expect(code).not.toContain('FR');
+  }, 30_000);
 });
