@@ -4,7 +4,7 @@
  * module holds each target once and every occurrence is the same object.
  */
 
-import { originalOf } from './resolve/json.js';
+import { changedKeys, originalOf } from './resolve/json.js';
 
 function isObject(v: unknown): v is object {
   return v !== null && typeof v === 'object';
@@ -212,71 +212,75 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
 
   const decls: string[] = [];
   const lines: string[] = [];
+  // Per export: objects that are neither raw nor copies along a path, reached more than once.
+  let seen = new Map<object, number>();
+  let consts = new Map<object, string>();
+  const count = (v: unknown, original: unknown): void => {
+    if (!isObject(v) || raws.has(v) || v === original) return;
+    const base = originalOf(v);
+    const along = base !== undefined && base === original;
+    if (!along) {
+      const n = seen.get(v) ?? 0;
+      seen.set(v, n + 1);
+      if (n > 0) return;
+    }
+    const o = along || (base !== undefined && raws.has(base)) ? (base as Record<string, unknown>) : undefined;
+    const items = v as Record<string | number, unknown>;
+    for (const k of (o && changedKeys(v)) ?? Object.keys(v)) count(items[k], o?.[k]);
+  };
+
+  /** The edits that turn `o` (reached at `path` from the raw being patched) into its copy `v`. */
+  const edits = (v: object, o: Record<string | number, unknown>, path: ReadonlyArray<string | number>, out: string[]): void => {
+    const items = v as Record<string | number, unknown>;
+    // A copy the resolver made lists the keys it set; any other is compared key by key.
+    for (const k of changedKeys(v) ?? (Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v))) {
+      const x = items[k];
+      const before = o[k];
+      if (x === undefined || (x === before && Object.hasOwn(o, k))) continue;
+      const at = [...path, k];
+      if (isObject(x) && isObject(before) && originalOf(x) === before && !raws.has(x)) edits(x, before as Record<string | number, unknown>, at, out);
+      else out.push(`${JSON.stringify(at)},${emit(x)}`);
+    }
+  };
+
+  const emit = (v: unknown): string => {
+    if (!isObject(v)) return v === undefined ? 'null' : JSON.stringify(v);
+    if (raws.has(v)) return rawName(v);
+    const hoisted = consts.get(v);
+    if (hoisted) return hoisted;
+    const base = originalOf(v);
+    let text: string;
+    if (base !== undefined && raws.has(base)) {
+      const name = rawName(base);
+      const out: string[] = [];
+      edits(v, base as Record<string, unknown>, [], out);
+      if (out.length === 0) text = name;
+      else {
+        patched = true;
+        text = `${PURE}p(${name},${out.join(',')})`;
+      }
+    } else if (Array.isArray(v)) {
+      text = `[${v.map((x) => emit(x)).join(',')}]`;
+    } else {
+      const parts: string[] = [];
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== undefined) parts.push(`${key(k)}:${emit(x)}`);
+      }
+      text = `{${parts.join(',')}}`;
+    }
+    if ((seen.get(v) ?? 0) > 1) {
+      const name = `$${next++}`;
+      consts.set(v, name);
+      decls.push(`const ${name} = ${text};`);
+      return name;
+    }
+    return text;
+  };
   for (const [exportAs, value] of exports) {
-    // Objects of this export that are neither raw nor copies along a path, reached more than once.
-    const seen = new Map<object, number>();
-    const count = (v: unknown, original: unknown): void => {
-      if (!isObject(v) || raws.has(v) || v === original) return;
-      const base = originalOf(v);
-      const along = base !== undefined && base === original;
-      if (!along) {
-        const n = seen.get(v) ?? 0;
-        seen.set(v, n + 1);
-        if (n > 0) return;
-      }
-      const o = along || (base !== undefined && raws.has(base)) ? (base as Record<string, unknown>) : undefined;
-      if (Array.isArray(v)) v.forEach((x, i) => count(x, o?.[i]));
-      else for (const k in v) count((v as Record<string, unknown>)[k], o?.[k]);
-    };
+    seen = new Map();
+    consts = new Map();
     count(value, undefined);
-    const consts = new Map<object, string>();
-
-    /** The edits that turn `o` (reached at `path` from the raw being patched) into its copy `v`. */
-    const edits = (v: object, o: Record<string, unknown>, path: ReadonlyArray<string | number>, out: string[]): void => {
-      const each = (k: string | number, x: unknown) => {
-        if (x === undefined || (x === o[k as string] && Object.hasOwn(o, k))) return;
-        const at = [...path, k];
-        if (isObject(x) && originalOf(x) === o[k as string] && isObject(o[k as string]) && !raws.has(x)) edits(x, o[k as string] as Record<string, unknown>, at, out);
-        else out.push(`${JSON.stringify(at)},${emit(x)}`);
-      };
-      if (Array.isArray(v)) v.forEach((x, i) => each(i, x));
-      else for (const k in v) each(k, (v as Record<string, unknown>)[k]);
-    };
-
-    const emit = (v: unknown): string => {
-      if (!isObject(v)) return v === undefined ? 'null' : JSON.stringify(v);
-      if (raws.has(v)) return rawName(v);
-      const hoisted = consts.get(v);
-      if (hoisted) return hoisted;
-      const base = originalOf(v);
-      let text: string;
-      if (base !== undefined && raws.has(base)) {
-        const name = rawName(base);
-        const out: string[] = [];
-        edits(v, base as Record<string, unknown>, [], out);
-        if (out.length === 0) text = name;
-        else {
-          patched = true;
-          text = `${PURE}p(${name},${out.join(',')})`;
-        }
-      } else if (Array.isArray(v)) {
-        text = `[${v.map((x) => emit(x)).join(',')}]`;
-      } else {
-        const parts: string[] = [];
-        for (const k in v) {
-          const x = (v as Record<string, unknown>)[k];
-          if (x !== undefined) parts.push(`${key(k)}:${emit(x)}`);
-        }
-        text = `{${parts.join(',')}}`;
-      }
-      if ((seen.get(v) ?? 0) > 1) {
-        const name = `$${next++}`;
-        consts.set(v, name);
-        decls.push(`const ${name} = ${text};`);
-        return name;
-      }
-      return text;
-    };
     const body = emit(value);
     lines.push(exportAs === 'default' ? `export default ${body};` : `export const ${exportAs} = ${body};`);
   }

@@ -119,7 +119,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
             (arrays ??= new Map()).set(edit.field, array);
             setOwn(obj, edit.field, array);
           }
-          array[edit.index] = value;
+          setOwn(array, edit.index, value);
         } else if (edit.kind === 'multilink') {
           setOwn(obj, 'story', linkValue(edit.target, d));
           setOwn(obj, 'cached_url', fullSlugOf(edit.target));
