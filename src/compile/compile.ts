@@ -479,7 +479,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   const inferOptions = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
-    storyUuids: new Set(byUuid.keys()),
+    // Read once, when the types are built.
+    storyUuids: { [Symbol.iterator]: () => byUuid.keys() },
     schema: options.schema,
   };
   let inferrer: TypeInferrer;
@@ -507,7 +508,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       depth: options.depth ?? 1,
     },
   };
-  const stories = new StoryCompiler(setup, index, inferrer, records);
+  const stories = new StoryCompiler(setup, byUuid, inferrer, records);
   let modules = 0;
   let compiled = 0;
 

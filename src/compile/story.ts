@@ -111,7 +111,7 @@ export function visibleVersion(r: StoryRecord | undefined, view: 'published' | '
 }
 
 /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
-const LOOKUP_LIMIT = 2_000;
+const LOOKUP_LIMIT = 1_000;
 
 interface TargetLookup {
   load(uuid: string): Promise<Story | undefined>;
@@ -127,11 +127,12 @@ export class StoryCompiler {
   readonly #inferrer: TypeInferrer;
   readonly #lookups: Map<string, TargetLookup>;
 
-  constructor(setup: StorySetup, index: readonly IndexRow[], inferrer: TypeInferrer, records?: RecordCache) {
+  /** `byUuid`: the id of every story of the snapshot by its uuid (targets are looked up there). */
+  constructor(setup: StorySetup, byUuid: ReadonlyMap<string, number>, inferrer: TypeInferrer, records: RecordCache) {
     this.#setup = setup;
-    this.#byUuid = new Map(index.map((e) => [e.uuid, e.id]));
+    this.#byUuid = byUuid;
     this.#inferrer = inferrer;
-    this.records = records ?? recordsOf(setup.snapshot, index);
+    this.records = records;
     this.#lookups = new Map(setup.languages.map((lang) => [lang, this.#lookupFor(lang)]));
   }
 

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/state.js';
-import { FileWriter, StoryCompiler, compileFullChunk, type ChunkResult, type StorySetup } from './story.js';
+import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
 
 export interface WorkerInput {
@@ -23,12 +23,10 @@ export interface WorkerInput {
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
 
 async function run(input: WorkerInput): Promise<void> {
-  const inferrer = new TypeInferrer({
-    ...(input.relations ? { relations: input.relations } : {}),
-    storyUuids: new Set(input.index.map((e) => e.uuid)),
-    schema: input.schema,
-  });
-  const compiler = new StoryCompiler(input.setup, input.index, inferrer);
+  // Observations only: the types are built from them in the calling thread.
+  const inferrer = new TypeInferrer({ ...(input.relations ? { relations: input.relations } : {}), schema: input.schema });
+  const byUuid = new Map(input.index.map((e) => [e.uuid, e.id]));
+  const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, input.index));
   const writer = new FileWriter(input.out);
   for (const { b, rows } of input.chunks) {
     const result = await compileFullChunk(compiler, b, rows, input.prefix, writer);

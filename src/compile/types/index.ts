@@ -19,7 +19,7 @@ export interface InferOptions {
   /** component.field pairs resolved as relations (API syntax) — typed as the related story (resolved) | its uuid. */
   relations?: readonly string[];
   /** Also detect relation fields: uuid strings or uuid arrays whose values name stories of the snapshot. */
-  storyUuids?: ReadonlySet<string>;
+  storyUuids?: Iterable<string>;
   /** Datasources: a field whose observed values all are entry names of one datasource gets that datasource's name union. */
   datasources?: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   /** A component schema export (like components.237487.json) merged in: fields never filled still exist (optional). */

@@ -52,7 +52,7 @@ export interface TypeModel {
 
 export interface ModelOptions {
   relations: ReadonlySet<string>;
-  storyUuids?: ReadonlySet<string>;
+  storyUuids?: Iterable<string>;
   datasources: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   schema?: Schema;
   maxLiterals: number;
