@@ -147,7 +147,8 @@ async function webhookLatency(s: ServedSpace, root: string, ids: number[]): Prom
     const refreshMs: number[] = [];
     for (const [i, id] of ids.entries()) {
       const logged = logger.lines.length;
-      const file = path.join(root, '.content', 'modules', 'stories', `${id}.js`);
+      // The edited title lands in the story's raw module, which its story module imports.
+      const file = path.join(root, '.content', 'modules', 'raw', `${id}.js`);
       const node = () => [...(ssr.moduleGraph.getModulesByFile(file) ?? [])][0];
       const stamp = node()?.lastHMRTimestamp ?? 0;
       const title = `Benchmark title ${i} ${Date.now()}`;
