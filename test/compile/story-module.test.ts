@@ -15,48 +15,27 @@ import { createResolver } from '../../src/compile/resolve/index.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
 import { rawModuleSource } from '../../src/compile/story.js';
 import { materialize, type StoryVersion } from '../../src/snapshot/index.js';
+import { story, uuid } from './resolve/fixtures.js';
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-
-function story(n: number, content: Record<string, unknown>): Story {
-  return {
-    id: n,
-    uuid: uuid(n),
-    name: `Story ${n}`,
-    slug: `story-${n}`,
-    full_slug: `stories/story-${n}`,
-    created_at: '2024-01-01T00:00:00.000Z',
-    published_at: '2024-01-01T00:00:00.000Z',
-    first_published_at: '2024-01-01T00:00:00.000Z',
-    lang: 'default',
-    content: { _uid: `uid-${n}`, ...content },
-    tag_list: [],
-    parent_id: 0,
-    is_startpage: false,
-    position: 0,
-    group_id: uuid(1000 + n),
-    alternates: [],
-    translated_slugs: null,
-    default_full_slug: null,
-    release_id: null,
-    sort_by_date: null,
-  } as unknown as Story;
-}
-
-/** Writes modules under a fresh directory (`raw/<id>.js`, `stories/<id>.js`) and imports one of them. */
-async function importFrom(files: Record<string, string>, rel: string): Promise<Record<string, unknown>> {
+/** Writes modules (`raw/<id>.js`, `stories/<id>.js`, ...) and the runtime under a fresh directory. */
+function writeFiles(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'content-sync-story-module-'));
   dirs.push(dir);
   for (const [name, text] of Object.entries({ ...files, [RUNTIME_FILE]: RUNTIME_SOURCE })) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), text);
   }
-  return (await import(pathToFileURL(path.join(dir, rel)).href)) as Record<string, unknown>;
+  return dir;
+}
+
+/** Writes the modules and imports one of them. */
+async function importFrom(files: Record<string, string>, rel: string): Promise<Record<string, unknown>> {
+  return (await import(pathToFileURL(path.join(writeFiles(files), rel)).href)) as Record<string, unknown>;
 }
 
 const readBack = (files: Record<string, string>, rel: string): Record<string, unknown> =>
@@ -175,12 +154,7 @@ describe('what a page that imports one language bundles', () => {
     });
     files['stories/1.js'] = storyModuleSource(exports, raws);
     files['entry.js'] = "import { de } from './stories/1.js';\nconsole.log(JSON.stringify(de));\n";
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'content-sync-bundle-'));
-    dirs.push(dir);
-    for (const [name, text] of Object.entries({ ...files, [RUNTIME_FILE]: RUNTIME_SOURCE })) {
-      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-      writeFileSync(path.join(dir, name), text);
-    }
+    const dir = writeFiles(files);
     const { build } = await import('vite');
     const result = (await build({
       root: dir,

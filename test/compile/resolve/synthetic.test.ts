@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import type { Folder } from '../../../src/snapshot/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
+import { story, uuid } from './fixtures.js';
 
 function deepFreeze<T>(value: T): T {
   const stack: unknown[] = [value];
@@ -14,32 +15,6 @@ function deepFreeze<T>(value: T): T {
     for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
   }
   return value;
-}
-
-function uuid(n: number): string {
-  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-}
-
-function story(n: number, content: Record<string, unknown>, fields: Partial<Story> = {}): Story {
-  return {
-    id: n,
-    uuid: uuid(n),
-    name: `Story ${n}`,
-    slug: `story-${n}`,
-    full_slug: `stories/story-${n}`,
-    created_at: '2024-01-01T00:00:00.000Z',
-    published_at: '2024-01-01T00:00:00.000Z',
-    first_published_at: '2024-01-01T00:00:00.000Z',
-    lang: 'default',
-    content: { _uid: `uid-${n}`, component: 'page', ...content },
-    position: 0,
-    is_startpage: false,
-    parent_id: 0,
-    group_id: `group-${n}`,
-    alternates: [],
-    tag_list: [],
-    ...fields,
-  };
 }
 
 function lookupOf(stories: readonly Story[], folders: readonly Folder[] = []): StoryLookup & { calls: number } {
