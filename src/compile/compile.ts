@@ -359,16 +359,16 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const oldModules = state?.modules ?? new Set<number>();
   const writer = new FileWriter(out);
   /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
-  const write = async (rel: string, text: string): Promise<void> => {
+  const write = (rel: string, text: string): void => {
     const digest = fileDigest(text);
     files[rel] = digest;
     if (oldFiles[rel] === digest) return;
-    await put(rel, text);
+    put(rel, text);
   };
   /** Writes a story module: the state only notes it exists; an unchanged one is told by its bytes. */
   /** Raw modules this compile replaced, as they were: previous story modules import them (see forget). */
   const replacedRaw = new Map<string, string>();
-  const writeStory = async (id: number, compiled: { source: string; raw: string }): Promise<void> => {
+  const writeStory = (id: number, compiled: { source: string; raw: string }): void => {
     withModules.add(id);
     for (const [rel, text, isRaw] of [
       [rawModulePath(id), compiled.raw, true],
@@ -383,10 +383,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
           // Gone: write it.
         }
       }
-      await put(rel, text);
+      put(rel, text);
     }
   };
-  const put = async (rel: string, text: string): Promise<void> => {
+  const put = (rel: string, text: string): void => {
     written.push(rel);
     writer.put(rel, text);
   };
@@ -513,7 +513,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   let compiled = 0;
 
   /** Takes a story's previous contribution out of the type counts, from its previous module. */
-  const forget = async (id: number): Promise<void> => {
+  const forget = (id: number): void => {
     const rel = storyModulePath(id);
     if (!oldModules.has(id)) return;
     try {
@@ -535,16 +535,16 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       return readModule(target);
     });
   };
-  for (const [id] of removed) await forget(id);
+  for (const [id] of removed) forget(id);
 
   /** Compiles one story: its module, and its metadata in every language. */
-  const compileStory = async (e: IndexRow, old: StoryState | undefined): Promise<EntryMeta[] | undefined> => {
-    if (state && old) await forget(e.id);
-    const compiled = await stories.compile(e);
+  const compileStory = (e: IndexRow, old: StoryState | undefined): EntryMeta[] | undefined => {
+    if (state && old) forget(e.id);
+    const compiled = stories.compile(e);
     if (!compiled) return undefined;
     missing.push(...compiled.missing);
     newStories.set(e.id, compiled.state);
-    await writeStory(e.id, compiled);
+    writeStory(e.id, compiled);
     return compiled.metas;
   };
 
@@ -562,7 +562,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       results = parallel.chunks;
     }
     for (let b = 0; b < buckets; b++) {
-      const r = results?.[b] ?? (await compileFullChunk(stories, b, members[b]!, prefix, writer));
+      const r = results?.[b] ?? compileFullChunk(stories, b, members[b]!, prefix, writer);
       for (const [id, s] of r.stories) {
         newStories.set(id, s);
         withModules.add(id);
@@ -606,7 +606,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
         storyMetas = keptMetas;
       } else {
-        storyMetas = await compileStory(e, old);
+        storyMetas = compileStory(e, old);
         compiled++;
       }
       if (!storyMetas) continue;
@@ -615,9 +615,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       declared.push({ id: e.id, langs: languages, component: s.component });
       modules += languages.length;
     }
-    await write(CHUNKS.entries(b), entriesChunk(metas));
-    await write(CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas));
-    await write(CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared));
+    write(CHUNKS.entries(b), entriesChunk(metas));
+    write(CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas));
+    write(CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared));
   }
 
   // Backlinks, by target: the chunks holding a target whose referrers changed are written again.
@@ -666,7 +666,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const lists = backlinks[b];
     if (!lists) continue;
     for (const [u, list] of lists) if (changedTargets.has(u) || complete.has(b)) list.sort();
-    await write(CHUNKS.backlinks(b), backlinksChunk(lists));
+    write(CHUNKS.backlinks(b), backlinksChunk(lists));
   }
 
   const datasources = await readDatasources(snapshot);
@@ -674,17 +674,17 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const model = inferrer.model();
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
-  await write('types.ts', emitTypes(model));
-  await write(RUNTIME_FILE, RUNTIME_SOURCE);
-  await write('stories.d.ts', storiesDeclaration(buckets));
-  await write('index.js', indexModule(buckets, languages));
-  await write('index.d.ts', indexDeclaration(buckets, storyTypes));
-  await write('datasources.js', datasourcesModule(datasources));
-  await write('datasources.d.ts', datasourcesDeclaration(datasources));
-  await write('tags.js', tagsModule(tags));
-  await write('tags.d.ts', tagsDeclaration(tags));
-  await write('backlinks.js', backlinksModule(buckets));
-  await write('backlinks.d.ts', backlinksDeclaration);
+  write('types.ts', emitTypes(model));
+  write(RUNTIME_FILE, RUNTIME_SOURCE);
+  write('stories.d.ts', storiesDeclaration(buckets));
+  write('index.js', indexModule(buckets, languages));
+  write('index.d.ts', indexDeclaration(buckets, storyTypes));
+  write('datasources.js', datasourcesModule(datasources));
+  write('datasources.d.ts', datasourcesDeclaration(datasources));
+  write('tags.js', tagsModule(tags));
+  write('tags.d.ts', tagsDeclaration(tags));
+  write('backlinks.js', backlinksModule(buckets));
+  write('backlinks.d.ts', backlinksDeclaration);
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   const deleted: string[] = [];

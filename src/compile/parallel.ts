@@ -50,7 +50,7 @@ export async function compileInThreads(
   base: Omit<WorkerInput, 'chunks'>,
   members: readonly IndexRow[][],
   threads: number,
-  local: (b: number, rows: IndexRow[]) => Promise<ChunkResult>,
+  local: (b: number, rows: IndexRow[]) => ChunkResult,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
   const shares: WorkerInput['chunks'][] = Array.from({ length: n }, () => []);
@@ -81,7 +81,9 @@ export async function compileInThreads(
     try {
       for (const { b, rows } of shares[0]!) {
         if (failure) return;
-        chunks[b] = await local(b, rows);
+        chunks[b] = local(b, rows);
+        // Between chunks, hear from the workers (a failure stops this share too).
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       fail(error);

@@ -114,7 +114,7 @@ export function visibleVersion(r: StoryRecord | undefined, view: 'published' | '
 const LOOKUP_LIMIT = 1_000;
 
 interface TargetLookup {
-  load(uuid: string): Promise<Story | undefined>;
+  load(uuid: string): Story | undefined;
   cache: Map<string, Story | undefined>;
   byId: Map<number, Story>;
 }
@@ -149,7 +149,7 @@ export class StoryCompiler {
     const cache = new Map<string, Story | undefined>();
     const byId = new Map<number, Story>();
     return {
-      load: async (uuid: string) => {
+      load: (uuid: string) => {
         if (cache.has(uuid)) {
           // Used again: the newest, so loading the rest of this story's targets cannot evict it.
           const hit = cache.get(uuid);
@@ -175,7 +175,7 @@ export class StoryCompiler {
   }
 
   /** One story in every language: its module and metadata; undefined when the view has no version of it. */
-  async compile(e: IndexRow): Promise<CompiledStory | undefined> {
+  compile(e: IndexRow): CompiledStory | undefined {
     const version = this.visible(this.records.get(e.id));
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
@@ -191,7 +191,7 @@ export class StoryCompiler {
       const name = exportName(lang);
       // Preload what the story may reference, then resolve synchronously.
       const lookup = this.#lookups.get(lang)!;
-      const result = await resolveWith(this.#setup.resolve, lookup, story);
+      const result = resolveWith(this.#setup.resolve, lookup, story);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
@@ -237,18 +237,18 @@ export interface ChunkResult {
 }
 
 /** Compiles every story of one chunk and writes their modules and the chunk's files (a full compile). */
-export async function compileFullChunk(
+export function compileFullChunk(
   compiler: StoryCompiler,
   b: number,
   rows: readonly IndexRow[],
   prefix: string,
   writer: FileWriter,
-): Promise<ChunkResult> {
+): ChunkResult {
   const result: ChunkResult = { stories: [], files: [], written: [], missing: [] };
   const metas: EntryMeta[] = [];
   const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
   for (const e of rows) {
-    const compiled = await compiler.compile(e);
+    const compiled = compiler.compile(e);
     if (!compiled) continue;
     result.missing.push(...compiled.missing);
     result.stories.push([e.id, compiled.state]);
@@ -296,7 +296,7 @@ export function rawModuleSource(version: StoryVersion, languages: readonly strin
  * Resolves one story: its reference graph is loaded into a synchronous lookup
  * first (targets of targets up to the depth), then the pure resolver runs.
  */
-async function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story): Promise<ResolveResult> {
+function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story): ResolveResult {
   // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
   const depth = Math.max(1, config.depth);
   const visited = new Set<string>([story.uuid]);
@@ -307,7 +307,7 @@ async function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, 
       for (const uuid of uuidsIn(s.content)) {
         if (visited.has(uuid)) continue;
         visited.add(uuid);
-        const target = await lookup.load(uuid);
+        const target = lookup.load(uuid);
         if (target) next.push(target);
       }
     }

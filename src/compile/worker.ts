@@ -22,17 +22,17 @@ export interface WorkerInput {
 
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
 
-async function run(input: WorkerInput): Promise<void> {
+function run(input: WorkerInput): void {
   // Observations only: the types are built from them in the calling thread.
   const inferrer = new TypeInferrer({ ...(input.relations ? { relations: input.relations } : {}), schema: input.schema });
   const byUuid = new Map(input.index.map((e) => [e.uuid, e.id]));
   const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, input.index));
   const writer = new FileWriter(input.out);
   for (const { b, rows } of input.chunks) {
-    const result = await compileFullChunk(compiler, b, rows, input.prefix, writer);
+    const result = compileFullChunk(compiler, b, rows, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }
   parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.state()) } satisfies WorkerMessage);
 }
 
-await run(workerData as WorkerInput);
+run(workerData as WorkerInput);
