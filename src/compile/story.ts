@@ -70,14 +70,20 @@ export interface CompiledStory {
  */
 export class RecordCache {
   readonly #dir: string;
-  readonly #digests: ReadonlyMap<number, string>;
+  readonly #rows: ReadonlyMap<number, IndexRow>;
   readonly #cache = new Map<number, StoryRecord | null>();
   readonly #limit: number;
 
-  constructor(dir: string, digests: ReadonlyMap<number, string>, limit = 512) {
+  /** `rows`: the index entry of every story, by id. */
+  constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 512) {
     this.#dir = dir;
-    this.#digests = digests;
+    this.#rows = rows;
     this.#limit = limit;
+  }
+
+  /** The uuid of the story with this id, if the snapshot has one. */
+  uuidOf(id: number): string | undefined {
+    return this.#rows.get(id)?.uuid;
   }
 
   get(id: number): StoryRecord | undefined {
@@ -91,7 +97,7 @@ export class RecordCache {
     try {
       const text = readFileSync(path.join(this.#dir, FILES.stories, `${id}.json`), 'utf8');
       const data = JSON.parse(text) as unknown;
-      record = this.#digests.get(id) === sha256(text).slice(0, 16) ? (data as StoryRecord) : StoryRecord.parse(data);
+      record = this.#rows.get(id)?.digest === sha256(text).slice(0, 16) ? (data as StoryRecord) : StoryRecord.parse(data);
     } catch {
       record = null;
     }
@@ -102,7 +108,7 @@ export class RecordCache {
 }
 
 /** The record cache of a snapshot whose index is `index`. */
-export const recordsOf = (snapshot: string, index: readonly IndexRow[]) => new RecordCache(snapshot, new Map(index.map((e) => [e.id, e.digest])));
+export const recordsOf = (snapshot: string, index: readonly IndexRow[]) => new RecordCache(snapshot, new Map(index.map((e) => [e.id, e])));
 
 /** The version of a record a compile of `view` shows: the draft view falls back to the published one. */
 export function visibleVersion(r: StoryRecord | undefined, view: 'published' | 'draft'): StoryVersion | undefined {
@@ -191,7 +197,7 @@ export class StoryCompiler {
       const name = exportName(lang);
       // Preload what the story may reference, then resolve synchronously.
       const lookup = this.#lookups.get(lang)!;
-      const result = resolveWith(this.#setup.resolve, lookup, story);
+      const result = resolveWith(this.#setup.resolve, lookup, story, this.records);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
@@ -296,7 +302,7 @@ export function rawModuleSource(version: StoryVersion, languages: readonly strin
  * Resolves one story: its reference graph is loaded into a synchronous lookup
  * first (targets of targets up to the depth), then the pure resolver runs.
  */
-function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story): ResolveResult {
+function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story, records: RecordCache): ResolveResult {
   // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
   const depth = Math.max(1, config.depth);
   const visited = new Set<string>([story.uuid]);
@@ -304,7 +310,7 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
   for (let level = 0; level < depth && frontier.length; level++) {
     const next: Story[] = [];
     for (const s of frontier) {
-      for (const uuid of uuidsIn(s.content)) {
+      for (const uuid of candidatesIn(s.content, records)) {
         if (visited.has(uuid)) continue;
         visited.add(uuid);
         const target = lookup.load(uuid);
@@ -322,14 +328,27 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Every uuid-looking string in content: the candidates for relations and links. */
-function uuidsIn(content: unknown): string[] {
+const NUMERIC_ID = /^\d{1,15}$/;
+
+/**
+ * The uuids of what content may reference: every uuid-looking string, and the
+ * uuid of every story whose id a number or numeric string names (a relation
+ * may hold ids).
+ */
+function candidatesIn(content: unknown, records: RecordCache): string[] {
   const out = new Set<string>();
   const stack: unknown[] = [content];
+  const byId = (id: number) => {
+    const uuid = records.uuidOf(id);
+    if (uuid !== undefined) out.add(uuid);
+  };
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
       if (v.length === 36 && UUID.test(v)) out.add(v);
+      else if (NUMERIC_ID.test(v)) byId(Number(v));
+    } else if (typeof v === 'number') {
+      if (Number.isSafeInteger(v)) byId(v);
     } else if (Array.isArray(v)) {
       for (const x of v) stack.push(x);
     } else if (v !== null && typeof v === 'object') {

@@ -237,4 +237,23 @@ describe('incremental compile over the demo space', () => {
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE])).toEqual([]);
   });
+
+  it('a relation that names its target by id resolves whether or not the target was read before', async () => {
+    const stories = snapshotStories();
+    // A story no other story names by uuid: nothing loads it as a target before.
+    const author = stories.find((s) => s.component !== 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)))!;
+    expect(author).toBeDefined();
+    const article = stories.filter((s) => s.component === 'article').at(-1)!;
+    await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: String(author.id) } });
+    await admin(server.url, 'POST', `/stories/${article.id}/publish`);
+    await doSync();
+    // One thread, and chunks compiled in another order by three: the same bytes, the author embedded.
+    const one = await tempDir('compile-by-id-one');
+    const three = await tempDir('compile-by-id-three');
+    await compile({ snapshot, out: one, ...OPTIONS, threads: 1 });
+    await compile({ snapshot, out: three, ...OPTIONS, threads: 3 });
+    const mod = readGenerated<Record<string, Story>>(one, `stories/${article.id}.js`);
+    expect((mod.default!.content.author as Story).uuid).toBe(author.uuid);
+    expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
+  });
 });
