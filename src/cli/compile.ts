@@ -3,7 +3,7 @@
  */
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
-import { compile } from '../compile/index.js';
+import { compile, type CompileResult } from '../compile/index.js';
 import { UsageError, integer, parse } from './args.js';
 
 const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
@@ -67,18 +67,33 @@ export async function compileCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--schema ${String(values.schema)}: ${(err as Error).message}`);
     }
   }
-  const result = await compile({
-    snapshot,
-    out,
-    ...(version ? { view: version as 'published' | 'draft' } : {}),
-    ...(relations ? { resolveRelations: relations } : {}),
-    detectRelations: Boolean(values['detect-relations']),
-    ...(links ? { resolveLinks: links as 'url' | 'story' | 'link' } : {}),
-    depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
-    ...(schema !== undefined ? { schema } : {}),
-    full: Boolean(values.full),
-    ...(values.threads !== undefined ? { threads: integer(values.threads as string, 'threads', 1, 1, 64) } : {}),
-  });
+  // On a terminal, a line that says how far a long compile is (standard error; erased at the end).
+  const tty = process.stderr.isTTY && !values.json;
+  let last = 0;
+  let result: CompileResult;
+  try {
+    result = await compile({
+      snapshot,
+      out,
+      ...(version ? { view: version as 'published' | 'draft' } : {}),
+      ...(relations ? { resolveRelations: relations } : {}),
+      detectRelations: Boolean(values['detect-relations']),
+      ...(links ? { resolveLinks: links as 'url' | 'story' | 'link' } : {}),
+      depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
+      ...(schema !== undefined ? { schema } : {}),
+      full: Boolean(values.full),
+      ...(values.threads !== undefined ? { threads: integer(values.threads as string, 'threads', 1, 1, 64) } : {}),
+      onProgress: (done, total) => {
+        if (!tty) return;
+        const now = performance.now();
+        if (now - last < 100) return;
+        last = now;
+        process.stderr.write(`\r\x1b[Kcompiling: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} stories`);
+      },
+    });
+  } finally {
+    if (tty) process.stderr.write('\r\x1b[K');
+  }
   for (const w of result.warnings) console.error(`warning: ${w}`);
   if (values.json) {
     console.log(JSON.stringify({ ok: true, ...result, durationMs: Math.round(result.durationMs) }));

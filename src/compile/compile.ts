@@ -98,6 +98,8 @@ export interface CompileOptions {
    * compiles stay in the calling thread.
    */
   threads?: number;
+  /** Called as stories are compiled: how many so far, of how many to compile (at most every chunk). */
+  onProgress?: (compiled: number, total: number) => void;
 }
 
 export interface CompileResult {
@@ -557,7 +559,13 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     let results: ChunkResult[] | undefined;
     if (threads > 1 && buckets > 1) {
       const base = { setup, out, prefix, index, relations: options.resolveRelations, schema: options.schema };
-      const parallel = await compileInThreads(base, members, threads, (b, rows) => compileFullChunk(stories, b, rows, prefix, writer));
+      const parallel = await compileInThreads(
+        base,
+        members,
+        threads,
+        (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
+        (done) => options.onProgress?.(done, index.length),
+      );
       for (const types of parallel.types) inferrer.merge(JSON.parse(types));
       results = parallel.chunks;
     }
@@ -569,6 +577,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         modules += languages.length;
       }
       compiled += members[b]!.length;
+      if (!results) options.onProgress?.(compiled, index.length);
       for (const [rel, digest] of r.files) files[rel] = digest;
       written.push(...r.written);
       missing.push(...r.missing);

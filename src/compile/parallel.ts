@@ -51,6 +51,8 @@ export async function compileInThreads(
   members: readonly IndexRow[][],
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
+  /** After each chunk, in any thread: the stories of the chunks done so far. */
+  onChunk?: (stories: number) => void,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
   const shares: WorkerInput['chunks'][] = Array.from({ length: n }, () => []);
@@ -59,6 +61,11 @@ export async function compileInThreads(
   const types: string[] = [];
   const workers: Worker[] = [];
   let failure: { error: unknown } | undefined;
+  let done = 0;
+  const finished = (b: number) => {
+    done += members[b]!.length;
+    onChunk?.(done);
+  };
   const fail = (error: unknown) => {
     failure ??= { error };
     for (const w of workers) void w.terminate();
@@ -68,7 +75,10 @@ export async function compileInThreads(
       const worker = startWorker({ ...base, chunks: chunks_ });
       workers.push(worker);
       worker.on('message', (m: WorkerMessage) => {
-        if (m.kind === 'chunk') chunks[m.b] = m.result;
+        if (m.kind === 'chunk') {
+          chunks[m.b] = m.result;
+          finished(m.b);
+        }
         else types[k] = m.types;
       });
       worker.on('error', fail);
@@ -82,6 +92,7 @@ export async function compileInThreads(
       for (const { b, rows } of shares[0]!) {
         if (failure) return;
         chunks[b] = local(b, rows);
+        finished(b);
         // Between chunks, hear from the workers (a failure stops this share too).
         await new Promise((resolve) => setImmediate(resolve));
       }

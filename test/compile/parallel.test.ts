@@ -43,9 +43,16 @@ describe('a full compile in several threads', () => {
   it('writes the bytes a compile in one thread writes, and resumes incrementally like it', async () => {
     const one = await tempDir('parallel-one');
     const three = await tempDir('parallel-three');
-    const a = await compile({ snapshot, out: one, ...OPTIONS, threads: 1 });
-    const b = await compile({ snapshot, out: three, ...OPTIONS, threads: 3 });
+    const progress: Record<string, Array<[number, number]>> = { one: [], three: [] };
+    const a = await compile({ snapshot, out: one, ...OPTIONS, threads: 1, onProgress: (d, t) => progress.one!.push([d, t]) });
+    const b = await compile({ snapshot, out: three, ...OPTIONS, threads: 3, onProgress: (d, t) => progress.three!.push([d, t]) });
     await settled();
+    // Progress chunk by chunk, in either case: rising to every story of the index.
+    for (const events of Object.values(progress)) {
+      expect(events.length).toBe(chunkCount(a.stories, OPTIONS.chunkSize));
+      expect(events.map(([d]) => d)).toEqual([...events.map(([d]) => d)].sort((x, y) => x - y));
+      expect(events.at(-1)).toEqual([a.compiled, a.compiled]);
+    }
     expect(chunkCount(a.stories, OPTIONS.chunkSize)).toBeGreaterThanOrEqual(16);
     expect(b).toMatchObject({ mode: 'full', stories: a.stories, modules: a.modules, written: a.written, warnings: a.warnings });
     // The state's type counts may hold other values past the literal cap; the files do not differ.
