@@ -2,22 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
+import { deepFreeze } from '../../helpers/freeze.js';
 
 function realdata<T = any>(file: string): T {
   return JSON.parse(readFileSync(new URL(`../../../../shared/realdata/${file}`, import.meta.url), 'utf8')) as T;
-}
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    Object.freeze(node);
-    for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
-  }
-  return value;
 }
 
 function lookupOf(stories: readonly Story[], pathOf?: (s: { full_slug: string }) => string): StoryLookup {

@@ -2,20 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import type { Folder } from '../../../src/snapshot/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
+import { deepFreeze } from '../../helpers/freeze.js';
 import { story, uuid } from './fixtures.js';
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    Object.freeze(node);
-    for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
-  }
-  return value;
-}
 
 function lookupOf(stories: readonly Story[], folders: readonly Folder[] = []): StoryLookup & { calls: number } {
   const byUuid = new Map(stories.map((s) => [s.uuid, s]));

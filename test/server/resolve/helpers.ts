@@ -63,19 +63,7 @@ export function sourceOf(stories: readonly Story[], folders: readonly Folder[] =
   return source;
 }
 
-/** Freezes a whole tree (iteratively: deep trees are frozen too). */
-export function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    Object.freeze(node);
-    for (const key of Object.keys(node)) stack.push((node as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+export { deepFreeze } from '../../helpers/freeze.js';
 
 export function uuid(n: number): string {
   return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
