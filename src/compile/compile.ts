@@ -45,20 +45,19 @@ import {
   bucketOfId,
   bucketOfUuid,
   chunkCount,
+  chunkFiles,
   datasourcesDeclaration,
   datasourcesModule,
-  entriesChunk,
-  entriesChunkDeclaration,
   exportName,
   indexDeclaration,
   indexModule,
   validMetas,
-  storiesChunkDeclaration,
   storiesDeclaration,
   rawModulePath,
   storyModulePath,
   tagsDeclaration,
   tagsModule,
+  type DeclaredModule,
   type EntryMeta,
 } from './emit.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule } from './serialize.js';
@@ -367,9 +366,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     if (oldFiles[rel] === digest) return;
     put(rel, text);
   };
-  /** Writes a story module: the state only notes it exists; an unchanged one is told by its bytes. */
   /** Raw modules this compile replaced, as they were: previous story modules import them (see forget). */
   const replacedRaw = new Map<string, string>();
+  /** Writes a story's two modules: the state only notes they exist; an unchanged one is told by its bytes. */
   const writeStory = (id: number, compiled: { source: string; raw: string }): void => {
     withModules.add(id);
     for (const [rel, text, isRaw] of [
@@ -497,7 +496,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     state = undefined;
     inferrer = new TypeInferrer(inferOptions);
   }
-  const regenerate = (id: number) => !state || affected.has(id);
   const missing: MissingIn[] = [];
   const setup: StorySetup = {
     snapshot,
@@ -541,7 +539,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   /** Compiles one story: its module, and its metadata in every language. */
   const compileStory = (e: IndexRow, old: StoryState | undefined): EntryMeta[] | undefined => {
-    if (state && old) forget(e.id);
+    if (old) forget(e.id);
     const compiled = stories.compile(e);
     if (!compiled) return undefined;
     missing.push(...compiled.missing);
@@ -550,7 +548,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     return compiled.metas;
   };
 
-  // Chunk by chunk: a chunk none of whose stories changed is kept as it is.
+  // Chunk by chunk.
   const members: IndexRow[][] = Array.from({ length: buckets }, () => []);
   for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
   if (!state) {
@@ -582,51 +580,49 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       written.push(...r.written);
       missing.push(...r.missing);
     }
-  }
-  const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
-  for (let b = 0; b < buckets && state; b++) {
-    const rows = members[b]!;
-    const chunkFiles = [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)];
-    const touched = !state || removedBuckets.has(b) || rows.some((e) => regenerate(e.id) || !state!.stories.has(e.id));
-    if (!touched && chunkFiles.every(keep)) {
+  } else {
+    // An incremental compile: a chunk none of whose stories changed is kept as it is.
+    const prev = state;
+    const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
+    for (let b = 0; b < buckets; b++) {
+      const rows = members[b]!;
+      const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !prev.stories.has(e.id));
+      if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every(keep)) {
+        for (const e of rows) {
+          const old = prev.stories.get(e.id)!;
+          newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+          keepModule(e.id);
+          modules += languages.length;
+        }
+        continue;
+      }
+      // The metadata of the chunk's unchanged stories, as the last compile wrote it.
+      const kept = new Map<number, EntryMeta[]>();
+      const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
+      for (const m of (Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined) ?? []) {
+        (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
+      }
+      const metas: EntryMeta[] = [];
+      const declared: DeclaredModule[] = [];
       for (const e of rows) {
-        const old = state!.stories.get(e.id)!;
-        newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
-        keepModule(e.id);
+        const old = prev.stories.get(e.id);
+        const keptMetas = kept.get(e.id);
+        let storyMetas: EntryMeta[] | undefined;
+        if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
+          // Unchanged: its module, metadata and references stay as they are.
+          newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+          storyMetas = keptMetas;
+        } else {
+          storyMetas = compileStory(e, old);
+          compiled++;
+        }
+        if (!storyMetas) continue;
+        metas.push(...storyMetas);
+        declared.push({ id: e.id, langs: languages, component: newStories.get(e.id)!.component });
         modules += languages.length;
       }
-      continue;
+      for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) write(rel, text);
     }
-    // The metadata of the chunk's unchanged stories, as the last compile wrote it.
-    const kept = new Map<number, EntryMeta[]>();
-    if (state) {
-      const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
-      const metas = Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined;
-      for (const m of metas ?? []) (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
-    }
-    const metas: EntryMeta[] = [];
-    const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
-    for (const e of rows) {
-      const old = state?.stories.get(e.id);
-      const keptMetas = kept.get(e.id);
-      let storyMetas: EntryMeta[] | undefined;
-      if (old && !regenerate(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
-        // Unchanged: its module, metadata and references stay as they are.
-        newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
-        storyMetas = keptMetas;
-      } else {
-        storyMetas = compileStory(e, old);
-        compiled++;
-      }
-      if (!storyMetas) continue;
-      const s = newStories.get(e.id)!;
-      metas.push(...storyMetas);
-      declared.push({ id: e.id, langs: languages, component: s.component });
-      modules += languages.length;
-    }
-    write(CHUNKS.entries(b), entriesChunk(metas));
-    write(CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas));
-    write(CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared));
   }
 
   // Backlinks, by target: the chunks holding a target whose referrers changed are written again.

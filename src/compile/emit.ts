@@ -138,7 +138,23 @@ ${lines.join('\n')}${lines.length ? '\n' : ''}}
  * chunks/stories-N.d.ts: the type of every story module of one chunk, by its
  * import specifier (\`content:stories/123\`), each language an export.
  */
-export function storiesChunkDeclaration(prefix: string, modules: ReadonlyArray<{ id: number; langs: readonly string[]; component: string }>): string {
+/** A story module as its chunk's declarations name it. */
+export interface DeclaredModule {
+  id: number;
+  langs: readonly string[];
+  component: string;
+}
+
+/** The files of chunk b of the index: its entries, their declarations and those of its story modules. */
+export function chunkFiles(b: number, metas: readonly EntryMeta[], declared: readonly DeclaredModule[], prefix: string): Array<[string, string]> {
+  return [
+    [CHUNKS.entries(b), entriesChunk(metas)],
+    [CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas)],
+    [CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared)],
+  ];
+}
+
+export function storiesChunkDeclaration(prefix: string, modules: readonly DeclaredModule[]): string {
   const blocks = [...modules]
     .sort((a, b) => a.id - b.id)
     .map((m) => {

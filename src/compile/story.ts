@@ -10,17 +10,7 @@ import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
 import type { IndexRow } from '../sync/state.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
-import {
-  CHUNKS,
-  entriesChunk,
-  entriesChunkDeclaration,
-  entryMeta,
-  exportName,
-  rawModulePath,
-  storiesChunkDeclaration,
-  storyModulePath,
-  type EntryMeta,
-} from './emit.js';
+import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import type { TypeInferrer } from './types/index.js';
 
@@ -252,7 +242,7 @@ export function compileFullChunk(
 ): ChunkResult {
   const result: ChunkResult = { stories: [], files: [], written: [], missing: [] };
   const metas: EntryMeta[] = [];
-  const declared: Array<{ id: number; langs: readonly string[]; component: string }> = [];
+  const declared: DeclaredModule[] = [];
   for (const e of rows) {
     const compiled = compiler.compile(e);
     if (!compiled) continue;
@@ -266,12 +256,7 @@ export function compileFullChunk(
     writer.put(raw, compiled.raw);
     writer.put(rel, compiled.source);
   }
-  const files: Array<[string, string]> = [
-    [CHUNKS.entries(b), entriesChunk(metas)],
-    [CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas)],
-    [CHUNKS.stories(b), storiesChunkDeclaration(prefix, declared)],
-  ];
-  for (const [rel, text] of files) {
+  for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) {
     result.files.push([rel, fileDigest(text)]);
     result.written.push(rel);
     writer.put(rel, text);
