@@ -535,7 +535,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       return readModule(target);
     });
   };
-  for (const [id] of removed) forget(id);
+  // Stories that are gone leave the type counts (unless the counts start over: a full compile).
+  if (state) for (const [id] of removed) forget(id);
 
   /** Compiles one story: its module, and its metadata in every language. */
   const compileStory = (e: IndexRow, old: StoryState | undefined): EntryMeta[] | undefined => {

@@ -6,7 +6,7 @@
  * deletion removes both modules; the output is deterministic and equals a
  * full compile's. Chunks are small here (16 chunks), so most are left alone.
  */
-import { existsSync, readFileSync, utimesSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
@@ -255,5 +255,20 @@ describe('incremental compile over the demo space', () => {
     const mod = readGenerated<Record<string, Story>>(one, `stories/${article.id}.js`);
     expect((mod.default!.content.author as Story).uuid).toBe(author.uuid);
     expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
+  });
+
+  it('a state whose type counts cannot be read is compiled again in full, stories gone included', async () => {
+    const dir = await tempDir('compile-unreadable-types');
+    await doCompile(dir);
+    const gone = snapshotStories().find((s) => s.component === 'article')!;
+    await admin(server.url, 'DELETE', `/stories/${gone.id}`);
+    await doSync();
+    const stateFile = path.join(dir, STATE);
+    writeFileSync(stateFile, JSON.stringify({ ...JSON.parse(readFileSync(stateFile, 'utf8')), types: { nope: true } }));
+    const again = await doCompile(dir);
+    expect(again.mode).toBe('full');
+    const fresh = await tempDir('compile-unreadable-types-fresh');
+    await doCompile(fresh, true);
+    expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
   });
 });
