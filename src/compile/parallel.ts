@@ -78,8 +78,7 @@ export async function compileInThreads(
         if (m.kind === 'chunk') {
           chunks[m.b] = m.result;
           finished(m.b);
-        }
-        else types[k] = m.types;
+        } else types[k] = m.types;
       });
       worker.on('error', fail);
       worker.on('exit', (code) => {

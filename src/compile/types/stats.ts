@@ -171,15 +171,9 @@ export class Observer {
     readonly config: ObserveConfig,
   ) {}
 
+  /** One story (a story without a component at its root records nothing). */
   story(story: { uuid?: unknown; content?: unknown }, delta: 1 | -1): void {
-    const content = story.content;
-    if (!isObject(content) || typeof content.component !== 'string') return;
-    if (typeof story.uuid === 'string') {
-      const byComp = (this.state.stories[story.uuid] ??= dict());
-      bump(byComp, content.component, delta);
-      if (isEmpty(byComp)) delete this.state.stories[story.uuid];
-    }
-    this.blok(content, delta, true);
+    this.variants([story], delta);
   }
 
   /**
@@ -194,7 +188,7 @@ export class Observer {
       typeof first.component === 'string' &&
       stories.every((s) => s.uuid === stories[0]!.uuid && isObject(s.content) && s.content.component === first.component);
     if (!alike) {
-      for (const s of stories) this.story(s, delta);
+      if (stories.length > 1) for (const s of stories) this.variants([s], delta);
       return;
     }
     const n = stories.length * delta;
@@ -225,11 +219,11 @@ export class Observer {
     if (rec.n === 0) delete this.state.comps[name];
   }
 
-  blok(value: Record<string, unknown>, delta: number, root: boolean): void {
+  /** A blok inside content (a story's root content is observed by variants()). */
+  private blok(value: Record<string, unknown>, delta: number): void {
     const name = value.component as string;
     const rec = (this.state.comps[name] ??= { n: 0, root: 0, f: dict() });
     rec.n += delta;
-    if (root) rec.root += delta;
     for (const key of Object.keys(value)) {
       if (key === 'component' || key === '_uid') continue;
       this.field(rec, key, value[key], delta, { fieldLevel: true, inArray: false });
@@ -348,7 +342,7 @@ export class Observer {
       slot.blok ??= dict();
       bump(slot.blok, value.component as string, delta);
       if (isEmpty(slot.blok)) delete slot.blok;
-      this.blok(value, delta, false);
+      this.blok(value, delta);
       return;
     }
     if (typeof value.plugin === 'string') {
@@ -383,7 +377,7 @@ export class Observer {
       for (const item of node.attrs.body) {
         if (isObject(item) && isBlok(item)) {
           bump(bloks, item.component as string, delta);
-          this.blok(item, delta, false);
+          this.blok(item, delta);
         }
       }
     }
