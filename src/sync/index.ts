@@ -2,4 +2,4 @@ export { sync, hasSnapshot, SyncError, type SyncOptions, type SyncProgress, type
 export { parseWebhookEvent, WebhookEventError, type WebhookEvent } from './events.js';
 export { INDEX_FILES, type StoryIndexEntry, type DatasourceIndexEntry, type View } from './records.js';
 export { loadState, readState, type SnapshotState } from './state.js';
-export { receiveWebhook, readBody, type Intake } from './intake.js';
+export { receiveWebhook, type Intake } from './intake.js';

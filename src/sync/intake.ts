@@ -11,7 +11,7 @@ export type Intake =
   | { status: 400 | 401 | 413; error: string };
 
 /** Reads a request body up to `limit` bytes; undefined when it is larger. */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
