@@ -134,10 +134,6 @@ ${lines.join('\n')}${lines.length ? '\n' : ''}}
 `;
 }
 
-/**
- * chunks/stories-N.d.ts: the type of every story module of one chunk, by its
- * import specifier (\`content:stories/123\`), each language an export.
- */
 /** A story module as its chunk's declarations name it. */
 export interface DeclaredModule {
   id: number;
@@ -154,6 +150,10 @@ export function chunkFiles(b: number, metas: readonly EntryMeta[], declared: rea
   ];
 }
 
+/**
+ * chunks/stories-N.d.ts: the type of every story module of one chunk, by its
+ * import specifier (\`content:stories/123\`), each language an export.
+ */
 export function storiesChunkDeclaration(prefix: string, modules: readonly DeclaredModule[]): string {
   const blocks = [...modules]
     .sort((a, b) => a.id - b.id)
