@@ -34,7 +34,7 @@ import {
 } from '../snapshot/index.js';
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
 import { INDEX_FILES } from '../sync/index.js';
-import { rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
+import { indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -246,7 +246,7 @@ async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; ind
   let manifest: Manifest | undefined;
   if (mem) {
     manifest = mem.manifest;
-    for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+    for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
   } else {
     manifest = await readManifest(snapshot).catch(() => undefined);
     if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
@@ -271,8 +271,9 @@ function parseIndexRows(text: string): IndexRow[] | undefined {
     if (!Array.isArray(raw)) return undefined;
     const rows: IndexRow[] = [];
     for (const e of raw as Array<Record<string, unknown>>) {
-      if (!e || typeof e.id !== 'number' || typeof e.uuid !== 'string' || typeof e.digest !== 'string') return undefined;
-      rows.push({ id: e.id, uuid: e.uuid, digest: e.digest });
+      const row = indexRowOf(e);
+      if (!row) return undefined;
+      rows.push(row);
     }
     return rows;
   } catch {

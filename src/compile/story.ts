@@ -12,6 +12,7 @@ import type { IndexRow } from '../sync/state.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
+import { STAND_IN } from './types/stats.js';
 import type { TypeInferrer } from './types/index.js';
 
 export interface StoryState {
@@ -76,6 +77,11 @@ export class RecordCache {
     return this.#rows.get(id)?.uuid;
   }
 
+  /** The index entry of the story with this id. */
+  row(id: number): IndexRow | undefined {
+    return this.#rows.get(id);
+  }
+
   get(id: number): StoryRecord | undefined {
     const hit = this.#cache.get(id);
     if (hit !== undefined) {
@@ -85,9 +91,10 @@ export class RecordCache {
     }
     let record: StoryRecord | null = null;
     try {
-      const text = readFileSync(path.join(this.#dir, FILES.stories, `${id}.json`), 'utf8');
-      const data = JSON.parse(text) as unknown;
-      record = this.#rows.get(id)?.digest === sha256(text).slice(0, 16) ? (data as StoryRecord) : StoryRecord.parse(data);
+      // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
+      const bytes = readFileSync(path.join(this.#dir, FILES.stories, `${id}.json`));
+      const data = JSON.parse(bytes.toString('utf8')) as unknown;
+      record = this.#rows.get(id)?.digest === sha256(bytes).slice(0, 16) ? (data as StoryRecord) : StoryRecord.parse(data);
     } catch {
       record = null;
     }
@@ -113,6 +120,19 @@ interface TargetLookup {
   load(uuid: string): Story | undefined;
   cache: Map<string, Story | undefined>;
   byId: Map<number, Story>;
+  /** A target as links show it: the story itself, read from its record when `load` gave a stand-in. */
+  linkRecord(story: Story): Story;
+}
+
+/** Keeps at most `limit` entries, dropping the least recently set or touched. */
+function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: (key: K, value: V) => void): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) {
+    const [oldest, old] = map.entries().next().value!;
+    map.delete(oldest);
+    dropped?.(oldest, old);
+  }
 }
 
 /** Compiles stories one at a time; `inferrer` observes every resolved language variant. */
@@ -141,32 +161,62 @@ export class StoryCompiler {
     return visibleVersion(r, this.#setup.view);
   }
 
+  /**
+   * A target at depth 1 is embedded as it is (its module imports the target's
+   * raw module), and the types note only its content type. So the index entry
+   * is enough, when it describes the version this view shows: a stand-in with
+   * the target's id, uuid and content type (marked STAND_IN), without reading
+   * its record. Links read the record for what they show (`linkRecord`).
+   * null: the story is not in this view; undefined: the index cannot tell.
+   */
+  #standIn(id: number): Story | null | undefined {
+    if (this.#setup.resolve.depth > 1) return undefined;
+    const row = this.records.row(id);
+    if (!row || row.component === undefined || row.published === undefined) return undefined;
+    // The entry describes the published version, else the draft: in the draft view, a published
+    // story may have a newer draft, which only its record shows.
+    if (this.#setup.view === 'published' && !row.published) return null;
+    if (this.#setup.view === 'draft' && row.published) return undefined;
+    return { id, uuid: row.uuid, content: { component: row.component }, [STAND_IN]: true } as unknown as Story;
+  }
+
   #lookupFor(lang: string): TargetLookup {
     const cache = new Map<string, Story | undefined>();
     const byId = new Map<number, Story>();
+    const full = new Map<string, Story>();
+    const read = (id: number): Story | undefined => {
+      const version = this.visible(this.records.get(id));
+      return version ? materialize(version, lang) : undefined;
+    };
     return {
       load: (uuid: string) => {
         if (cache.has(uuid)) {
           // Used again: the newest, so loading the rest of this story's targets cannot evict it.
           const hit = cache.get(uuid);
-          cache.delete(uuid);
-          cache.set(uuid, hit);
+          touch(cache, uuid, hit, LOOKUP_LIMIT);
           return hit;
         }
         const id = this.#byUuid.get(uuid);
-        const version = id === undefined ? undefined : this.visible(this.records.get(id));
-        const story = version ? materialize(version, lang) : undefined;
-        cache.set(uuid, story);
+        const standIn = id === undefined ? undefined : this.#standIn(id);
+        const story = id === undefined ? undefined : standIn === undefined ? read(id) : (standIn ?? undefined);
         if (story) byId.set(story.id, story);
-        if (cache.size > LOOKUP_LIMIT) {
-          const [oldest, old] = cache.entries().next().value!;
-          cache.delete(oldest);
+        touch(cache, uuid, story, LOOKUP_LIMIT, (_, old) => {
           if (old && byId.get(old.id) === old) byId.delete(old.id);
-        }
+        });
         return story;
       },
       cache,
       byId,
+      linkRecord: (story: Story) => {
+        if (!(STAND_IN in story)) return story;
+        let record = full.get(story.uuid);
+        if (!record) {
+          // A record that cannot be read: what the stand-in knows.
+          record = read(story.id) ?? story;
+          touch(full, story.uuid, record, LOOKUP_LIMIT);
+        } else touch(full, story.uuid, record, LOOKUP_LIMIT);
+        return record;
+      },
     };
   }
 
@@ -182,12 +232,14 @@ export class StoryCompiler {
     const references = new Set<string>();
     const inline = new Set<string>();
     const missing: MissingIn[] = [];
+    // What any language of the story may reference: its default content and what overlays set.
+    const candidates = candidatesIn([version.story.content, ...Object.values(version.languages ?? {}).map((o) => o.content)], this.records);
     for (const lang of this.#setup.languages) {
       const story = materialize(version, lang);
       const name = exportName(lang);
       // Preload what the story may reference, then resolve synchronously.
       const lookup = this.#lookups.get(lang)!;
-      const result = resolveWith(this.#setup.resolve, lookup, story, this.records);
+      const result = resolveWith(this.#setup.resolve, lookup, story, candidates, this.records);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
@@ -287,7 +339,7 @@ export function rawModuleSource(version: StoryVersion, languages: readonly strin
  * Resolves one story: its reference graph is loaded into a synchronous lookup
  * first (targets of targets up to the depth), then the pure resolver runs.
  */
-function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story, records: RecordCache): ResolveResult {
+function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story, candidates: readonly string[], records: RecordCache): ResolveResult {
   // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
   const depth = Math.max(1, config.depth);
   const visited = new Set<string>([story.uuid]);
@@ -295,7 +347,7 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
   for (let level = 0; level < depth && frontier.length; level++) {
     const next: Story[] = [];
     for (const s of frontier) {
-      for (const uuid of candidatesIn(s.content, records)) {
+      for (const uuid of s === story ? candidates : candidatesIn(s.content, records)) {
         if (visited.has(uuid)) continue;
         visited.add(uuid);
         const target = lookup.load(uuid);
@@ -307,6 +359,7 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
   const resolver = createResolver(config, {
     byUuid: (uuid) => (uuid === story.uuid ? story : lookup.cache.get(uuid)),
     byId: (id) => (id === story.id ? story : lookup.byId.get(id)),
+    linkRecord: lookup.linkRecord,
   });
   return resolver.resolve(story);
 }

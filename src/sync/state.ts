@@ -287,40 +287,82 @@ export interface IndexRow {
   id: number;
   uuid: string;
   digest: string;
+  /**
+   * What the entry says of the version it describes (the published one, else
+   * the draft): its content type and whether the story is published. Enough to
+   * embed the story as a relation target without reading its record. Absent
+   * when the index does not say.
+   */
+  component?: string;
+  published?: boolean;
 }
 
 /**
- * id, uuid and digest of every entry of a stories index as sync writes it
- * (canonical JSON: two-space indentation, sorted keys), read off its lines
- * without building the entries; undefined when the text is not laid out so
- * (then parse it).
+ * The rows of every entry of a stories index as sync writes it (canonical
+ * JSON: two-space indentation, sorted keys, one key per line), read off its
+ * lines without building the entries; undefined when the text is not laid out
+ * so (then parse it).
  */
 export function scanIndexRows(text: string): IndexRow[] | undefined {
   if (!text.startsWith('[')) return undefined;
-  // Sorted keys: an entry's digest, then its id, then its uuid, each on a line at four spaces.
+  // Sorted keys, each on a line at four spaces: component, digest, id, published, uuid (others between).
+  const C = '\n    "component": ';
   const D = '\n    "digest": "';
   const I = '\n    "id": ';
+  const P = '\n    "published": ';
   const U = '\n    "uuid": "';
+  // A space has few content types: one string each.
+  const components = new Map<string, string>();
+  /** The JSON value that fills the rest of the line at `from` (a trailing comma is the entry's). */
+  const lineValue = (from: number): unknown => {
+    const end = text.indexOf('\n', from);
+    if (end < 0) return undefined;
+    const value = text.slice(from, text.charCodeAt(end - 1) === 44 ? end - 1 : end);
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
   const rows: IndexRow[] = [];
   for (let at = 0; ; ) {
-    const d = text.indexOf(D, at);
-    if (d < 0) break;
+    const c = text.indexOf(C, at);
+    if (c < 0) break;
+    const d = text.indexOf(D, c);
     const dEnd = text.indexOf('"', d + D.length);
     const i = text.indexOf(I, dEnd);
     const iEnd = text.indexOf(',', i + I.length);
-    const u = text.indexOf(U, iEnd);
+    const p = text.indexOf(P, iEnd);
+    const u = text.indexOf(U, p);
     const uEnd = text.indexOf('"', u + U.length);
-    if (dEnd < 0 || i < 0 || iEnd < 0 || u < 0 || uEnd < 0) return undefined;
+    if (d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0) return undefined;
     const id = Number(text.slice(i + I.length, iEnd));
-    if (!Number.isSafeInteger(id)) return undefined;
-    rows.push({ id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd) });
+    const component = lineValue(c + C.length);
+    const published = lineValue(p + P.length);
+    if (!Number.isSafeInteger(id) || typeof component !== 'string' || typeof published !== 'boolean') return undefined;
+    if (!components.has(component)) components.set(component, component);
+    rows.push({ id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: components.get(component)!, published });
     at = uEnd;
   }
   // Every entry opens a line of its own at two spaces: as many as rows were read, or an entry lacked a key.
   let entries = 0;
   for (let at = text.indexOf('\n  {\n'); at >= 0; at = text.indexOf('\n  {\n', at + 1)) entries++;
   if (rows.length === 0) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
-  // The strings are slices of the index text and would keep all of it alive (tens of megabytes at
-  // 100,000 stories): copied once, together.
-  return entries === rows.length ? (JSON.parse(JSON.stringify(rows)) as IndexRow[]) : undefined;
+  // The uuids and digests are slices of the index text and would keep all of it alive (tens of
+  // megabytes at 100,000 stories): copied once, together.
+  if (entries !== rows.length) return undefined;
+  const copies = JSON.parse(JSON.stringify(rows)) as IndexRow[];
+  for (const row of copies) row.component = components.get(row.component!);
+  return copies;
+}
+
+/** The row of a parsed index entry; undefined when it lacks id, uuid or digest. */
+export function indexRowOf(e: Record<string, unknown>): IndexRow | undefined {
+  if (!e || typeof e.id !== 'number' || typeof e.uuid !== 'string' || typeof e.digest !== 'string') return undefined;
+  const row: IndexRow = { id: e.id, uuid: e.uuid, digest: e.digest };
+  if (typeof e.component === 'string' && typeof e.published === 'boolean') {
+    row.component = e.component;
+    row.published = e.published;
+  }
+  return row;
 }

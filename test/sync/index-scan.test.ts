@@ -1,6 +1,7 @@
 /**
- * Reading id, uuid and digest off the lines of a stories index as sync writes
- * it (what a compile needs), and refusing anything laid out otherwise.
+ * Reading id, uuid, digest, content type and publication off the lines of a
+ * stories index as sync writes it (what a compile needs), and refusing
+ * anything laid out otherwise.
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshot/index.js';
@@ -21,11 +22,16 @@ const entry = (id: number, extra: Record<string, unknown> = {}) => ({
   uuid: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
   ...extra,
 });
-const rows = (entries: Array<ReturnType<typeof entry>>) => entries.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest }));
+const rows = (entries: Array<ReturnType<typeof entry>>) =>
+  entries.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published }));
 
 describe('scanIndexRows', () => {
   it('reads every entry of a canonical index, as parsing it would', () => {
-    const entries = [entry(3), entry(1000000001), entry(42, { name: 'Tricky\n    "id": 5,\n    "uuid": "x"' })];
+    const entries = [
+      entry(3),
+      entry(1000000001, { published: false, component: 'quote"d \\ type' }),
+      entry(42, { name: 'Tricky\n    "id": 5,\n    "uuid": "x"', slugs: {} }),
+    ];
     expect(scanIndexRows(canonicalJson(entries))).toEqual(rows(entries));
     expect(scanIndexRows(canonicalJson([]))).toEqual([]);
   });
@@ -44,5 +50,8 @@ describe('scanIndexRows', () => {
     const { id: _id, ...noId } = entry(2);
     expect(scanIndexRows(canonicalJson([entry(1), noId]))).toBeUndefined();
     expect(scanIndexRows(canonicalJson([entry(1), { ...entry(2), id: 'two' }]))).toBeUndefined();
+    const { component: _component, ...noComponent } = entry(2);
+    expect(scanIndexRows(canonicalJson([entry(1), noComponent, entry(3)]))).toBeUndefined();
+    expect(scanIndexRows(canonicalJson([entry(1), { ...entry(2), published: 'yes' }]))).toBeUndefined();
   });
 });

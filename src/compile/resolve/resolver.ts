@@ -122,7 +122,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup): Reso
           setOwn(array, edit.index, value);
         } else if (edit.kind === 'multilink') {
           setOwn(obj, 'story', linkValue(edit.target, d));
-          setOwn(obj, 'cached_url', fullSlugOf(edit.target));
+          setOwn(obj, 'cached_url', fullSlugOf(edit.target, lookup));
         } else {
           const attrs = shallowCopy(obj.attrs as JsonObject);
           setOwn(attrs, 'story', linkValue(edit.target, d));

@@ -33,6 +33,12 @@ export type LinkableRecord = Story | Folder;
 export interface StoryLookup {
   byUuid(uuid: string): Story | undefined;
   byId(id: number): Story | undefined;
+  /**
+   * The story as a link shows it (name, slug, path, ...), when `byUuid` gives
+   * a stand-in that carries only what embedding needs (see the compiler's
+   * relation targets). Without it: the story `byUuid` gives.
+   */
+  linkRecord?(story: Story): Story;
   /** Folders, for links that point at a folder (optional: without it such links count as missing). */
   folderByUuid?(uuid: string): Folder | undefined;
   /**

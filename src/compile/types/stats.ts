@@ -161,6 +161,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Marks an object resolution embeds in place of a story when only the story's
+ * identity matters (its module imports the story): it carries `id`, `uuid` and
+ * `content.component`, and is observed as that story.
+ */
+export const STAND_IN: unique symbol = Symbol('story stand-in');
+
 export function isBlok(v: Record<string, unknown>): boolean {
   return typeof v.component === 'string' && typeof v._uid === 'string';
 }
@@ -354,7 +361,8 @@ export class Observer {
       if (rec.n === 0) delete this.state.plugins[value.plugin];
       return;
     }
-    if (typeof value.uuid === 'string' && typeof value.full_slug === 'string' && isObject(value.content) && typeof value.content.component === 'string') {
+    const story = STAND_IN in value || (typeof value.uuid === 'string' && typeof value.full_slug === 'string');
+    if (story && isObject(value.content) && typeof value.content.component === 'string') {
       slot.story ??= dict();
       bump(slot.story, value.content.component, delta);
       if (isEmpty(slot.story)) delete slot.story;

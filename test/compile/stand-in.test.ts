@@ -1,0 +1,123 @@
+/**
+ * Relation targets at depth 1 are embedded as they are (the story module
+ * imports their raw modules) and observed only by content type, so the
+ * compiler takes what it needs of them from the stories index instead of
+ * reading their records, where the index describes the version the view
+ * shows. The output is the one reading every record gives, in both views,
+ * with drafts, unpublished targets and a draft that changed content type.
+ */
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compile, type CompileOptions } from '../../src/compile/index.js';
+import { settled } from '../../src/compile/compile.js';
+import { rawModulePath } from '../../src/compile/emit.js';
+import { generateDemoSpace } from '../../src/demo/index.js';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { FILES } from '../../src/snapshot/index.js';
+import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
+import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
+import { bytesDiff, readOutput } from './support.js';
+
+const TOKEN = 'stand-in-public';
+const PREVIEW = 'stand-in-preview';
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = {
+  resolveRelations: ['article.author', 'article.categories', 'product.related_products'],
+  resolveLinks: 'url',
+  threads: 1,
+};
+
+let server: RunningServer;
+let snapshot: string;
+let index: StoryIndexEntry[];
+/** An article whose author is a story never published. */
+let article: StoryIndexEntry;
+let hidden: { id: number; uuid: string };
+/** An author with a draft of another content type. */
+let author: StoryIndexEntry;
+
+beforeAll(async () => {
+  server = await startServer({ space: generateDemoSpace({ stories: 120 }), publicToken: TOKEN, previewToken: PREVIEW, rateLimit: false, admin: true });
+  snapshot = await tempDir('stand-in-snapshot');
+  await sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
+  index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
+  article = index.find((e) => e.component === 'article')!;
+  author = index.find((e) => e.component === 'author')!;
+  const created = (await admin(server.url, 'POST', '/stories', { name: 'Never published', slug: 'never-published', content: { component: 'author', name: 'Hidden' } })) as {
+    story: { id: number; uuid: string };
+  };
+  hidden = created.story;
+  await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: hidden.uuid } });
+  await admin(server.url, 'POST', `/stories/${article.id}/publish`);
+  // A draft only: the published author stays an author, the draft is a category.
+  await admin(server.url, 'PUT', `/stories/${author.id}`, { content: { component: 'category', name: 'Draft category' } });
+  const product = index.find((e) => e.component === 'product')!;
+  await admin(server.url, 'POST', `/stories/${product.id}/unpublish`);
+  snapshot = await tempDir('stand-in-both');
+  await sync({ baseUrl: server.url, token: PREVIEW, out: snapshot, views: ['published', 'draft'], ...unpaced() });
+  index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await removeTempDirs();
+});
+
+/** A copy of the snapshot whose stories index names only ids, uuids and digests: every target is read from its record. */
+async function withBareIndex(): Promise<string> {
+  const copy = await tempDir('stand-in-bare');
+  cpSync(snapshot, copy, { recursive: true });
+  const bare = index.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest }));
+  writeFileSync(path.join(copy, INDEX_FILES.stories), JSON.stringify(bare));
+  return copy;
+}
+
+describe('relation targets from the index', () => {
+  it('the index says what the views need: content type and publication', () => {
+    expect(index.find((e) => e.id === hidden.id)).toMatchObject({ published: false, component: 'author' });
+    expect(index.find((e) => e.id === author.id)).toMatchObject({ published: true, component: 'author' });
+  });
+
+  for (const view of ['published', 'draft'] as const) {
+    it(`writes what reading every target's record writes (${view} view)`, async () => {
+      const bare = await withBareIndex();
+      const [a, b] = [await tempDir(`stand-in-${view}-index`), await tempDir(`stand-in-${view}-bare`)];
+      const fromIndex = await compile({ snapshot, out: a, view, ...OPTIONS });
+      const fromRecords = await compile({ snapshot: bare, out: b, view, ...OPTIONS });
+      await settled();
+      expect(fromIndex.warnings).toEqual(fromRecords.warnings);
+      expect(fromIndex.written).toEqual(fromRecords.written);
+      expect(bytesDiff(await readOutput(a), await readOutput(b))).toEqual([]);
+      const module = readFileSync(path.join(a, `stories/${article.id}.js`), 'utf8');
+      if (view === 'published') {
+        // Never published: missing from this view, reported, the uuid kept.
+        expect(fromIndex.warnings.join('\n')).toContain(hidden.uuid);
+        expect(module).not.toContain(rawModulePath(hidden.id));
+        // The index describes the published author: an author.
+        const field = /^ {2}author: (.*);$/m.exec(readFileSync(path.join(a, 'types.ts'), 'utf8'))?.[1];
+        expect(field).toContain('Relation<AuthorStory>');
+        expect(field).not.toContain('CategoryStory');
+      } else {
+        expect(fromIndex.warnings.join('\n')).not.toContain(hidden.uuid);
+        expect(module).toContain(`../${rawModulePath(hidden.id)}`);
+        // The draft author is a category in this view: the types say so where articles embed it.
+        expect(readFileSync(path.join(a, 'types.ts'), 'utf8')).toContain('author: Relation<AuthorStory | CategoryStory>;');
+      }
+    }, 60_000);
+  }
+
+  it('does not read the record of a target it embeds from the index', async () => {
+    const copy = await tempDir('stand-in-unreadable');
+    cpSync(snapshot, copy, { recursive: true });
+    // The target's record is gone; the index still names it. Its own module cannot be compiled, but
+    // an article embedding it still can: the article's module imports it.
+    const target = index.find((e) => e.published && e.component === 'author' && e.id !== author.id)!;
+    rmSync(path.join(copy, FILES.stories, `${target.id}.json`));
+    const out = await tempDir('stand-in-unreadable-out');
+    const r = await compile({ snapshot: copy, out, ...OPTIONS });
+    expect(r.warnings.join('\n')).not.toContain(target.uuid);
+    const embedding = index.filter((e) => e.published && e.component === 'article' && e.id !== article.id);
+    const imports = embedding.filter((e) => readFileSync(path.join(out, `stories/${e.id}.js`), 'utf8').includes(`../${rawModulePath(target.id)}`));
+    expect(imports.length).toBeGreaterThan(0);
+  }, 60_000);
+});
