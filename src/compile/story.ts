@@ -1,7 +1,8 @@
 /**
  * Compiling one story: its record read from the snapshot, each language
- * materialized and resolved (targets read through small caches), observed for
- * the types, and serialized as its module. Shared by the compile in the
+ * materialized and resolved (relation targets taken from the index where it
+ * says enough, other targets read through small caches), observed for the
+ * types, and serialized as its module. Shared by the compile in the
  * calling thread and the worker threads of a parallel full compile.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -209,12 +210,9 @@ export class StoryCompiler {
       byId,
       linkRecord: (story: Story) => {
         if (!(STAND_IN in story)) return story;
-        let record = full.get(story.uuid);
-        if (!record) {
-          // A record that cannot be read: what the stand-in knows.
-          record = read(story.id) ?? story;
-          touch(full, story.uuid, record, LOOKUP_LIMIT);
-        } else touch(full, story.uuid, record, LOOKUP_LIMIT);
+        // A record that cannot be read: what the stand-in knows.
+        const record = full.get(story.uuid) ?? read(story.id) ?? story;
+        touch(full, story.uuid, record, LOOKUP_LIMIT);
         return record;
       },
     };

@@ -313,17 +313,23 @@ export function scanIndexRows(text: string): IndexRow[] | undefined {
   const U = '\n    "uuid": "';
   // A space has few content types: one string each.
   const components = new Map<string, string>();
-  /** The JSON value that fills the rest of the line at `from` (a trailing comma is the entry's). */
-  const lineValue = (from: number): unknown => {
+  /** The JSON string that fills the rest of the line at `from` (a trailing comma is the entry's). */
+  const lineString = (from: number): string | undefined => {
     const end = text.indexOf('\n', from);
-    if (end < 0) return undefined;
-    const value = text.slice(from, text.charCodeAt(end - 1) === 44 ? end - 1 : end);
+    if (end < 0 || text.charCodeAt(from) !== 34) return undefined;
+    const close = text.charCodeAt(end - 1) === 44 ? end - 1 : end;
+    const value = text.slice(from + 1, close - 1);
+    if (text.charCodeAt(close - 1) !== 34) return undefined;
+    if (!value.includes('\\')) return value;
     try {
-      return JSON.parse(value) as unknown;
+      const parsed = JSON.parse(text.slice(from, close)) as unknown;
+      return typeof parsed === 'string' ? parsed : undefined;
     } catch {
       return undefined;
     }
   };
+  /** The boolean at `from`. */
+  const lineBoolean = (from: number): boolean | undefined => (text.startsWith('true', from) ? true : text.startsWith('false', from) ? false : undefined);
   const rows: IndexRow[] = [];
   for (let at = 0; ; ) {
     const c = text.indexOf(C, at);
@@ -337,10 +343,11 @@ export function scanIndexRows(text: string): IndexRow[] | undefined {
     const uEnd = text.indexOf('"', u + U.length);
     if (d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0) return undefined;
     const id = Number(text.slice(i + I.length, iEnd));
-    const component = lineValue(c + C.length);
-    const published = lineValue(p + P.length);
+    const component = lineString(c + C.length);
+    const published = lineBoolean(p + P.length);
     if (!Number.isSafeInteger(id) || typeof component !== 'string' || typeof published !== 'boolean') return undefined;
-    if (!components.has(component)) components.set(component, component);
+    // A copy, not a slice of the text (which would keep all of it alive).
+    if (!components.has(component)) components.set(component, JSON.parse(JSON.stringify(component)) as string);
     rows.push({ id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: components.get(component)!, published });
     at = uEnd;
   }
