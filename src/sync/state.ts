@@ -355,12 +355,15 @@ export function scanIndexRows(text: string): IndexRow[] | undefined {
   let entries = 0;
   for (let at = text.indexOf('\n  {\n'); at >= 0; at = text.indexOf('\n  {\n', at + 1)) entries++;
   if (rows.length === 0) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
-  // The uuids and digests are slices of the index text and would keep all of it alive (tens of
-  // megabytes at 100,000 stories): copied once, together.
   if (entries !== rows.length) return undefined;
-  const copies = JSON.parse(JSON.stringify(rows)) as IndexRow[];
-  for (const row of copies) row.component = components.get(row.component!);
-  return copies;
+  // The uuids and digests are slices of the index text and would keep all of it alive (tens of
+  // megabytes at 100,000 stories): copied into one string of their own, then sliced from it.
+  const own = rows.map((r) => `${r.uuid}\n${r.digest}`).join('\n').split('\n');
+  rows.forEach((r, k) => {
+    r.uuid = own[2 * k]!;
+    r.digest = own[2 * k + 1]!;
+  });
+  return rows;
 }
 
 /** The row of a parsed index entry; undefined when it lacks id, uuid or digest. */

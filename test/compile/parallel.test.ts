@@ -14,15 +14,11 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { bytesDiff, readGenerated, readOutput } from './support.js';
+import { DEMO_RESOLVE, bytesDiff, readGenerated, readOutput } from './support.js';
 
 const TOKEN = 'parallel-public';
 const STATE = '.content-sync-compile.json';
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = {
-  resolveRelations: ['article.author', 'article.categories', 'product.related_products'],
-  resolveLinks: 'url',
-  chunkSize: 8,
-};
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { ...DEMO_RESOLVE, chunkSize: 8 };
 
 let server: RunningServer;
 let snapshot: string;

@@ -17,15 +17,11 @@ import { startServer, type RunningServer } from '../../src/server/index.js';
 import { FILES } from '../../src/snapshot/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { bytesDiff, readOutput } from './support.js';
+import { DEMO_RESOLVE, bytesDiff, readOutput } from './support.js';
 
 const TOKEN = 'stand-in-public';
 const PREVIEW = 'stand-in-preview';
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = {
-  resolveRelations: ['article.author', 'article.categories', 'product.related_products'],
-  resolveLinks: 'url',
-  threads: 1,
-};
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { ...DEMO_RESOLVE, threads: 1 };
 
 let server: RunningServer;
 let snapshot: string;

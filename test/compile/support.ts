@@ -7,12 +7,19 @@ import { execFile } from 'node:child_process';
 import { promises as fs, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CompileOptions } from '../../src/compile/index.js';
 import { evaluateModule } from '../../src/compile/serialize.js';
 import { walk } from '../sync/support.js';
 
 export const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 
 export { walk };
+
+/** How the demo space is compiled: its relation fields resolved, links as `url`. */
+export const DEMO_RESOLVE: Pick<CompileOptions, 'resolveRelations' | 'resolveLinks'> = {
+  resolveRelations: ['article.author', 'article.categories', 'product.related_products'],
+  resolveLinks: 'url',
+};
 
 export interface FileState {
   text: string;
