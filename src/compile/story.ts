@@ -67,7 +67,7 @@ export class RecordCache {
   readonly #limit: number;
 
   /** `rows`: the index entry of every story, by id. */
-  constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 512) {
+  constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 128) {
     this.#dir = dir;
     this.#rows = rows;
     this.#limit = limit;
@@ -116,6 +116,12 @@ export function visibleVersion(r: StoryRecord | undefined, view: 'published' | '
 
 /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
 const LOOKUP_LIMIT = 1_000;
+
+/**
+ * Link targets of one language kept as their records show them. Fewer: each
+ * holds a whole record, and links point anywhere, so a larger cache is rarely hit.
+ */
+const LINK_RECORD_LIMIT = 200;
 
 interface TargetLookup {
   load(uuid: string): Story | undefined;
@@ -212,7 +218,7 @@ export class StoryCompiler {
         if (!(STAND_IN in story)) return story;
         // A record that cannot be read: what the stand-in knows.
         const record = full.get(story.uuid) ?? read(story.id) ?? story;
-        touch(full, story.uuid, record, LOOKUP_LIMIT);
+        touch(full, story.uuid, record, LINK_RECORD_LIMIT);
         return record;
       },
     };
