@@ -9,7 +9,8 @@
  * every story. The index, its declarations and the backlinks are split into
  * chunks (see `chunkCount`); stories are compiled chunk by chunk and read one
  * at a time (relation targets embedded from what the index says of them, link
- * targets read through small caches), so memory stays bounded. A full compile of many stories spreads the chunks over threads.
+ * targets read through small caches), so memory stays bounded. A full compile
+ * of many stories spreads the chunks over threads.
  *
  * Incremental: a state file remembers each story's record digest, what its
  * module references, which modules exist and the digest of every other file

@@ -77,6 +77,14 @@ describe('relation targets from the index', () => {
   for (const view of ['published', 'draft'] as const) {
     it(`writes what reading every target's record writes (${view} view)`, async () => {
       const bare = await withBareIndex();
+      // Links in each mode show their targets otherwise: story embeds them, url and link show their fields.
+      for (const resolveLinks of ['story', 'link'] as const) {
+        const [a, b] = [await tempDir(`stand-in-${view}-${resolveLinks}-index`), await tempDir(`stand-in-${view}-${resolveLinks}-bare`)];
+        const x = await compile({ snapshot, out: a, view, ...OPTIONS, resolveLinks });
+        const y = await compile({ snapshot: bare, out: b, view, ...OPTIONS, resolveLinks });
+        expect(x.written).toEqual(y.written);
+        expect(bytesDiff(await readOutput(a), await readOutput(b))).toEqual([]);
+      }
       const [a, b] = [await tempDir(`stand-in-${view}-index`), await tempDir(`stand-in-${view}-bare`)];
       const fromIndex = await compile({ snapshot, out: a, view, ...OPTIONS });
       const fromRecords = await compile({ snapshot: bare, out: b, view, ...OPTIONS });
