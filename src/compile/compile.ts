@@ -252,14 +252,14 @@ async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; ind
     manifest = await readManifest(snapshot).catch(() => undefined);
     if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
     const unreadable = `${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`;
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8');
+      bytes = readFileSync(path.join(snapshot, INDEX_FILES.stories));
     } catch {
       throw new Error(unreadable);
     }
     // The index as sync writes it is read off its lines; anything else is parsed.
-    const rows = scanIndexRows(text) ?? parseIndexRows(text);
+    const rows = scanIndexRows(bytes.toString('latin1'), true) ?? parseIndexRows(bytes.toString('utf8'));
     if (!rows) throw new Error(unreadable);
     index = rows;
   }

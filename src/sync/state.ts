@@ -301,9 +301,11 @@ export interface IndexRow {
  * The rows of every entry of a stories index as sync writes it (canonical
  * JSON: two-space indentation, sorted keys, one key per line), read off its
  * lines without building the entries; undefined when the text is not laid out
- * so (then parse it).
+ * so (then parse it). `latin1`: the text is the file's bytes decoded as
+ * latin1, one character a byte (several times cheaper to decode than UTF-8
+ * for a large index; the keys and every value read but content types are ASCII).
  */
-export function scanIndexRows(text: string): IndexRow[] | undefined {
+export function scanIndexRows(text: string, latin1 = false): IndexRow[] | undefined {
   if (!text.startsWith('[')) return undefined;
   // Sorted keys, each on a line at four spaces: component, digest, id, published, uuid (others between).
   const C = '\n    "component": ';
@@ -318,11 +320,13 @@ export function scanIndexRows(text: string): IndexRow[] | undefined {
     const end = text.indexOf('\n', from);
     if (end < 0 || text.charCodeAt(from) !== 34) return undefined;
     const close = text.charCodeAt(end - 1) === 44 ? end - 1 : end;
-    const value = text.slice(from + 1, close - 1);
     if (text.charCodeAt(close - 1) !== 34) return undefined;
+    let value = text.slice(from + 1, close - 1);
+    // Bytes read as latin1 give back the UTF-8 they were.
+    if (latin1 && /[^\x00-\x7f]/.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
     if (!value.includes('\\')) return value;
     try {
-      const parsed = JSON.parse(text.slice(from, close)) as unknown;
+      const parsed = JSON.parse(`"${value}"`) as unknown;
       return typeof parsed === 'string' ? parsed : undefined;
     } catch {
       return undefined;

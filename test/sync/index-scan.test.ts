@@ -36,6 +36,12 @@ describe('scanIndexRows', () => {
     expect(scanIndexRows(canonicalJson([]))).toEqual([]);
   });
 
+  it('reads the bytes of the index as latin1, content types in any script included', () => {
+    const entries = [entry(1, { component: 'Über-Seite "ü" \\ 記事' }), entry(2), entry(3, { name: 'Ärger', slugs: { default: 'ä/ö' } })];
+    const bytes = Buffer.from(canonicalJson(entries));
+    expect(scanIndexRows(bytes.toString('latin1'), true)).toEqual(rows(entries));
+  });
+
   it('refuses text laid out otherwise, so that it is parsed instead', () => {
     const entries = [entry(1), entry(2)];
     expect(scanIndexRows(JSON.stringify(entries))).toBeUndefined();
