@@ -554,6 +554,21 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // Chunk by chunk.
   const members: IndexRow[][] = Array.from({ length: buckets }, () => []);
   for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+  /**
+   * A full compile's backlinks, gathered as chunks finish (while this thread would otherwise wait
+   * for the last worker), by chunk of the target.
+   */
+  const gathered: Array<Map<string, string[]>> | undefined = state ? undefined : Array.from({ length: buckets }, () => new Map());
+  const gather = (r: ChunkResult): void => {
+    for (const [, s] of r.stories) {
+      for (const u of s.references) {
+        const lists = gathered![bucketOfUuid(u, buckets)]!;
+        const list = lists.get(u);
+        if (list) list.push(s.uuid);
+        else lists.set(u, [s.uuid]);
+      }
+    }
+  };
   if (!state) {
     // A full compile: every chunk compiled and written, in worker threads when there are many.
     const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(index.length)));
@@ -565,13 +580,17 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         members,
         threads,
         (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
-        (done) => options.onProgress?.(done, index.length),
+        (done, _b, r) => {
+          gather(r);
+          options.onProgress?.(done, index.length);
+        },
       );
       for (const types of parallel.types) inferrer.merge(JSON.parse(types));
       results = parallel.chunks;
     }
     for (let b = 0; b < buckets; b++) {
-      const r = results?.[b] ?? compileFullChunk(stories, b, members[b]!, prefix, writer);
+      let r = results?.[b];
+      if (!r) gather((r = compileFullChunk(stories, b, members[b]!, prefix, writer)));
       for (const [id, s] of r.stories) {
         newStories.set(id, s);
         withModules.add(id);
@@ -628,54 +647,62 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     }
   }
 
-  // Backlinks, by target: the chunks holding a target whose referrers changed are written again.
-  const changedTargets = new Set<string>();
-  for (const [, s] of removed) for (const u of s.references) changedTargets.add(u);
-  for (const [id, s] of newStories) {
-    const old = state?.stories.get(id);
-    if (old === s) continue;
-    for (const u of old?.references ?? []) changedTargets.add(u);
-    for (const u of s.references) changedTargets.add(u);
-  }
-  const backlinkBuckets = new Set<number>();
-  for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
-  // A chunk with changed targets is patched: the lists of its other targets are read back from it.
-  // Without a readable previous chunk, every list of the chunk is collected from the stories.
-  const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
-  const complete = new Set<number>();
-  for (let b = 0; b < buckets; b++) {
-    if (state && !backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
-    const previousLists = state ? readJsonChunk(out, CHUNKS.backlinks(b), oldFiles) : undefined;
-    const lists = new Map<string, string[]>();
-    if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
-      for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) if (!changedTargets.has(u)) lists.set(u, list);
-    } else {
-      complete.add(b);
+  /**
+   * An incremental compile's backlinks: the chunks holding a target whose referrers changed are
+   * patched (the lists of their other targets read back from them) and written again; without a
+   * readable previous chunk, every list of the chunk is collected from the stories.
+   */
+  const patchedBacklinks = (): Array<Map<string, string[]> | undefined> => {
+    const changedTargets = new Set<string>();
+    for (const [, s] of removed) for (const u of s.references) changedTargets.add(u);
+    for (const [id, s] of newStories) {
+      const old = state?.stories.get(id);
+      if (old === s) continue;
+      for (const u of old?.references ?? []) changedTargets.add(u);
+      for (const u of s.references) changedTargets.add(u);
     }
-    backlinks[b] = lists;
-  }
-  for (const e of index) {
-    const s = newStories.get(e.id);
-    if (!s) continue;
-    for (const u of s.references) {
-      let lists: Map<string, string[]> | undefined;
-      if (changedTargets.has(u)) lists = backlinks[bucketOfUuid(u, buckets)];
-      else if (complete.size) {
-        const b = bucketOfUuid(u, buckets);
-        if (complete.has(b)) lists = backlinks[b];
+    const backlinkBuckets = new Set<number>();
+    for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
+    const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
+    const complete = new Set<number>();
+    for (let b = 0; b < buckets; b++) {
+      if (state && !backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
+      const previousLists = state ? readJsonChunk(out, CHUNKS.backlinks(b), oldFiles) : undefined;
+      const lists = new Map<string, string[]>();
+      if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
+        for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) if (!changedTargets.has(u)) lists.set(u, list);
+      } else {
+        complete.add(b);
       }
-      if (!lists) continue;
-      const list = lists.get(u);
-      if (list) list.push(e.uuid);
-      else lists.set(u, [e.uuid]);
+      backlinks[b] = lists;
     }
-  }
-  for (let b = 0; b < buckets; b++) {
-    const lists = backlinks[b];
-    if (!lists) continue;
-    for (const [u, list] of lists) if (changedTargets.has(u) || complete.has(b)) list.sort();
-    write(CHUNKS.backlinks(b), backlinksChunk(lists));
-  }
+    for (const e of index) {
+      const s = newStories.get(e.id);
+      if (!s) continue;
+      for (const u of s.references) {
+        let lists: Map<string, string[]> | undefined;
+        if (changedTargets.has(u)) lists = backlinks[bucketOfUuid(u, buckets)];
+        else if (complete.size) {
+          const b = bucketOfUuid(u, buckets);
+          if (complete.has(b)) lists = backlinks[b];
+        }
+        if (!lists) continue;
+        const list = lists.get(u);
+        if (list) list.push(e.uuid);
+        else lists.set(u, [e.uuid]);
+      }
+    }
+    backlinks.forEach((lists, b) => {
+      for (const [u, list] of lists ?? []) if (changedTargets.has(u) || complete.has(b)) list.sort();
+    });
+    return backlinks;
+  };
+  // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.
+  for (const lists of gathered ?? []) for (const list of lists.values()) list.sort();
+  const backlinks = gathered ?? patchedBacklinks();
+  backlinks.forEach((lists, b) => {
+    if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
+  });
 
   const datasources = await readDatasources(snapshot);
   const tags = await readTags(snapshot, view);

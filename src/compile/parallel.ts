@@ -51,8 +51,8 @@ export async function compileInThreads(
   members: readonly IndexRow[][],
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
-  /** After each chunk, in any thread: the stories of the chunks done so far. */
-  onChunk?: (stories: number) => void,
+  /** After each chunk, in any thread, in the order they finish: the stories of the chunks done so far, and the chunk. */
+  onChunk?: (stories: number, b: number, result: ChunkResult) => void,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
   const shares: WorkerInput['chunks'][] = Array.from({ length: n }, () => []);
@@ -64,7 +64,7 @@ export async function compileInThreads(
   let done = 0;
   const finished = (b: number) => {
     done += members[b]!.length;
-    onChunk?.(done);
+    onChunk?.(done, b, chunks[b]!);
   };
   const fail = (error: unknown) => {
     failure ??= { error };
