@@ -447,7 +447,9 @@ export function canonical(value: unknown, nullProto: boolean): unknown {
     }
     const out: Record<string, unknown> = {};
     for (const key of keys) {
-      Object.defineProperty(out, key, { value: canonical(value[key], nullProto), enumerable: true, writable: true, configurable: true });
+      // Assigning `__proto__` would set the prototype: that key is defined as data.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: canonical(value[key], nullProto), enumerable: true, writable: true, configurable: true });
+      else out[key] = canonical(value[key], nullProto);
     }
     return out;
   }
