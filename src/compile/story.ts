@@ -53,6 +53,17 @@ export interface CompiledStory {
   missing: MissingIn[];
 }
 
+/** Keeps at most `limit` entries, dropping the least recently set or touched. */
+function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: (key: K, value: V) => void): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) {
+    const [oldest, old] = map.entries().next().value!;
+    map.delete(oldest);
+    dropped?.(oldest, old);
+  }
+}
+
 /**
  * Reads story records on demand, keeping the most recent in memory. A record
  * whose bytes are the ones the index names (its digest) is the one sync
@@ -86,8 +97,7 @@ export class RecordCache {
   get(id: number): StoryRecord | undefined {
     const hit = this.#cache.get(id);
     if (hit !== undefined) {
-      this.#cache.delete(id);
-      this.#cache.set(id, hit);
+      touch(this.#cache, id, hit, this.#limit);
       return hit ?? undefined;
     }
     let record: StoryRecord | null = null;
@@ -99,8 +109,7 @@ export class RecordCache {
     } catch {
       record = null;
     }
-    this.#cache.set(id, record);
-    if (this.#cache.size > this.#limit) this.#cache.delete(this.#cache.keys().next().value!);
+    touch(this.#cache, id, record, this.#limit);
     return record ?? undefined;
   }
 }
@@ -129,17 +138,6 @@ interface TargetLookup {
   byId: Map<number, Story>;
   /** A target as links show it: the story itself, read from its record when `load` gave a stand-in. */
   linkRecord(story: Story): Story;
-}
-
-/** Keeps at most `limit` entries, dropping the least recently set or touched. */
-function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: (key: K, value: V) => void): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) {
-    const [oldest, old] = map.entries().next().value!;
-    map.delete(oldest);
-    dropped?.(oldest, old);
-  }
 }
 
 /** Compiles stories one at a time; `inferrer` observes every resolved language variant. */
@@ -204,8 +202,11 @@ export class StoryCompiler {
           return hit;
         }
         const id = this.#byUuid.get(uuid);
-        const standIn = id === undefined ? undefined : this.#standIn(id);
-        const story = id === undefined ? undefined : standIn === undefined ? read(id) : (standIn ?? undefined);
+        let story: Story | undefined;
+        if (id !== undefined) {
+          const standIn = this.#standIn(id);
+          story = standIn === undefined ? read(id) : (standIn ?? undefined);
+        }
         if (story) byId.set(story.id, story);
         touch(cache, uuid, story, LOOKUP_LIMIT, (_, old) => {
           if (old && byId.get(old.id) === old) byId.delete(old.id);
