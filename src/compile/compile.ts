@@ -34,8 +34,7 @@ import {
   type Manifest,
 } from '../snapshot/index.js';
 import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
-import { INDEX_FILES } from '../sync/index.js';
-import { indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
+import { INDEX_FILES, indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/index.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {

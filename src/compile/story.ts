@@ -9,12 +9,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
-import type { IndexRow } from '../sync/state.js';
-import { createResolver, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
+import type { IndexRow } from '../sync/index.js';
+import { createResolver, isNumericId, isUuid, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
-import { STAND_IN } from './types/stats.js';
-import type { TypeInferrer } from './types/index.js';
+import { STAND_IN, type TypeInferrer } from './types/index.js';
 
 export interface StoryState {
   digest: string;
@@ -369,14 +368,10 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
   return resolver.resolve(story);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const NUMERIC_ID = /^\d{1,15}$/;
-
 /**
  * The uuids of what content may reference: every uuid-looking string, and the
  * uuid of every story whose id a number or numeric string names (a relation
- * may hold ids).
+ * may hold ids), as the resolver's scan reads references.
  */
 function candidatesIn(content: unknown, records: RecordCache): string[] {
   const out = new Set<string>();
@@ -388,8 +383,8 @@ function candidatesIn(content: unknown, records: RecordCache): string[] {
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (v.length === 36 && UUID.test(v)) out.add(v);
-      else if (NUMERIC_ID.test(v)) byId(Number(v));
+      if (v.length === 36 && isUuid(v)) out.add(v);
+      else if (isNumericId(v)) byId(Number(v));
     } else if (typeof v === 'number') {
       if (Number.isSafeInteger(v)) byId(v);
     } else if (Array.isArray(v)) {

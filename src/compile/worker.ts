@@ -4,7 +4,7 @@
  * the type observations of its stories (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexRow } from '../sync/state.js';
+import type { IndexRow } from '../sync/index.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
 

@@ -3,6 +3,7 @@
  * pure functions over stories of one language and view of a snapshot.
  */
 export { createResolver } from './resolver.js';
+export { isNumericId, isUuid } from './scan.js';
 export { backlinks } from './backlinks.js';
 export type { BacklinksOptions } from './backlinks.js';
 export { missingReport } from './report.js';

@@ -84,6 +84,11 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
+/** Whether a string names a story by its id, as a relation may (`"123"`). */
+export function isNumericId(value: string): boolean {
+  return NUMERIC_ID.test(value);
+}
+
 /** Keys of a blok that are never relations, whatever they hold. */
 const NOT_RELATIONS = new Set(['_uid', 'component', '_editable']);
 
