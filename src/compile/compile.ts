@@ -651,11 +651,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
    * patched (the lists of their other targets read back from them) and written again; without a
    * readable previous chunk, every list of the chunk is collected from the stories.
    */
-  const patchedBacklinks = (): Array<Map<string, string[]> | undefined> => {
+  const patchedBacklinks = (prev: State): Array<Map<string, string[]> | undefined> => {
     const changedTargets = new Set<string>();
     for (const [, s] of removed) for (const u of s.references) changedTargets.add(u);
     for (const [id, s] of newStories) {
-      const old = state?.stories.get(id);
+      const old = prev.stories.get(id);
       if (old === s) continue;
       for (const u of old?.references ?? []) changedTargets.add(u);
       for (const u of s.references) changedTargets.add(u);
@@ -665,8 +665,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
     const complete = new Set<number>();
     for (let b = 0; b < buckets; b++) {
-      if (state && !backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
-      const previousLists = state ? readJsonChunk(out, CHUNKS.backlinks(b), oldFiles) : undefined;
+      if (!backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
+      const previousLists = readJsonChunk(out, CHUNKS.backlinks(b), prev.files);
       const lists = new Map<string, string[]>();
       if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
         for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) if (!changedTargets.has(u)) lists.set(u, list);
@@ -698,7 +698,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   };
   // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.
   for (const lists of gathered ?? []) for (const list of lists.values()) list.sort();
-  const backlinks = gathered ?? patchedBacklinks();
+  const backlinks = gathered ?? patchedBacklinks(state!);
   backlinks.forEach((lists, b) => {
     if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });
