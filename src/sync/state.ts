@@ -129,11 +129,7 @@ export async function rememberedState(dir: string): Promise<SnapshotState | unde
 export async function loadState(dir: string): Promise<SnapshotState | undefined> {
   const mem = await rememberedState(dir);
   if (mem) return mem;
-  try {
-    await fs.access(dir);
-  } catch {
-    return undefined;
-  }
+  // A directory that is not there fails the first read: undefined.
   try {
     const manifest = Manifest.parse(await readJsonFile(path.join(dir, FILES.manifest)));
     const stories = (await readJsonFile(path.join(dir, INDEX_FILES.stories))) as StoryIndexEntry[];
