@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import type { Folder } from '../../../src/snapshot/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
+import { changedKeys, originalOf, setOwn, shallowCopy } from '../../../src/compile/resolve/json.js';
 import { deepFreeze } from '../../helpers/freeze.js';
 import { story, uuid } from './fixtures.js';
 
@@ -420,5 +421,22 @@ describe('what a story only embeds whole', () => {
   it('at depth 2 and beyond, nothing: targets are resolved into the story', () => {
     expect(createResolver({ relations: ['page.authors'], depth: 2 }, lookup).resolve(page).embedded).toEqual([]);
     expect(createResolver({ relations: ['page.authors'], depth: 0 }, lookup).resolve(page).embedded).toEqual([]);
+  });
+});
+
+describe('what a copy remembers', () => {
+  it('its original and the keys set on it, out of sight of the content', () => {
+    const node = { a: 1, b: { c: 2 } };
+    const copy = shallowCopy(node);
+    setOwn(copy, 'b', { c: 3 });
+    expect(originalOf(copy)).toBe(node);
+    expect(changedKeys(copy)).toEqual(['b']);
+    expect(Object.keys(copy)).toEqual(['a', 'b']);
+    expect(JSON.stringify(copy)).toBe('{"a":1,"b":{"c":3}}');
+    // A spread of a copy, or a copy of a copy, is not the copy.
+    expect(originalOf({ ...copy })).toBeUndefined();
+    expect(originalOf(shallowCopy(copy))).toBe(copy);
+    expect(originalOf(node)).toBeUndefined();
+    expect(changedKeys(node)).toBeUndefined();
   });
 });
