@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
 import type { IndexRow } from '../sync/index.js';
-import { createResolver, isNumericId, isUuid, type LinksMode, type MissingTarget, type ResolveResult } from './resolve/index.js';
+import { createResolver, isNumericId, isUuid, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
@@ -238,12 +238,14 @@ export class StoryCompiler {
     const missing: MissingIn[] = [];
     // What any language of the story may reference: its default content and what overlays set.
     const candidates = candidatesIn([version.story.content, ...Object.values(version.languages ?? {}).map((o) => o.content)], this.records);
+    // The languages share their untranslated fields: what one scan found clean, the others skip.
+    const memo: ScanMemo = { clean: new Set() };
     for (const lang of this.#setup.languages) {
       const story = materialize(version, lang);
       const name = exportName(lang);
       // Preload what the story may reference, then resolve synchronously.
       const lookup = this.#lookups.get(lang)!;
-      const result = resolveWith(this.#setup.resolve, lookup, story, candidates, this.records);
+      const result = resolveWith(this.#setup.resolve, lookup, story, candidates, this.records, memo);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
@@ -343,7 +345,14 @@ export function rawModuleSource(version: StoryVersion, languages: readonly strin
  * Resolves one story: its reference graph is loaded into a synchronous lookup
  * first (targets of targets up to the depth), then the pure resolver runs.
  */
-function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story: Story, candidates: readonly string[], records: RecordCache): ResolveResult {
+function resolveWith(
+  config: StorySetup['resolve'],
+  lookup: TargetLookup,
+  story: Story,
+  candidates: readonly string[],
+  records: RecordCache,
+  memo: ScanMemo,
+): ResolveResult {
   // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
   const depth = Math.max(1, config.depth);
   const visited = new Set<string>([story.uuid]);
@@ -364,7 +373,7 @@ function resolveWith(config: StorySetup['resolve'], lookup: TargetLookup, story:
     byUuid: (uuid) => (uuid === story.uuid ? story : lookup.cache.get(uuid)),
     byId: (id) => (id === story.id ? story : lookup.byId.get(id)),
     linkRecord: lookup.linkRecord,
-  });
+  }, memo);
   return resolver.resolve(story);
 }
 

@@ -4,6 +4,7 @@
  */
 export { createResolver } from './resolver.js';
 export { isNumericId, isUuid } from './scan.js';
+export type { ScanMemo } from './scan.js';
 export { backlinks } from './backlinks.js';
 export type { BacklinksOptions } from './backlinks.js';
 export { missingReport } from './report.js';

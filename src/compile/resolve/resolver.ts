@@ -23,7 +23,7 @@
  */
 import type { Story } from '../../api/index.js';
 import { setOwn, shallowCopy, type JsonContainer, type JsonObject } from './json.js';
-import { relationMatcher, scanStory, type LinkTarget, type Scan, type ScanOptions } from './scan.js';
+import { relationMatcher, scanStory, type LinkTarget, type Scan, type ScanMemo, type ScanOptions } from './scan.js';
 import { folderStory, fullSlugOf, hrefOf, routingLink, urlLink } from './shapes.js';
 import type { ResolveConfig, ResolveResult, Resolver, StoryLookup } from './types.js';
 
@@ -45,22 +45,27 @@ export function normalizeDepth(depth: number | undefined): number {
   return d;
 }
 
-export function scanOptions(config: ResolveConfig, lookup: StoryLookup, links: boolean): ScanOptions {
+export function scanOptions(config: ResolveConfig, lookup: StoryLookup, links: boolean, memo?: ScanMemo): ScanOptions {
   return {
     matcher: relationMatcher(config.relations),
     detect: config.detectRelations === true,
     links,
     lookup,
+    memo,
   };
 }
 
-export function createResolver(config: ResolveConfig, lookup: StoryLookup): Resolver {
+/**
+ * `scanMemo`: shared by the resolvers of one story's language variants (same
+ * config), so that each scans only what its language changes.
+ */
+export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanMemo?: ScanMemo): Resolver {
   const depth = normalizeDepth(config.depth);
   const linksMode = config.links;
   if (linksMode !== undefined && linksMode !== 'url' && linksMode !== 'story' && linksMode !== 'link') {
     throw new RangeError(`links must be 'url', 'story' or 'link', got ${String(linksMode)}`);
   }
-  const options = scanOptions(config, lookup, linksMode !== undefined);
+  const options = scanOptions(config, lookup, linksMode !== undefined, scanMemo);
 
   const scans = new WeakMap<Story, Scan>();
   const scanOf = (story: Story): Scan => {

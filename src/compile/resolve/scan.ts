@@ -57,6 +57,19 @@ export interface ScanOptions {
   readonly detect: boolean;
   readonly links: boolean;
   readonly lookup: StoryLookup;
+  /** See ScanMemo. */
+  readonly memo?: ScanMemo | undefined;
+}
+
+/**
+ * What scans of the language variants of one story share: the containers
+ * directly under a content root in which a scan found nothing (no reference,
+ * no missing target). A variant's untranslated fields are those same objects
+ * at the same keys, and what a scan finds inside a field depends only on the
+ * field's value and the options, so another scan skips them.
+ */
+export interface ScanMemo {
+  readonly clean: Set<object>;
 }
 
 /**
@@ -131,6 +144,8 @@ interface Visit {
   expanded: boolean;
   children: Array<readonly [string | number, JsonContainer]> | undefined;
   edits: Edit[] | undefined;
+  /** How many missing targets were known when the visit began. */
+  missingBefore: number;
 }
 
 type FieldKind = 'explicit' | 'detect';
@@ -165,6 +180,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
   if (!isContainer(content)) return { steps, relationTargets: [], linkTargets: [], direct, missing };
 
   const { matcher, detect, links, lookup } = options;
+  const clean = options.memo?.clean;
   const rootLabel = isJsonObject(content) && nonEmptyString(content.component) ? content.component : 'content';
 
   const visited = new Set<object>();
@@ -260,7 +276,10 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     return (key) => (fields?.has(key) ? 'explicit' : isBlok && !NOT_RELATIONS.has(key) ? 'detect' : undefined);
   };
 
-  const stack: Array<Visit | FieldTask> = [{ node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined }];
+  const root: Visit = { node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined, missingBefore: 0 };
+  /** A field of the root that another variant's scan may skip (a link mark's `attrs` depend on their parent). */
+  const shareable = (visit: Visit) => visit.parent === root && visit.key !== 'attrs';
+  const stack: Array<Visit | FieldTask> = [root];
   while (stack.length > 0) {
     const entry = stack[stack.length - 1]!;
     if ('field' in entry) {
@@ -275,6 +294,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     if (visit.expanded) {
       stack.pop();
       onPath.delete(visit.node);
+      if (clean && !visit.edits && !visit.children && missing.length === visit.missingBefore && shareable(visit)) clean.add(visit.node);
       if (visit.edits || visit.children) {
         copied.add(visit.node);
         steps.push({ node: visit.node, children: visit.children ?? [], edits: visit.edits ?? [] });
@@ -288,9 +308,14 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
       if (visit.parent && copied.has(visit.node)) (visit.parent.children ??= []).push([visit.key, visit.node]);
       continue;
     }
+    if (clean?.has(visit.node) && shareable(visit)) {
+      stack.pop();
+      continue;
+    }
     visited.add(visit.node);
     onPath.add(visit.node);
     visit.expanded = true;
+    visit.missingBefore = missing.length;
     const fieldKind = examine(visit);
 
     const node = visit.node;
@@ -319,5 +344,5 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
 function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, onPath: ReadonlySet<object>): void {
   // A container that holds one of its ancestors: not followed (JSON cannot do this).
   if (!isContainer(value) || onPath.has(value)) return;
-  stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined });
+  stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined, missingBefore: 0 });
 }

@@ -424,6 +424,82 @@ describe('what a story only embeds whole', () => {
   });
 });
 
+describe('language variants sharing a scan memo', () => {
+  const T = story(1, { component: 'author' }, { name: 'T', full_slug: 'people/t', slug: 't' });
+  const L = story(3, { component: 'page' }, { name: 'L', full_slug: 'docs/l', slug: 'l' });
+  const mark = (target: string) => ({ type: 'text', text: 'see', marks: [{ type: 'link', attrs: { href: '/old', uuid: target, anchor: null, linktype: 'story' } }] });
+  const doc = (target: string) => ({ type: 'doc', content: [{ type: 'paragraph', content: [mark(target)] }] });
+
+  /** A container that counts how often it is read. */
+  function counted<V extends object>(value: V): { value: V; reads: () => number } {
+    let reads = 0;
+    const proxy = new Proxy(value, {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+      ownKeys(target) {
+        reads++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    return { value: proxy, reads: () => reads };
+  }
+
+  const config = { relations: ['article.author'], links: 'url' as const };
+
+  /** Each variant resolved with one memo shared in order, and each alone. */
+  function both(variants: readonly Story[]) {
+    const lookup = lookupOf(deepFreeze([T, L]));
+    const memo = { clean: new Set<object>() };
+    const shared = variants.map((v) => createResolver(config, lookup, memo).resolve(v));
+    const alone = variants.map((v) => createResolver(config, lookupOf([T, L])).resolve(v));
+    return { shared, alone, memo };
+  }
+
+  it('a field one variant found clean is not walked again by the next, and the results are the same', () => {
+    const gallery = counted([{ filename: 'a.jpg', id: 1, alt: 'x' }, { filename: 'b.jpg', id: 2, alt: 'y' }]);
+    const body = doc(uuid(3));
+    const base = story(2, { component: 'article', author: uuid(1), gallery: gallery.value, body, dangling: { x: [uuid(99)] } });
+    const de = { ...base, lang: 'de', content: { ...base.content, title: 'Titel', intro: doc(uuid(3)) } };
+    const fr = { ...base, lang: 'fr', content: { ...base.content, title: 'Titre' } };
+    const lookup = lookupOf(deepFreeze([T, L]));
+    const memo = { clean: new Set<object>() };
+    const first = createResolver(config, lookup, memo).resolve(base);
+    expect(gallery.reads()).toBeGreaterThan(0);
+    // Clean: the gallery; not clean: the body (a link) and the root itself.
+    expect(memo.clean.has(gallery.value)).toBe(true);
+    expect(memo.clean.has(body)).toBe(false);
+    const before = gallery.reads();
+    const rest = [de, fr].map((v) => createResolver(config, lookup, memo).resolve(v));
+    expect(gallery.reads()).toBe(before);
+    const alone = [base, de, fr].map((v) => createResolver(config, lookupOf([T, L])).resolve(v));
+    expect([first, ...rest]).toEqual(alone);
+    expect(rest[0]!.story.content.intro).not.toBe(de.content.intro);
+  });
+
+  it('a field holding a missing target is walked again, so each variant reports it', () => {
+    const dangling = { _uid: 'd', component: 'teaser', link: storyLink(uuid(98)) };
+    const base = story(2, { component: 'article', teaser: dangling });
+    const de = { ...base, lang: 'de', content: { ...base.content, title: 'Titel' } };
+    const { shared, alone, memo } = both([base, de]);
+    expect(memo.clean.has(dangling)).toBe(false);
+    expect(shared[1]!.missing).toEqual([{ field: 'article.teaser.link', uuid: uuid(98) }]);
+    expect(shared).toEqual(alone);
+  });
+
+  it('the attrs of a root are walked again: whether they are a link depends on the root', () => {
+    // The same attrs object under a link mark (the mark's attributes) and under a plain node (a multilink).
+    const attrs = { id: uuid(3), uuid: uuid(3), linktype: 'story', fieldtype: 'multilink', cached_url: 'x', url: '' };
+    const asMark = story(2, { component: 'article', type: 'link' }, {});
+    (asMark.content as Record<string, unknown>).attrs = attrs;
+    const asNode = { ...asMark, lang: 'de', content: { ...asMark.content, type: 'paragraph' } };
+    const { shared, alone } = both([asMark, asNode]);
+    expect(shared).toEqual(alone);
+    expect((shared[1]!.story.content.attrs as Record<string, unknown>).story).toMatchObject({ uuid: uuid(3) });
+  });
+});
+
 describe('what a copy remembers', () => {
   it('its original and the keys set on it, out of sight of the content', () => {
     const node = { a: 1, b: { c: 2 } };
