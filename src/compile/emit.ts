@@ -32,7 +32,7 @@ export interface EntryMeta {
 export function entryMeta(story: Story, lang: string): EntryMeta {
   const full = story.full_slug;
   const trimmed = full.replace(/\/$/, '');
-  const folder = story.is_startpage ? trimmed : trimmed.split('/').slice(0, -1).join('/');
+  const folder = story.is_startpage ? trimmed : trimmed.slice(0, Math.max(0, trimmed.lastIndexOf('/')));
   return {
     id: story.id,
     uuid: story.uuid,

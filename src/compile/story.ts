@@ -399,7 +399,7 @@ function candidatesIn(content: unknown, records: RecordCache): string[] {
     } else if (Array.isArray(v)) {
       for (const x of v) stack.push(x);
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) if (k !== '_uid') stack.push(x);
+      for (const k in v) if (k !== '_uid' && Object.hasOwn(v, k)) stack.push((v as Record<string, unknown>)[k]);
     }
   }
   return [...out];

@@ -129,9 +129,15 @@ export interface ObserveConfig {
 
 /** Where a value sits: only component fields (and their array items) can be relations or datasource values. */
 interface Ctx {
-  fieldLevel: boolean;
-  inArray: boolean;
+  readonly fieldLevel: boolean;
+  readonly inArray: boolean;
 }
+
+/** The four places, made once: a context per observed value would be garbage. */
+const FIELD: Ctx = { fieldLevel: true, inArray: false };
+const FIELD_ITEM: Ctx = { fieldLevel: true, inArray: true };
+const NESTED: Ctx = { fieldLevel: false, inArray: false };
+const NESTED_ITEM: Ctx = { fieldLevel: false, inArray: true };
 
 /** Whether a dictionary has no keys, without listing them (some hold every uuid of a space). */
 function isEmpty(d: object): boolean {
@@ -221,7 +227,7 @@ export class Observer {
       }
     }
     for (const [key, byValue] of groups) {
-      for (const [value, times] of byValue) this.field(rec, key, value, times, { fieldLevel: true, inArray: false });
+      for (const [value, times] of byValue) this.field(rec, key, value, times, FIELD);
     }
     if (rec.n === 0) delete this.state.comps[name];
   }
@@ -233,7 +239,7 @@ export class Observer {
     rec.n += delta;
     for (const key of Object.keys(value)) {
       if (key === 'component' || key === '_uid') continue;
-      this.field(rec, key, value[key], delta, { fieldLevel: true, inArray: false });
+      this.field(rec, key, value[key], delta, FIELD);
     }
     if (rec.n === 0) delete this.state.comps[name];
   }
@@ -247,7 +253,7 @@ export class Observer {
   private record(rec: Rec, value: Record<string, unknown>, delta: number): void {
     rec.n += delta;
     for (const key of Object.keys(value)) {
-      this.field(rec, key, value[key], delta, { fieldLevel: false, inArray: false });
+      this.field(rec, key, value[key], delta, NESTED);
     }
   }
 
@@ -270,7 +276,7 @@ export class Observer {
       const arr = (slot.arr ??= { n: 0, empty: 0, el: { n: 0 } });
       arr.n += delta;
       if (value.length === 0) arr.empty += delta;
-      for (const item of value) this.slot(arr.el, item, delta, { fieldLevel: ctx.fieldLevel, inArray: true });
+      for (const item of value) this.slot(arr.el, item, delta, ctx.fieldLevel ? FIELD_ITEM : NESTED_ITEM);
       if (arr.n === 0) delete slot.arr;
     } else if (isObject(value)) {
       this.object(slot, value, delta, ctx);
