@@ -5,11 +5,11 @@
  * types, and serialized as its module. Shared by the compile in the
  * calling thread and the worker threads of a parallel full compile.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Story } from '../api/index.js';
-import { DEFAULT_LANG, FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
-import type { IndexRow } from '../sync/index.js';
+import { DEFAULT_LANG, FILES, INDEX_FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
+import type { IndexRow, StoryIndexEntry } from '../sync/index.js';
 import { createResolver, isNumericId, isUuid, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
@@ -68,13 +68,17 @@ function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: 
  * whose bytes are the ones the index names (its digest) is the one sync
  * wrote and checked: parsed only; any other is checked against the schema.
  * Reads are synchronous: records are small and were just written, and a read
- * on the thread pool costs several times more than it.
+ * on the thread pool costs several times more than it. Also reads single
+ * entries of the stories index (`linkView`).
  */
 export class RecordCache {
   readonly #dir: string;
   readonly #rows: ReadonlyMap<number, IndexRow>;
   readonly #cache = new Map<number, StoryRecord | null>();
   readonly #limit: number;
+  /** Index entries read for links (every language of a story reads the same). */
+  readonly #entries = new Map<number, Partial<StoryIndexEntry> | null>();
+  #buffer = Buffer.allocUnsafe(4096);
 
   /** `rows`: the index entry of every story, by id. */
   constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 128) {
@@ -91,6 +95,48 @@ export class RecordCache {
   /** The index entry of the story with this id. */
   row(id: number): IndexRow | undefined {
     return this.#rows.get(id);
+  }
+
+  /**
+   * What a link to the story shows in `lang` (its id, uuid, name, slug, full
+   * slug and path), from its entry in the stories index, which describes the
+   * published version, else the draft; undefined when the row does not say
+   * where its entry is or the entry is not the one the row was read from.
+   */
+  linkView(id: number, lang: string): Story | undefined {
+    const row = this.#rows.get(id);
+    if (row?.at === undefined || row.size === undefined) return undefined;
+    let entry = this.#entries.get(id);
+    if (entry === undefined) {
+      entry = null;
+      try {
+        const fd = openSync(path.join(this.#dir, INDEX_FILES.stories), 'r');
+        try {
+          if (this.#buffer.length < row.size) this.#buffer = Buffer.allocUnsafe(row.size * 2);
+          const n = readSync(fd, this.#buffer, 0, row.size, row.at);
+          const parsed = JSON.parse(this.#buffer.toString('utf8', 0, n)) as Partial<StoryIndexEntry>;
+          // Another index than the one the rows were read from (a sync committed since): not trusted.
+          if (parsed.id === id && parsed.uuid === row.uuid && parsed.digest === row.digest) entry = parsed;
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        entry = null;
+      }
+      touch(this.#entries, id, entry, ENTRY_LIMIT);
+    }
+    if (!entry || typeof entry.name !== 'string' || typeof entry.slug !== 'string' || entry.path === undefined) return undefined;
+    const fullSlug = entry.slugs?.[lang];
+    if (typeof fullSlug !== 'string') return undefined;
+    const own = entry.link_fields?.[lang];
+    return {
+      id,
+      uuid: row.uuid,
+      name: own && 'name' in own ? own.name : entry.name,
+      slug: own && 'slug' in own ? own.slug : entry.slug,
+      full_slug: fullSlug,
+      path: own && 'path' in own ? own.path : entry.path,
+    } as unknown as Story;
   }
 
   get(id: number): StoryRecord | undefined {
@@ -122,12 +168,15 @@ export function visibleVersion(r: StoryRecord | undefined, view: 'published' | '
   return (view === 'published' ? r.published : r.draft ?? r.published) ?? undefined;
 }
 
+/** Index entries kept for links: small, and read by each language of a story in turn. */
+const ENTRY_LIMIT = 256;
+
 /** Targets of one language kept for resolution: the most recently used, so memory stays bounded. */
 const LOOKUP_LIMIT = 1_000;
 
 /**
- * Link targets of one language kept as their records show them. Fewer: each
- * holds a whole record, and links point anywhere, so a larger cache is rarely hit.
+ * Link targets of one language kept as links show them (from the index entry,
+ * else the whole record). Fewer: links point anywhere, so a larger cache is rarely hit.
  */
 const LINK_RECORD_LIMIT = 200;
 
@@ -216,8 +265,13 @@ export class StoryCompiler {
       byId,
       linkRecord: (story: Story) => {
         if (!(STAND_IN in story)) return story;
-        // A record that cannot be read: what the stand-in knows.
-        const record = full.get(story.uuid) ?? read(story.id) ?? story;
+        let record = full.get(story.uuid);
+        if (!record) {
+          // The index entry says what url and story links show (a stand-in's entry describes the version
+          // this view shows); routing links show more. A record that cannot be read: what the stand-in knows.
+          if (this.#setup.resolve.links !== 'link') record = this.records.linkView(story.id, lang);
+          record ??= read(story.id) ?? story;
+        }
         touch(full, story.uuid, record, LINK_RECORD_LIMIT);
         return record;
       },

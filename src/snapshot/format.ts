@@ -122,3 +122,9 @@ export const FILES = {
   releases: 'releases.json',
   workflowStages: 'workflow_stages.json',
 } as const;
+
+/** The indexes sync writes beside the records: what incremental sync and the compiler read without opening records. */
+export const INDEX_FILES = {
+  stories: 'indexes/stories.json',
+  datasources: 'indexes/datasources.json',
+} as const;

@@ -36,10 +36,33 @@ export interface StoryIndexEntry {
   published_at: string | null;
   /** Per-language full slugs. */
   slugs: Record<string, string>;
+  /** Default-language slug. */
+  slug: string;
+  /** Default-language real path (`path`), null when the story sets none. */
+  path: string | null;
+  /**
+   * The languages whose variant shows another name, slug or path than the
+   * default, with those. With `name`, `slug`, `path` and `slugs`, the index
+   * says what a link to the story shows in every language without its record.
+   */
+  link_fields?: Record<string, LinkFields>;
   published: boolean;
   /** sha256 of the record file, shortened. */
   digest: string;
 }
+
+/** What a language variant shows differently from the default, of what a link shows. */
+export interface LinkFields {
+  name?: string;
+  slug?: string;
+  path?: string | null;
+}
+
+/** A story's real path as the index keeps it: a string it sets, else null. */
+const realPath = (s: Story): string | null => {
+  const p = (s as Record<string, unknown>).path;
+  return typeof p === 'string' ? p : null;
+};
 
 export interface DatasourceIndexEntry {
   id: number;
@@ -49,10 +72,7 @@ export interface DatasourceIndexEntry {
   digest: string;
 }
 
-export const INDEX_FILES = {
-  stories: 'indexes/stories.json',
-  datasources: 'indexes/datasources.json',
-} as const;
+export { INDEX_FILES } from '../snapshot/index.js';
 
 export const storyFile = (id: number) => `${FILES.stories}/${id}.json`;
 export const datasourceFile = (id: number) => `${FILES.datasources}/${id}.json`;
@@ -91,7 +111,20 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
   const version = (record.published ?? record.draft)!;
   const s = version.story;
   const slugs: Record<string, string> = {};
-  for (const lang of languages) slugs[lang] = lang === DEFAULT_LANG ? s.full_slug : materialize(version, lang).full_slug;
+  const linkFields: Record<string, LinkFields> = {};
+  for (const lang of languages) {
+    if (lang === DEFAULT_LANG) {
+      slugs[lang] = s.full_slug;
+      continue;
+    }
+    const variant = materialize(version, lang);
+    slugs[lang] = variant.full_slug;
+    const differs: LinkFields = {};
+    if (variant.name !== s.name) differs.name = variant.name;
+    if (variant.slug !== s.slug) differs.slug = variant.slug;
+    if (realPath(variant) !== realPath(s)) differs.path = realPath(variant);
+    if (Object.keys(differs).length) linkFields[lang] = differs;
+  }
   return {
     id: record.id,
     uuid: record.uuid,
@@ -103,6 +136,9 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
     tag_list: s.tag_list,
     published_at: record.published?.story.published_at ?? null,
     slugs,
+    slug: s.slug,
+    path: realPath(s),
+    ...(Object.keys(linkFields).length ? { link_fields: linkFields } : {}),
     published: Boolean(record.published),
     digest: sha256(text).slice(0, 16),
   };

@@ -291,6 +291,13 @@ export interface IndexRow {
    */
   component?: string;
   published?: boolean;
+  /**
+   * Where the entry sits in the index file: its first byte and length, when
+   * the index was read as bytes. The entry says what a link to the story
+   * shows, so a compile reads it there instead of the story's record.
+   */
+  at?: number;
+  size?: number;
 }
 
 /**
@@ -348,7 +355,16 @@ export function scanIndexRows(text: string, latin1 = false): IndexRow[] | undefi
     if (!Number.isSafeInteger(id) || typeof component !== 'string' || typeof published !== 'boolean') return undefined;
     // A copy, not a slice of the text (which would keep all of it alive).
     if (!components.has(component)) components.set(component, JSON.parse(JSON.stringify(component)) as string);
-    rows.push({ id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: components.get(component)!, published });
+    const row: IndexRow = { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: components.get(component)!, published };
+    if (latin1) {
+      // One character a byte: where the entry's braces are in the text is where they are in the file.
+      const open = text.lastIndexOf('\n  {', c);
+      const close = text.indexOf('\n  }', uEnd);
+      if (open < 0 || close < 0) return undefined;
+      row.at = open + 3;
+      row.size = close + 4 - row.at;
+    }
+    rows.push(row);
     at = uEnd;
   }
   // Every entry opens a line of its own at two spaces: as many as rows were read, or an entry lacked a key.

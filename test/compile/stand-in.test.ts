@@ -31,6 +31,22 @@ let article: StoryIndexEntry;
 let hidden: { id: number; uuid: string };
 /** An author with a draft of another content type. */
 let author: StoryIndexEntry;
+/** A story a published story links to, with a German name of its own; and that linking story. */
+let linked: { id: number; uuid: string };
+let linking: number;
+const GERMAN = 'Verlinkte Geschichte';
+
+/** The first story link of a published record of the snapshot: the linking story and the target's uuid. */
+function firstStoryLink(dir: string, entries: readonly StoryIndexEntry[]): { from: number; uuid: string } {
+  for (const e of entries) {
+    if (!e.published) continue;
+    const text = readFileSync(path.join(dir, FILES.stories, `${e.id}.json`), 'utf8');
+    // Multilink keys in canonical order: cached_url, fieldtype, id, linktype, url.
+    const m = /"id": "([0-9a-f-]{36})",\n\s*"linktype": "story"/.exec(text);
+    if (m && m[1] !== e.uuid && entries.some((t) => t.uuid === m[1] && t.published)) return { from: e.id, uuid: m[1]! };
+  }
+  throw new Error('the demo space has no story link');
+}
 
 beforeAll(async () => {
   server = await startServer({ space: generateDemoSpace({ stories: 120 }), publicToken: TOKEN, previewToken: PREVIEW, rateLimit: false, admin: true });
@@ -39,6 +55,11 @@ beforeAll(async () => {
   index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
   article = index.find((e) => e.component === 'article')!;
   author = index.find((e) => e.component === 'author')!;
+  const link = firstStoryLink(snapshot, index);
+  linking = link.from;
+  linked = index.find((e) => e.uuid === link.uuid)!;
+  await admin(server.url, 'PUT', `/stories/${linked.id}`, { lang: 'de', name: GERMAN });
+  await admin(server.url, 'POST', `/stories/${linked.id}/publish`);
   const created = (await admin(server.url, 'POST', '/stories', { name: 'Never published', slug: 'never-published', content: { component: 'author', name: 'Hidden' } })) as {
     story: { id: number; uuid: string };
   };
@@ -72,6 +93,8 @@ describe('relation targets from the index', () => {
   it('the index says what the views need: content type and publication', () => {
     expect(index.find((e) => e.id === hidden.id)).toMatchObject({ published: false, component: 'author' });
     expect(index.find((e) => e.id === author.id)).toMatchObject({ published: true, component: 'author' });
+    // And what links show: the German variant of the linked story has a name of its own.
+    expect(index.find((e) => e.id === linked.id)).toMatchObject({ link_fields: { de: { name: GERMAN } } });
   });
 
   for (const view of ['published', 'draft'] as const) {
@@ -109,6 +132,22 @@ describe('relation targets from the index', () => {
       }
     }, 60_000);
   }
+
+  it('does not read the record of a link target: url links show what its index entry says, per language', async () => {
+    const copy = await tempDir('stand-in-link-unreadable');
+    cpSync(snapshot, copy, { recursive: true });
+    rmSync(path.join(copy, FILES.stories, `${linked.id}.json`));
+    const out = await tempDir('stand-in-link-unreadable-out');
+    await compile({ snapshot: copy, out, ...OPTIONS });
+    const module = readFileSync(path.join(out, `stories/${linking}.js`), 'utf8');
+    const entry = index.find((e) => e.id === linked.id)!;
+    const shown = (name: string, lang: string) =>
+      JSON.stringify({ id: entry.id, uuid: entry.uuid, name, slug: entry.slug, full_slug: entry.slugs[lang], url: entry.path || entry.slugs[lang] });
+    const exports = (name: string) => module.split('\n').find((l) => l.startsWith(name))!;
+    expect(exports('export default')).toContain(shown(entry.name, 'default'));
+    expect(exports('export const de')).toContain(shown(GERMAN, 'de'));
+    expect(exports('export const fr')).toContain(shown(entry.name, 'fr'));
+  }, 60_000);
 
   it('does not read the record of a target it embeds from the index', async () => {
     const copy = await tempDir('stand-in-unreadable');

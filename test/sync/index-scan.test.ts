@@ -1,11 +1,15 @@
 /**
- * Reading id, uuid, digest, content type and publication off the lines of a
- * stories index as sync writes it (what a compile needs), and refusing
- * anything laid out otherwise.
+ * Reading id, uuid, digest, content type, publication and where each entry
+ * sits off the lines of a stories index as sync writes it (what a compile
+ * needs), refusing anything laid out otherwise; and what sync writes in an
+ * entry for links.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/snapshot/index.js';
+import type { Story } from '../../src/api/index.js';
+import { canonicalJson, type StoryRecord, type StoryVersion } from '../../src/snapshot/index.js';
+import { indexEntry } from '../../src/sync/records.js';
 import { scanIndexRows } from '../../src/sync/state.js';
+import { story } from '../compile/resolve/fixtures.js';
 
 const entry = (id: number, extra: Record<string, unknown> = {}) => ({
   component: 'article',
@@ -39,7 +43,12 @@ describe('scanIndexRows', () => {
   it('reads the bytes of the index as latin1, content types in any script included', () => {
     const entries = [entry(1, { component: 'Über-Seite "ü" \\ 記事' }), entry(2), entry(3, { name: 'Ärger', slugs: { default: 'ä/ö' } })];
     const bytes = Buffer.from(canonicalJson(entries));
-    expect(scanIndexRows(bytes.toString('latin1'), true)).toEqual(rows(entries));
+    const read = scanIndexRows(bytes.toString('latin1'), true)!;
+    expect(read.map(({ at: _at, size: _size, ...row }) => row)).toEqual(rows(entries));
+    // Each row says where its entry's bytes are, multi-byte characters before it or not.
+    expect(read.map((r) => JSON.parse(bytes.toString('utf8', r.at, r.at! + r.size!)) as unknown)).toEqual(entries);
+    // Read as text, positions would be characters, not bytes: none are given.
+    expect(scanIndexRows(bytes.toString('utf8'))!.some((r) => r.at !== undefined || r.size !== undefined)).toBe(false);
   });
 
   it('refuses text laid out otherwise, so that it is parsed instead', () => {
@@ -59,5 +68,33 @@ describe('scanIndexRows', () => {
     const { component: _component, ...noComponent } = entry(2);
     expect(scanIndexRows(canonicalJson([entry(1), noComponent, entry(3)]))).toBeUndefined();
     expect(scanIndexRows(canonicalJson([entry(1), { ...entry(2), published: 'yes' }]))).toBeUndefined();
+  });
+});
+
+describe('indexEntry: what a link shows, in every language', () => {
+  const base = { ...story(5, { component: 'article' }, { name: 'Post', slug: 'post', full_slug: 'blog/post' }), path: 'custom/post' } as Story;
+  const languages = ['default', 'de', 'fr', 'it'];
+  const version = (languagesOf: Record<string, Record<string, unknown>>) => ({ story: base, languages: languagesOf }) as StoryVersion;
+
+  it('the default slug and path, and only the languages that show other ones', () => {
+    const record: StoryRecord = {
+      id: 5,
+      uuid: base.uuid,
+      published: version({
+        de: { full_slug: 'de/blog/beitrag', lang: 'de', name: 'Beitrag' },
+        fr: { full_slug: 'fr/blog/billet', lang: 'fr', slug: 'billet', path: null },
+      }),
+    };
+    const e = indexEntry(record, canonicalJson(record), languages);
+    expect(e).toMatchObject({ slug: 'post', path: 'custom/post', slugs: { default: 'blog/post', de: 'de/blog/beitrag', fr: 'fr/blog/billet', it: 'it/blog/post' } });
+    // Italian has no variant: it shows the default's.
+    expect(e.link_fields).toEqual({ de: { name: 'Beitrag' }, fr: { slug: 'billet', path: null } });
+  });
+
+  it('no link_fields when every language shows the default name, slug and path; a path that is no string is none', () => {
+    const record: StoryRecord = { id: 5, uuid: base.uuid, published: { story: { ...base, path: 42 } as unknown as Story } };
+    const e = indexEntry(record, canonicalJson(record), languages);
+    expect(e.path).toBeNull();
+    expect('link_fields' in e).toBe(false);
   });
 });
