@@ -305,18 +305,19 @@ export function overlayModuleSource(
 ): string | undefined {
   const base = JSON.stringify(story);
   if (base.includes('"__proto__"')) return undefined;
-  const lines = [`const $0 = ${base};`, 'export default $0;'];
+  // Concatenated, not joined: the story's text is copied once, when the module is written.
+  let text = `${overlays.length ? `${runtimeImport(fromDir)}\n` : ''}const $0 = ${base};\nexport default $0;\n`;
   for (const [name, o] of overlays) {
     const out: string[] = [];
     for (const [k, v] of Object.entries(o.top)) if (v !== undefined) out.push(`${JSON.stringify([k])},${JSON.stringify(v)}`);
     out.push(`["lang"],${JSON.stringify(o.lang)}`);
     if (o.replace) out.push(`["content"],${JSON.stringify(o.content)}`);
     else for (const [k, v] of Object.entries(o.content ?? {})) if (v !== undefined) out.push(`${JSON.stringify(['content', k])},${JSON.stringify(v)}`);
-    const line = `export const ${name} = ${PURE}p($0,${out.join(',')});`;
+    const line = `export const ${name} = ${PURE}p($0,${out.join(',')});\n`;
     if (line.includes('"__proto__"')) return undefined;
-    lines.push(line);
+    text += line;
   }
-  return `${overlays.length ? `${runtimeImport(fromDir)}\n` : ''}${lines.join('\n')}\n`;
+  return text;
 }
 
 /**

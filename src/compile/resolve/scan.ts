@@ -150,6 +150,12 @@ interface Visit {
 
 type FieldKind = 'explicit' | 'detect';
 
+/** Where the walk is with a container: still inside it (on the path), done with it, done and copied. */
+const ON_PATH = 0;
+const PLANNED = 1;
+const COPIED = 2;
+type Seen = typeof ON_PATH | typeof PLANNED | typeof COPIED;
+
 /** A blok field to read as a relation. */
 interface FieldTask {
   readonly visit: Visit;
@@ -183,9 +189,8 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
   const clean = options.memo?.clean;
   const rootLabel = isJsonObject(content) && nonEmptyString(content.component) ? content.component : 'content';
 
-  const visited = new Set<object>();
-  const onPath = new Set<object>();
-  const copied = new Set<object>();
+  /** Each container met: on the path from the root, planned, or planned and copied (one map: no churn). */
+  const seen = new Map<object, Seen>();
 
   const addRelation = (visit: Visit, field: string, index: number | undefined, target: Story): void => {
     (visit.edits ??= []).push({ kind: 'relation', field, index, target });
@@ -293,39 +298,38 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     const visit = entry;
     if (visit.expanded) {
       stack.pop();
-      onPath.delete(visit.node);
+      seen.set(visit.node, visit.edits || visit.children ? COPIED : PLANNED);
       if (clean && !visit.edits && !visit.children && missing.length === visit.missingBefore && shareable(visit)) clean.add(visit.node);
       if (visit.edits || visit.children) {
-        copied.add(visit.node);
         steps.push({ node: visit.node, children: visit.children ?? [], edits: visit.edits ?? [] });
         if (visit.parent) (visit.parent.children ??= []).push([visit.key, visit.node]);
       }
       continue;
     }
-    if (visited.has(visit.node)) {
+    const met = seen.get(visit.node);
+    if (met !== undefined) {
       // Met again through another parent after it was planned.
       stack.pop();
-      if (visit.parent && copied.has(visit.node)) (visit.parent.children ??= []).push([visit.key, visit.node]);
+      if (visit.parent && met === COPIED) (visit.parent.children ??= []).push([visit.key, visit.node]);
       continue;
     }
     if (clean?.has(visit.node) && shareable(visit)) {
       stack.pop();
       continue;
     }
-    visited.add(visit.node);
-    onPath.add(visit.node);
+    seen.set(visit.node, ON_PATH);
     visit.expanded = true;
     visit.missingBefore = missing.length;
     const fieldKind = examine(visit);
 
     const node = visit.node;
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) push(stack, visit, i, node[i], onPath);
+      for (let i = node.length - 1; i >= 0; i--) push(stack, visit, i, node[i], seen);
     } else {
       const keys = Object.keys(node);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        push(stack, visit, key, node[key], onPath);
+        push(stack, visit, key, node[key], seen);
         const kind = fieldKind?.(key);
         if (kind) stack.push({ visit, field: key, kind });
       }
@@ -341,8 +345,8 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
   };
 }
 
-function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, onPath: ReadonlySet<object>): void {
+function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, seen: ReadonlyMap<object, Seen>): void {
   // A container that holds one of its ancestors: not followed (JSON cannot do this).
-  if (!isContainer(value) || onPath.has(value)) return;
+  if (!isContainer(value) || seen.get(value) === ON_PATH) return;
   stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined, missingBefore: 0 });
 }
