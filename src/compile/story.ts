@@ -73,6 +73,8 @@ function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: 
  */
 export class RecordCache {
   readonly #dir: string;
+  /** The stories index, whose entries `linkView` reads one at a time. */
+  readonly #indexFile: string;
   readonly #rows: ReadonlyMap<number, IndexRow>;
   readonly #cache = new Map<number, StoryRecord | null>();
   readonly #limit: number;
@@ -83,6 +85,7 @@ export class RecordCache {
   /** `rows`: the index entry of every story, by id. */
   constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 128) {
     this.#dir = dir;
+    this.#indexFile = path.join(dir, INDEX_FILES.stories);
     this.#rows = rows;
     this.#limit = limit;
   }
@@ -110,7 +113,7 @@ export class RecordCache {
     if (entry === undefined) {
       entry = null;
       try {
-        const fd = openSync(path.join(this.#dir, INDEX_FILES.stories), 'r');
+        const fd = openSync(this.#indexFile, 'r');
         try {
           if (this.#buffer.length < row.size) this.#buffer = Buffer.allocUnsafe(row.size * 2);
           const n = readSync(fd, this.#buffer, 0, row.size, row.at);
@@ -184,7 +187,7 @@ interface TargetLookup {
   load(uuid: string): Story | undefined;
   cache: Map<string, Story | undefined>;
   byId: Map<number, Story>;
-  /** A target as links show it: the story itself, read from its record when `load` gave a stand-in. */
+  /** A target as links show it: the story itself, or for a stand-in its index entry (else its record). */
   linkRecord(story: Story): Story;
 }
 
@@ -219,7 +222,8 @@ export class StoryCompiler {
    * raw module), and the types note only its content type. So the index entry
    * is enough, when it describes the version this view shows: a stand-in with
    * the target's id, uuid and content type (marked STAND_IN), without reading
-   * its record. Links read the record for what they show (`linkRecord`).
+   * its record. Links take what they show from `linkRecord` (the index entry,
+   * else the record).
    * null: the story is not in this view; undefined: the index cannot tell.
    */
   #standIn(id: number): Story | null | undefined {
