@@ -111,6 +111,7 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
   const version = (record.published ?? record.draft)!;
   const s = version.story;
   const slugs: Record<string, string> = {};
+  const path = realPath(s);
   const linkFields: Record<string, LinkFields> = {};
   for (const lang of languages) {
     if (lang === DEFAULT_LANG) {
@@ -122,7 +123,8 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
     const differs: LinkFields = {};
     if (variant.name !== s.name) differs.name = variant.name;
     if (variant.slug !== s.slug) differs.slug = variant.slug;
-    if (realPath(variant) !== realPath(s)) differs.path = realPath(variant);
+    const variantPath = realPath(variant);
+    if (variantPath !== path) differs.path = variantPath;
     if (Object.keys(differs).length) linkFields[lang] = differs;
   }
   const entry: StoryIndexEntry = {
@@ -137,7 +139,7 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
     published_at: record.published?.story.published_at ?? null,
     slugs,
     slug: s.slug,
-    path: realPath(s),
+    path,
     published: Boolean(record.published),
     digest: sha256(text).slice(0, 16),
   };
