@@ -78,6 +78,14 @@ export class TypeInferrer {
     return canonical(this.data, false);
   }
 
+  /**
+   * The observations as JSON text, for merge() in another thread: not sorted
+   * (merge() reads a state in sorted order whatever its order).
+   */
+  observations(): string {
+    return JSON.stringify(this.data);
+  }
+
   /** Adds the observations of another inferrer's state() (same options), e.g. one of a worker thread. */
   merge(state: unknown): void {
     // fromState refuses a state recorded with other options.

@@ -88,6 +88,21 @@ describe('determinism and incremental state', () => {
     expect(() => first.merge(new TypeInferrer({ maxLiterals: 3 }).state())).toThrow(/different/);
   });
 
+  it('observations() (unsorted, as a worker thread sends them) merge as state() does', () => {
+    const stories = space();
+    const withState = new TypeInferrer();
+    const withObservations = new TypeInferrer();
+    const other = new TypeInferrer();
+    stories.forEach((s, i) => (i % 3 ? other : withState).add(s));
+    stories.forEach((s, i) => (i % 3 ? undefined : withObservations.add(s)));
+    // Keys in the order they were first seen, not sorted: the text differs, the merge does not.
+    expect(other.observations()).not.toBe(JSON.stringify(other.state()));
+    withState.merge(JSON.parse(JSON.stringify(other.state())));
+    withObservations.merge(JSON.parse(other.observations()));
+    expect(withObservations.state()).toEqual(withState.state());
+    expect(withObservations.emit()).toBe(emitFrom(stories));
+  });
+
   it('merged literal counts overflow the cap as observing one by one does, and can be removed', () => {
     const mk = (v: string): Story => story({ component: 'p', o: v });
     const one = new TypeInferrer({ maxLiterals: 2 });
