@@ -1,10 +1,12 @@
 /**
  * A full compile spread over threads: the calling thread and n - 1 worker
- * threads each compile a share of the chunks (chunk b goes to share b mod n,
- * so who compiles what is fixed) and write their files; the calling thread
- * gathers the results in chunk order and merges the type observations, so the
- * output is the one a compile in one thread writes. The calling thread takes
- * a share rather than waiting: one isolate fewer, in memory.
+ * threads take the chunks in turn from one shared counter (whoever is free
+ * takes the next, so a thread slowed by its start or by a busy core does not
+ * hold the others up), compile them and write their files; the calling thread
+ * gathers the results in chunk order and merges the type observations. The
+ * files are the ones a compile in one thread writes, whichever thread compiled
+ * what. The calling thread takes chunks rather than waiting: one isolate
+ * fewer, in memory.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -33,21 +35,30 @@ function startWorker(input: WorkerInput): Worker {
   return new Worker(boot, { eval: true, workerData: input });
 }
 
+/**
+ * The chunk a thread compiles next, from the counter the threads share
+ * (`Int32Array` over a SharedArrayBuffer); undefined when none is left.
+ */
+export function claimChunk(counter: Int32Array, chunks: number): number | undefined {
+  const b = Atomics.add(counter, 0, 1);
+  return b < chunks ? b : undefined;
+}
+
 export interface ParallelResult {
   /** Per chunk, in chunk order. */
   chunks: ChunkResult[];
-  /** The type observations of each worker thread (TypeInferrer state as JSON), to merge into this thread's. */
+  /** The type observations of each worker thread (TypeInferrer observations as JSON), to merge into this thread's. */
   types: string[];
 }
 
 /**
- * Compiles every chunk: share 0 in this thread (`local`), the others in
- * worker threads. `threads` counts this one. When one thread fails, the others
- * stop (workers are terminated, this thread stops after its current chunk)
- * before the first error is thrown.
+ * Compiles every chunk: in this thread (`local`) and in worker threads, each
+ * taking the next chunk when it is free. `threads` counts this one. When one
+ * thread fails, the others stop (workers are terminated, this thread stops
+ * after its current chunk) before the first error is thrown.
  */
 export async function compileInThreads(
-  base: Omit<WorkerInput, 'chunks'>,
+  base: Omit<WorkerInput, 'counter' | 'buckets'>,
   members: readonly IndexRow[][],
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
@@ -55,8 +66,7 @@ export async function compileInThreads(
   onChunk?: (stories: number, b: number, result: ChunkResult) => void,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
-  const shares: WorkerInput['chunks'][] = Array.from({ length: n }, () => []);
-  members.forEach((rows, b) => shares[b % n]!.push({ b, rows }));
+  const counter = new Int32Array(new SharedArrayBuffer(4));
   const chunks: ChunkResult[] = new Array(members.length);
   const types: string[] = [];
   const workers: Worker[] = [];
@@ -70,9 +80,9 @@ export async function compileInThreads(
     failure ??= { error };
     for (const w of workers) void w.terminate();
   };
-  const inWorker = (chunks_: WorkerInput['chunks'], k: number) =>
+  const inWorker = (k: number) =>
     new Promise<void>((resolve) => {
-      const worker = startWorker({ ...base, chunks: chunks_ });
+      const worker = startWorker({ ...base, buckets: members.length, counter });
       workers.push(worker);
       worker.on('message', (m: WorkerMessage) => {
         if (m.kind === 'chunk') {
@@ -88,18 +98,18 @@ export async function compileInThreads(
     });
   const here = async () => {
     try {
-      for (const { b, rows } of shares[0]!) {
+      for (let b = claimChunk(counter, members.length); b !== undefined; b = claimChunk(counter, members.length)) {
         if (failure) return;
-        chunks[b] = local(b, rows);
+        chunks[b] = local(b, members[b]!);
         finished(b);
-        // Between chunks, hear from the workers (a failure stops this share too).
+        // Between chunks, hear from the workers (a failure stops this thread too).
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       fail(error);
     }
   };
-  await Promise.all([...shares.slice(1).map(inWorker), here()]);
+  await Promise.all([...Array.from({ length: n - 1 }, (_, k) => inWorker(k)), here()]);
   if (failure) throw failure.error;
   return { chunks, types };
 }

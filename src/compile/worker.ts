@@ -1,10 +1,13 @@
 /**
- * A worker thread of a parallel full compile: compiles the chunks it is
- * given, writes their files, reports each chunk as it is done, and at the end
- * the type observations of its stories (merged by the calling thread).
+ * A worker thread of a parallel full compile: takes chunks from the counter it
+ * shares with the other threads until none is left, compiles them, writes
+ * their files, reports each chunk as it is done, and at the end the type
+ * observations of its stories (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';
+import { bucketOfId } from './emit.js';
+import { claimChunk } from './parallel.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
 
@@ -12,12 +15,14 @@ export interface WorkerInput {
   setup: StorySetup;
   out: string;
   prefix: string;
-  /** Every story of the snapshot (targets are looked up among them). */
+  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
   index: IndexRow[];
   relations?: readonly string[];
   schema?: unknown;
-  /** The chunks this worker compiles, in order. */
-  chunks: Array<{ b: number; rows: IndexRow[] }>;
+  /** How many chunks the index is split into. */
+  buckets: number;
+  /** The next chunk to compile, shared by every thread (see claimChunk). */
+  counter: Int32Array;
 }
 
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
@@ -28,11 +33,13 @@ function run(input: WorkerInput): void {
   const byUuid = new Map(input.index.map((e) => [e.uuid, e.id]));
   const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, input.index));
   const writer = new FileWriter(input.out);
-  for (const { b, rows } of input.chunks) {
-    const result = compileFullChunk(compiler, b, rows, input.prefix, writer);
+  const members: IndexRow[][] = Array.from({ length: input.buckets }, () => []);
+  for (const e of input.index) members[bucketOfId(e.id, input.buckets)]!.push(e);
+  for (let b = claimChunk(input.counter, input.buckets); b !== undefined; b = claimChunk(input.counter, input.buckets)) {
+    const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }
-  parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.state()) } satisfies WorkerMessage);
+  parentPort!.postMessage({ kind: 'done', types: inferrer.observations() } satisfies WorkerMessage);
 }
 
 run(workerData as WorkerInput);
