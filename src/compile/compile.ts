@@ -736,7 +736,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // then none exists, so a process that dies first leaves a full compile to the next run.
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
-    const text = JSON.stringify(encodeState(newState, inferrer.state()));
+    // The observations as they are held: sorted when read back (fromState), so not sorted here.
+    const text = JSON.stringify(encodeState(newState, inferrer.observations()));
     await fs.writeFile(stateFile, text);
     const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });

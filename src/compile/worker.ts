@@ -39,7 +39,7 @@ function run(input: WorkerInput): void {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }
-  parentPort!.postMessage({ kind: 'done', types: inferrer.observations() } satisfies WorkerMessage);
+  parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.observations()) } satisfies WorkerMessage);
 }
 
 run(workerData as WorkerInput);
