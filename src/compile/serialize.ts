@@ -309,8 +309,14 @@ export function overlayModuleSource(
   let text = `${overlays.length ? `${runtimeImport(fromDir)}\n` : ''}const $0 = ${base};\nexport default $0;\n`;
   for (const [name, o] of overlays) {
     const out: string[] = [];
-    for (const [k, v] of Object.entries(o.top)) if (v !== undefined) out.push(`${JSON.stringify([k])},${JSON.stringify(v)}`);
-    out.push(`["lang"],${JSON.stringify(o.lang)}`);
+    // `lang` is set once: where the overlay has it (its value the language's, as materialize sets it), else last.
+    let lang = false;
+    for (const [k, v] of Object.entries(o.top)) {
+      if (v === undefined) continue;
+      lang ||= k === 'lang';
+      out.push(`${JSON.stringify([k])},${JSON.stringify(k === 'lang' ? o.lang : v)}`);
+    }
+    if (!lang) out.push(`["lang"],${JSON.stringify(o.lang)}`);
     if (o.replace) out.push(`["content"],${JSON.stringify(o.content)}`);
     else for (const [k, v] of Object.entries(o.content ?? {})) if (v !== undefined) out.push(`${JSON.stringify(['content', k])},${JSON.stringify(v)}`);
     const line = `export const ${name} = ${PURE}p($0,${out.join(',')});\n`;

@@ -46,7 +46,7 @@ describe('raw modules', () => {
     story: story(1, { component: 'page', title: 'Hello', body: [{ component: 'text', _uid: 'b1', text: 'Hi' }], hero: { filename: 'a.jpg' } }),
     // fr replaces the content whole; it has no overlay in it, which gets the default content under its prefix.
     languages: {
-      de: { full_slug: 'de/seite', name: 'Seite', content: { title: 'Hallo' } },
+      de: { full_slug: 'de/seite', lang: 'de', name: 'Seite', content: { title: 'Hallo' } },
       fr: { full_slug: 'fr/page', content: { component: 'page', title: 'Bonjour' }, $replace_content: true },
     } as StoryVersion['languages'],
   };
@@ -57,6 +57,8 @@ describe('raw modules', () => {
     const source = rawModuleSource(version, languages, materialized);
     // The default is written once; the languages name only what differs.
     expect(source.match(/"a\.jpg"/g)).toHaveLength(1);
+    // Each language sets its lang once, whether its overlay carries one (de) or not.
+    expect(source.match(/\["lang"\]/g)).toHaveLength(3);
     const files = { 'raw/1.js': source };
     for (const mod of [await importFrom(files, 'raw/1.js'), readBack(files, 'raw/1.js')]) {
       for (const [name, expected] of materialized) {
