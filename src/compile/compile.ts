@@ -568,82 +568,87 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       }
     }
   };
-  if (!state) {
-    // A full compile: every chunk compiled and written, in worker threads when there are many.
-    const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(index.length)));
-    let results: ChunkResult[] | undefined;
-    if (threads > 1 && buckets > 1) {
-      const base = { setup, out, prefix, index, relations: options.resolveRelations, schema: options.schema };
-      const parallel = await compileInThreads(
-        base,
-        members,
-        threads,
-        (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
-        (done, _b, r) => {
-          gather(r);
-          options.onProgress?.(done, index.length);
-        },
-      );
-      for (const types of parallel.types) inferrer.merge(JSON.parse(types));
-      results = parallel.chunks;
-    }
-    for (let b = 0; b < buckets; b++) {
-      let r = results?.[b];
-      if (!r) gather((r = compileFullChunk(stories, b, members[b]!, prefix, writer)));
-      for (const [id, s] of r.stories) {
-        newStories.set(id, s);
-        withModules.add(id);
-        modules += languages.length;
+  // Link targets are read from the stories index, kept open until every chunk is compiled.
+  try {
+    if (!state) {
+      // A full compile: every chunk compiled and written, in worker threads when there are many.
+      const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(index.length)));
+      let results: ChunkResult[] | undefined;
+      if (threads > 1 && buckets > 1) {
+        const base = { setup, out, prefix, index, relations: options.resolveRelations, schema: options.schema };
+        const parallel = await compileInThreads(
+          base,
+          members,
+          threads,
+          (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
+          (done, _b, r) => {
+            gather(r);
+            options.onProgress?.(done, index.length);
+          },
+        );
+        for (const types of parallel.types) inferrer.merge(JSON.parse(types));
+        results = parallel.chunks;
       }
-      compiled += members[b]!.length;
-      if (!results) options.onProgress?.(compiled, index.length);
-      for (const [rel, digest] of r.files) files[rel] = digest;
-      written.push(...r.written);
-      missing.push(...r.missing);
-    }
-  } else {
-    // An incremental compile: a chunk none of whose stories changed is kept as it is.
-    const prev = state;
-    const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
-    for (let b = 0; b < buckets; b++) {
-      const rows = members[b]!;
-      const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !prev.stories.has(e.id));
-      if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every(keep)) {
-        for (const e of rows) {
-          const old = prev.stories.get(e.id)!;
-          newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
-          keepModule(e.id);
+      for (let b = 0; b < buckets; b++) {
+        let r = results?.[b];
+        if (!r) gather((r = compileFullChunk(stories, b, members[b]!, prefix, writer)));
+        for (const [id, s] of r.stories) {
+          newStories.set(id, s);
+          withModules.add(id);
           modules += languages.length;
         }
-        continue;
+        compiled += members[b]!.length;
+        if (!results) options.onProgress?.(compiled, index.length);
+        for (const [rel, digest] of r.files) files[rel] = digest;
+        written.push(...r.written);
+        missing.push(...r.missing);
       }
-      // The metadata of the chunk's unchanged stories, as the last compile wrote it.
-      const kept = new Map<number, EntryMeta[]>();
-      const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
-      for (const m of (Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined) ?? []) {
-        (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
-      }
-      const metas: EntryMeta[] = [];
-      const declared: DeclaredModule[] = [];
-      for (const e of rows) {
-        const old = prev.stories.get(e.id);
-        const keptMetas = kept.get(e.id);
-        let storyMetas: EntryMeta[] | undefined;
-        if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
-          // Unchanged: its module, metadata and references stay as they are.
-          newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
-          storyMetas = keptMetas;
-        } else {
-          storyMetas = compileStory(e, old);
-          compiled++;
+    } else {
+      // An incremental compile: a chunk none of whose stories changed is kept as it is.
+      const prev = state;
+      const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
+      for (let b = 0; b < buckets; b++) {
+        const rows = members[b]!;
+        const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !prev.stories.has(e.id));
+        if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every(keep)) {
+          for (const e of rows) {
+            const old = prev.stories.get(e.id)!;
+            newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+            keepModule(e.id);
+            modules += languages.length;
+          }
+          continue;
         }
-        if (!storyMetas) continue;
-        metas.push(...storyMetas);
-        declared.push({ id: e.id, langs: languages, component: newStories.get(e.id)!.component });
-        modules += languages.length;
+        // The metadata of the chunk's unchanged stories, as the last compile wrote it.
+        const kept = new Map<number, EntryMeta[]>();
+        const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
+        for (const m of (Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined) ?? []) {
+          (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
+        }
+        const metas: EntryMeta[] = [];
+        const declared: DeclaredModule[] = [];
+        for (const e of rows) {
+          const old = prev.stories.get(e.id);
+          const keptMetas = kept.get(e.id);
+          let storyMetas: EntryMeta[] | undefined;
+          if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
+            // Unchanged: its module, metadata and references stay as they are.
+            newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+            storyMetas = keptMetas;
+          } else {
+            storyMetas = compileStory(e, old);
+            compiled++;
+          }
+          if (!storyMetas) continue;
+          metas.push(...storyMetas);
+          declared.push({ id: e.id, langs: languages, component: newStories.get(e.id)!.component });
+          modules += languages.length;
+        }
+        for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) write(rel, text);
       }
-      for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) write(rel, text);
     }
+  } finally {
+    records.release();
   }
 
   /**

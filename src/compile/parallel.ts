@@ -1,8 +1,9 @@
 /**
  * A full compile spread over threads: the calling thread and n - 1 worker
- * threads take the chunks in turn from one shared counter (whoever is free
- * takes the next, so a thread slowed by its start or by a busy core does not
- * hold the others up), compile them and write their files; the calling thread
+ * threads each compile one chunk of their own first (thread t chunk t, so
+ * every thread takes part) and then take the next chunk from one shared
+ * counter whenever they are free (so a thread slowed by its start or by a
+ * busy core does not hold the others up), and write their files; the calling thread
  * gathers the results in chunk order and merges the type observations. The
  * files are the ones a compile in one thread writes, whichever thread compiled
  * what. The calling thread takes chunks rather than waiting: one isolate
@@ -36,12 +37,14 @@ function startWorker(input: WorkerInput): Worker {
 }
 
 /**
- * The chunk a thread compiles next, from the counter the threads share
- * (`Int32Array` over a SharedArrayBuffer); undefined when none is left.
+ * The chunks a thread compiles, in order: chunk `thread` first, then each
+ * next one from the counter the threads share (`Int32Array` over a
+ * SharedArrayBuffer, starting at the number of threads).
  */
-export function claimChunk(counter: Int32Array, chunks: number): number | undefined {
-  const b = Atomics.add(counter, 0, 1);
-  return b < chunks ? b : undefined;
+export function* claimedChunks(thread: number, counter: Int32Array, chunks: number): Generator<number> {
+  if (thread >= chunks) return;
+  yield thread;
+  for (let b = Atomics.add(counter, 0, 1); b < chunks; b = Atomics.add(counter, 0, 1)) yield b;
 }
 
 export interface ParallelResult {
@@ -53,12 +56,12 @@ export interface ParallelResult {
 
 /**
  * Compiles every chunk: in this thread (`local`) and in worker threads, each
- * taking the next chunk when it is free. `threads` counts this one. When one
+ * taking the next chunk when it is free (after one chunk of its own). `threads` counts this one. When one
  * thread fails, the others stop (workers are terminated, this thread stops
  * after its current chunk) before the first error is thrown.
  */
 export async function compileInThreads(
-  base: Omit<WorkerInput, 'counter' | 'buckets'>,
+  base: Omit<WorkerInput, 'counter' | 'buckets' | 'thread'>,
   members: readonly IndexRow[][],
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
@@ -67,6 +70,7 @@ export async function compileInThreads(
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
   const counter = new Int32Array(new SharedArrayBuffer(4));
+  counter[0] = n;
   const chunks: ChunkResult[] = new Array(members.length);
   const types: string[] = [];
   const workers: Worker[] = [];
@@ -82,7 +86,7 @@ export async function compileInThreads(
   };
   const inWorker = (k: number) =>
     new Promise<void>((resolve) => {
-      const worker = startWorker({ ...base, buckets: members.length, counter });
+      const worker = startWorker({ ...base, buckets: members.length, counter, thread: k + 1 });
       workers.push(worker);
       worker.on('message', (m: WorkerMessage) => {
         if (m.kind === 'chunk') {
@@ -98,7 +102,7 @@ export async function compileInThreads(
     });
   const here = async () => {
     try {
-      for (let b = claimChunk(counter, members.length); b !== undefined; b = claimChunk(counter, members.length)) {
+      for (const b of claimedChunks(0, counter, members.length)) {
         if (failure) return;
         chunks[b] = local(b, members[b]!);
         finished(b);

@@ -81,6 +81,8 @@ export class RecordCache {
   /** Index entries read for links (every language of a story reads the same). */
   readonly #entries = new Map<number, Partial<StoryIndexEntry> | null>();
   #buffer = Buffer.allocUnsafe(4096);
+  /** The stories index, open while links are read (see release()). */
+  #indexFd: number | undefined;
 
   /** `rows`: the index entry of every story, by id. */
   constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 128) {
@@ -113,16 +115,14 @@ export class RecordCache {
     if (entry === undefined) {
       entry = null;
       try {
-        const fd = openSync(this.#indexFile, 'r');
-        try {
-          if (this.#buffer.length < row.size) this.#buffer = Buffer.allocUnsafe(row.size * 2);
-          const n = readSync(fd, this.#buffer, 0, row.size, row.at);
-          const parsed = JSON.parse(this.#buffer.toString('utf8', 0, n)) as Partial<StoryIndexEntry>;
-          // Another index than the one the rows were read from (a sync committed since): not trusted.
-          if (parsed.id === id && parsed.uuid === row.uuid && parsed.digest === row.digest) entry = parsed;
-        } finally {
-          closeSync(fd);
-        }
+        // Kept open: a compile reads thousands of entries. A sync that commits meanwhile replaces the
+        // file; the one open is still the one the rows were read from.
+        this.#indexFd ??= openSync(this.#indexFile, 'r');
+        if (this.#buffer.length < row.size) this.#buffer = Buffer.allocUnsafe(row.size * 2);
+        const n = readSync(this.#indexFd, this.#buffer, 0, row.size, row.at);
+        const parsed = JSON.parse(this.#buffer.toString('utf8', 0, n)) as Partial<StoryIndexEntry>;
+        // Another index than the one the rows were read from: not trusted.
+        if (parsed.id === id && parsed.uuid === row.uuid && parsed.digest === row.digest) entry = parsed;
       } catch {
         entry = null;
       }
@@ -140,6 +140,14 @@ export class RecordCache {
       full_slug: fullSlug,
       path: own && 'path' in own ? own.path : entry.path,
     } as unknown as Story;
+  }
+
+  /** Closes the stories index if linkView() opened it (a later call opens it again). */
+  release(): void {
+    if (this.#indexFd === undefined) return;
+    const fd = this.#indexFd;
+    this.#indexFd = undefined;
+    closeSync(fd);
   }
 
   get(id: number): StoryRecord | undefined {

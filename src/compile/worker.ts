@@ -1,13 +1,14 @@
 /**
- * A worker thread of a parallel full compile: takes chunks from the counter it
- * shares with the other threads until none is left, compiles them, writes
+ * A worker thread of a parallel full compile: compiles its own chunk, then
+ * takes chunks from the counter it shares with the other threads until none
+ * is left, compiles them, writes
  * their files, reports each chunk as it is done, and at the end the type
  * observations of its stories (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';
 import { bucketOfId } from './emit.js';
-import { claimChunk } from './parallel.js';
+import { claimedChunks } from './parallel.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
 
@@ -21,8 +22,10 @@ export interface WorkerInput {
   schema?: unknown;
   /** How many chunks the index is split into. */
   buckets: number;
-  /** The next chunk to compile, shared by every thread (see claimChunk). */
+  /** The next chunk to compile, shared by every thread (see claimedChunks). */
   counter: Int32Array;
+  /** This thread's number (the calling thread is 0), and the chunk it compiles first. */
+  thread: number;
 }
 
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
@@ -35,10 +38,12 @@ function run(input: WorkerInput): void {
   const writer = new FileWriter(input.out);
   const members: IndexRow[][] = Array.from({ length: input.buckets }, () => []);
   for (const e of input.index) members[bucketOfId(e.id, input.buckets)]!.push(e);
-  for (let b = claimChunk(input.counter, input.buckets); b !== undefined; b = claimChunk(input.counter, input.buckets)) {
+  for (const b of claimedChunks(input.thread, input.counter, input.buckets)) {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }
+  // Closed now rather than when the thread exits (which closes what it opened too).
+  compiler.records.release();
   parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.observations()) } satisfies WorkerMessage);
 }
 

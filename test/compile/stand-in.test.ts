@@ -6,7 +6,7 @@
  * shows. The output is the one reading every record gives, in both views,
  * with drafts, unpublished targets and a draft that changed content type.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
@@ -147,6 +147,36 @@ describe('relation targets from the index', () => {
     expect(exports('export default')).toContain(shown(entry.name, 'default'));
     expect(exports('export const de')).toContain(shown(GERMAN, 'de'));
     expect(exports('export const fr')).toContain(shown(entry.name, 'fr'));
+  }, 60_000);
+
+  // Linux lists a process's open files in /proc.
+  it.skipIf(process.platform !== 'linux')('leaves the stories index closed once it is done, in one thread or several, and after a failure', async () => {
+    // A copy: a compile after a sync in the same process takes its rows from the sync's memory,
+    // which does not say where each entry is, and reads link targets' records instead.
+    const copy = await tempDir('stand-in-closed-snapshot');
+    cpSync(snapshot, copy, { recursive: true });
+    const file = path.join(copy, INDEX_FILES.stories);
+    const openIndex = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    }).length;
+    expect(openIndex()).toBe(0);
+    for (const threads of [1, 2]) {
+      const out = await tempDir(`stand-in-closed-${threads}`);
+      const r = await compile({ snapshot: copy, out, ...OPTIONS, threads, chunkSize: 16 });
+      // Links were read from the index (see above), and the file is closed again.
+      expect(readFileSync(path.join(out, `stories/${linking}.js`), 'utf8')).toContain(`"uuid":"${linked.uuid}"`);
+      expect(r.mode).toBe('full');
+      expect(openIndex()).toBe(0);
+    }
+    // A compile that fails part way (a directory where a module goes) closes it too.
+    const broken = await tempDir('stand-in-closed-broken');
+    mkdirSync(path.join(broken, rawModulePath(index.filter((e) => e.published).at(-1)!.id)), { recursive: true });
+    await expect(compile({ snapshot: copy, out: broken, ...OPTIONS })).rejects.toThrow(/EISDIR/);
+    expect(openIndex()).toBe(0);
   }, 60_000);
 
   it('does not read the record of a target it embeds from the index', async () => {
