@@ -1,13 +1,12 @@
 /**
  * A full compile spread over threads: the calling thread and n - 1 worker
  * threads each compile one chunk of their own first (thread t chunk t, so
- * every thread takes part) and then take the next chunk from one shared
- * counter whenever they are free (so a thread slowed by its start or by a
- * busy core does not hold the others up), and write their files; the calling thread
- * gathers the results in chunk order and merges the type observations. The
- * files are the ones a compile in one thread writes, whichever thread compiled
- * what. The calling thread takes chunks rather than waiting: one isolate
- * fewer, in memory.
+ * every thread takes part), then take the next chunk from one shared counter
+ * whenever they are free (a thread slowed by its start or by a busy core does
+ * not hold the others up), and write their files. The calling thread gathers
+ * the results in chunk order and merges the type observations: the files are
+ * the ones a compile in one thread writes, whichever thread compiled what. It
+ * takes chunks rather than waiting: one isolate fewer, in memory.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -56,9 +55,10 @@ export interface ParallelResult {
 
 /**
  * Compiles every chunk: in this thread (`local`) and in worker threads, each
- * taking the next chunk when it is free (after one chunk of its own). `threads` counts this one. When one
- * thread fails, the others stop (workers are terminated, this thread stops
- * after its current chunk) before the first error is thrown.
+ * taking the next chunk when it is free (after one chunk of its own).
+ * `threads` counts this one. When one thread fails, the others stop (workers
+ * are terminated, this thread stops after its current chunk) before the first
+ * error is thrown.
  */
 export async function compileInThreads(
   base: Omit<WorkerInput, 'counter' | 'buckets' | 'thread'>,

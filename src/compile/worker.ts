@@ -1,9 +1,8 @@
 /**
  * A worker thread of a parallel full compile: compiles its own chunk, then
- * takes chunks from the counter it shares with the other threads until none
- * is left, compiles them, writes
- * their files, reports each chunk as it is done, and at the end the type
- * observations of its stories (merged by the calling thread).
+ * the chunks it takes from the counter it shares with the other threads until
+ * none is left; writes their files, reports each chunk as it is done, and at
+ * the end the type observations of its stories (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';

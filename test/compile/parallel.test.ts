@@ -77,7 +77,7 @@ describe('a full compile in several threads', () => {
     const out = await tempDir('parallel-fail');
     const index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
     const buckets = chunkCount(index.filter((e) => e.published).length, OPTIONS.chunkSize);
-    // A story of a late chunk (a worker has started by then) whose raw module cannot be written (a directory is in the way).
+    // A story of the last chunk (any thread may take it) whose raw module cannot be written (a directory is in the way).
     const victim = index.filter((e) => e.published && bucketOfId(e.id, buckets) === buckets - 1).at(-1)!;
     mkdirSync(path.join(out, rawModulePath(victim.id)), { recursive: true });
     await expect(compile({ snapshot, out, ...OPTIONS, threads: 2 })).rejects.toThrow(/EISDIR/);
