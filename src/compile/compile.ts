@@ -43,6 +43,7 @@ import {
   backlinksDeclaration,
   backlinksModule,
   bucketOfId,
+  chunkMembers,
   bucketOfUuid,
   chunkCount,
   chunkFiles,
@@ -551,8 +552,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   };
 
   // Chunk by chunk.
-  const members: IndexRow[][] = Array.from({ length: buckets }, () => []);
-  for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+  const members = chunkMembers(index, buckets);
   /**
    * A full compile's backlinks, gathered as chunks finish (while this thread would otherwise wait
    * for the last worker), by chunk of the target.

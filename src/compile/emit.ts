@@ -87,6 +87,16 @@ export const DEFAULT_CHUNK_SIZE = 256;
 
 export const bucketOfId = (id: number, buckets: number) => id % buckets;
 
+/**
+ * The stories of each chunk, in index order: what the calling thread and every
+ * worker thread of a compile split the index into alike.
+ */
+export function chunkMembers<T extends { id: number }>(index: readonly T[], buckets: number): T[][] {
+  const members: T[][] = Array.from({ length: buckets }, () => []);
+  for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+  return members;
+}
+
 /** The chunk of a story uuid in the backlinks (FNV-1a over its characters). */
 export function bucketOfUuid(uuid: string, buckets: number): number {
   let h = 0x811c9dc5;

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';
-import { bucketOfId } from './emit.js';
+import { chunkMembers } from './emit.js';
 import { claimedChunks } from './parallel.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
@@ -35,8 +35,7 @@ function run(input: WorkerInput): void {
   const byUuid = new Map(input.index.map((e) => [e.uuid, e.id]));
   const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, input.index));
   const writer = new FileWriter(input.out);
-  const members: IndexRow[][] = Array.from({ length: input.buckets }, () => []);
-  for (const e of input.index) members[bucketOfId(e.id, input.buckets)]!.push(e);
+  const members = chunkMembers(input.index, input.buckets);
   for (const b of claimedChunks(input.thread, input.counter, input.buckets)) {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
