@@ -62,7 +62,7 @@ import {
   type EntryMeta,
 } from './emit.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule } from './serialize.js';
-import { compileInThreads, defaultThreads } from './parallel.js';
+import { CompileWorkers, compileInThreads, defaultThreads } from './parallel.js';
 import {
   FileWriter,
   StoryCompiler,
@@ -238,19 +238,20 @@ export async function settled(): Promise<void> {
 }
 
 /**
- * The manifest and story index of a snapshot: from memory when this process
- * synced it last, else from disk (finishing a transaction a killed writer left).
+ * The manifest of a snapshot and a reader of its story index: from memory
+ * when this process synced it last, else from disk (finishing a transaction a
+ * killed writer left).
  */
-async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; index: IndexRow[] }> {
+async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; readIndex: () => IndexRow[] }> {
   const mem = await rememberedState(snapshot);
-  let index: IndexRow[] = [];
-  let manifest: Manifest | undefined;
   if (mem) {
-    manifest = mem.manifest;
+    const index: IndexRow[] = [];
     for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
-  } else {
-    manifest = await readManifest(snapshot).catch(() => undefined);
-    if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
+    return { manifest: mem.manifest, readIndex: () => index.sort((a, b) => a.id - b.id) };
+  }
+  const manifest = await readManifest(snapshot).catch(() => undefined);
+  if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
+  const readIndex = (): IndexRow[] => {
     const unreadable = `${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`;
     let bytes: Buffer;
     try {
@@ -261,9 +262,9 @@ async function readSnapshot(snapshot: string): Promise<{ manifest: Manifest; ind
     // The index as sync writes it is read off its lines; anything else is parsed.
     const rows = scanIndexRows(bytes.toString('latin1'), true) ?? parseIndexRows(bytes.toString('utf8'));
     if (!rows) throw new Error(unreadable);
-    index = rows;
-  }
-  return { manifest, index: index.sort((a, b) => a.id - b.id) };
+    return rows.sort((a, b) => a.id - b.id);
+  };
+  return { manifest, readIndex };
 }
 
 function parseIndexRows(text: string): IndexRow[] | undefined {
@@ -306,10 +307,59 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);
-  const { manifest, index } = await readSnapshot(snapshot);
+  const { manifest, readIndex } = await openSnapshot(snapshot);
   const view = options.view ?? (manifest.views.includes('published') ? 'published' : 'draft');
   const languages = manifest.languages;
   const prefix = options.specifierPrefix ?? 'content:';
+  const setup: StorySetup = {
+    snapshot,
+    view,
+    languages,
+    resolve: {
+      ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
+      detectRelations: options.detectRelations ?? false,
+      ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
+      depth: options.depth ?? 1,
+    },
+  };
+  const stateFile = path.join(out, STATE_FILE);
+  await pendingWrites.get(stateFile);
+  const stamp = await fileStamp(stateFile);
+  // Without a state to resume from (or with --full) the compile is a full one: when it will run in
+  // threads, its workers start now and load their modules while this thread reads the index.
+  const count = manifest.counts.stories;
+  const threadsFor = (stories: number) => Math.max(1, Math.floor(options.threads ?? defaultThreads(stories)));
+  const pool =
+    (options.full || stamp === undefined) && count !== undefined && threadsFor(count) > 1
+      ? new CompileWorkers({ setup, out, prefix, relations: options.resolveRelations, schema: options.schema }, threadsFor(count) - 1)
+      : undefined;
+  try {
+    return await compileIndex(options, { started, snapshot, out, manifest, index: readIndex(), setup, stateFile, stamp, prefix, threadsFor, pool });
+  } finally {
+    // Workers the compile did not use (or that a failure left).
+    await pool?.terminate();
+  }
+}
+
+/** What compile() learned before the index was read, and the index. */
+interface Opened {
+  started: number;
+  snapshot: string;
+  out: string;
+  manifest: Manifest;
+  index: IndexRow[];
+  setup: StorySetup;
+  stateFile: string;
+  stamp: string | undefined;
+  prefix: string;
+  threadsFor: (stories: number) => number;
+  pool: CompileWorkers | undefined;
+}
+
+async function compileIndex(options: CompileOptions, opened: Opened): Promise<CompileResult> {
+  const { started, snapshot, out, manifest, index, setup, stateFile, stamp } = opened;
+  const { view, languages } = setup;
+  const { prefix } = opened;
   const fingerprint = sha256(
     JSON.stringify({
       view,
@@ -327,9 +377,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
 
   // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
   // (a full compile, or one with other options, still removes the files it no longer writes).
-  const stateFile = path.join(out, STATE_FILE);
-  await pendingWrites.get(stateFile);
-  const stamp = await fileStamp(stateFile);
   const mem = remembered.get(stateFile);
   remembered.delete(stateFile);
   let previous: State | undefined;
@@ -499,17 +546,6 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     inferrer = new TypeInferrer(inferOptions);
   }
   const missing: MissingIn[] = [];
-  const setup: StorySetup = {
-    snapshot,
-    view,
-    languages,
-    resolve: {
-      ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
-      detectRelations: options.detectRelations ?? false,
-      ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
-      depth: options.depth ?? 1,
-    },
-  };
   const stories = new StoryCompiler(setup, byUuid, inferrer, records);
   let modules = 0;
   let compiled = 0;
@@ -572,12 +608,13 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   try {
     if (!state) {
       // A full compile: every chunk compiled and written, in worker threads when there are many.
-      const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(index.length)));
+      const threads = opened.threadsFor(index.length);
       let results: ChunkResult[] | undefined;
       if (threads > 1 && buckets > 1) {
-        const base = { setup, out, prefix, index, relations: options.resolveRelations, schema: options.schema };
+        const pool = opened.pool ?? new CompileWorkers({ setup, out, prefix, relations: options.resolveRelations, schema: options.schema }, 0);
         const parallel = await compileInThreads(
-          base,
+          pool,
+          index,
           members,
           threads,
           (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
@@ -600,7 +637,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         compiled += members[b]!.length;
         if (!results) options.onProgress?.(compiled, index.length);
         for (const [rel, digest] of r.files) files[rel] = digest;
-        written.push(...r.written);
+        for (const [id] of r.stories) written.push(rawModulePath(id), storyModulePath(id));
+        for (const [rel] of r.files) written.push(rel);
         missing.push(...r.missing);
       }
     } else {

@@ -7,12 +7,16 @@
  * the results in chunk order and merges the type observations: the files are
  * the ones a compile in one thread writes, whichever thread compiled what. It
  * takes chunks rather than waiting: one isolate fewer, in memory.
+ *
+ * Workers can be started before the stories index is read (`CompileWorkers`):
+ * they load their modules while the calling thread reads it, and are given
+ * the index and their work when it is.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';
 import type { ChunkResult } from './story.js';
-import type { WorkerInput, WorkerMessage } from './worker.js';
+import type { WorkerInput, WorkerMessage, WorkerWork } from './worker.js';
 
 /** Below this many stories a full compile stays in one thread (starting workers costs more than it saves). */
 export const PARALLEL_FROM = 2_000;
@@ -46,6 +50,69 @@ export function* claimedChunks(thread: number, counter: Int32Array, chunks: numb
   for (let b = Atomics.add(counter, 0, 1); b < chunks; b = Atomics.add(counter, 0, 1)) yield b;
 }
 
+interface Started {
+  worker: Worker;
+  /** Set when the worker failed or stopped before it finished (an error, or an exit before its types). */
+  failure?: { error: unknown };
+  exited: Promise<void>;
+  /** Its type observations, once it finished. */
+  types?: string;
+}
+
+/**
+ * Worker threads of one compile, started ahead of their work: each loads its
+ * modules and waits for the index and its part (`compileInThreads`). A pool
+ * that is not used is terminated (`terminate`).
+ */
+export class CompileWorkers {
+  readonly #base: Omit<WorkerInput, 'thread'>;
+  readonly #started: Started[] = [];
+
+  /** `count` workers for a compile with `base` (which must be what the compile then does). */
+  constructor(base: Omit<WorkerInput, 'thread'>, count: number) {
+    this.#base = base;
+    this.grow(count);
+  }
+
+  /** The input the workers were started with. */
+  get base(): Omit<WorkerInput, 'thread'> {
+    return this.#base;
+  }
+
+  get size(): number {
+    return this.#started.length;
+  }
+
+  /** Starts workers until there are `count`. */
+  grow(count: number): void {
+    while (this.#started.length < count) {
+      const worker = startWorker({ ...this.#base, thread: this.#started.length + 1 });
+      const s: Started = { worker, exited: Promise.resolve() };
+      s.exited = new Promise<void>((resolve) => {
+        worker.on('error', (error) => {
+          s.failure ??= { error };
+        });
+        worker.on('exit', (code) => {
+          if (s.types === undefined) s.failure ??= { error: new Error(`a compile worker stopped (exit code ${code}) before it finished`) };
+          resolve();
+        });
+      });
+      this.#started.push(s);
+    }
+  }
+
+  /** The first `n` workers, the others terminated. */
+  take(n: number): Started[] {
+    for (const s of this.#started.slice(n)) void s.worker.terminate();
+    return this.#started.slice(0, n);
+  }
+
+  /** Stops every worker (those that finished have stopped already). */
+  async terminate(): Promise<void> {
+    await Promise.all(this.#started.map((s) => s.worker.terminate()));
+  }
+}
+
 export interface ParallelResult {
   /** Per chunk, in chunk order. */
   chunks: ChunkResult[];
@@ -54,14 +121,15 @@ export interface ParallelResult {
 }
 
 /**
- * Compiles every chunk: in this thread (`local`) and in worker threads, each
- * taking the next chunk when it is free (after one chunk of its own).
- * `threads` counts this one. When one thread fails, the others stop (workers
- * are terminated, this thread stops after its current chunk) before the first
- * error is thrown.
+ * Compiles every chunk: in this thread (`local`) and in the pool's worker
+ * threads (started beforehand, or now up to `threads` - 1), each taking the
+ * next chunk when it is free (after one chunk of its own). `threads` counts
+ * this one. When one thread fails, the others stop (workers are terminated,
+ * this thread stops after its current chunk) before the first error is thrown.
  */
 export async function compileInThreads(
-  base: Omit<WorkerInput, 'counter' | 'buckets' | 'thread'>,
+  pool: CompileWorkers,
+  index: IndexRow[],
   members: readonly IndexRow[][],
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
@@ -69,11 +137,11 @@ export async function compileInThreads(
   onChunk?: (stories: number, b: number, result: ChunkResult) => void,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
+  pool.grow(n - 1);
+  const workers = pool.take(n - 1);
   const counter = new Int32Array(new SharedArrayBuffer(4));
   counter[0] = n;
   const chunks: ChunkResult[] = new Array(members.length);
-  const types: string[] = [];
-  const workers: Worker[] = [];
   let failure: { error: unknown } | undefined;
   let done = 0;
   const finished = (b: number) => {
@@ -82,24 +150,20 @@ export async function compileInThreads(
   };
   const fail = (error: unknown) => {
     failure ??= { error };
-    for (const w of workers) void w.terminate();
+    for (const s of workers) void s.worker.terminate();
   };
-  const inWorker = (k: number) =>
-    new Promise<void>((resolve) => {
-      const worker = startWorker({ ...base, buckets: members.length, counter, thread: k + 1 });
-      workers.push(worker);
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.kind === 'chunk') {
-          chunks[m.b] = m.result;
-          finished(m.b);
-        } else types[k] = m.types;
-      });
-      worker.on('error', fail);
-      worker.on('exit', (code) => {
-        if (types[k] === undefined) fail(new Error(`a compile worker stopped (exit code ${code}) before it finished`));
-        resolve();
-      });
+  const inWorker = async (s: Started) => {
+    s.worker.on('message', (m: WorkerMessage) => {
+      if (m.kind === 'chunk') {
+        chunks[m.b] = m.result;
+        finished(m.b);
+      } else s.types = m.types;
     });
+    if (s.failure) fail(s.failure.error);
+    else s.worker.postMessage({ index, buckets: members.length, counter } satisfies WorkerWork);
+    await s.exited;
+    if (s.failure) fail(s.failure.error);
+  };
   const here = async () => {
     try {
       for (const b of claimedChunks(0, counter, members.length)) {
@@ -113,7 +177,7 @@ export async function compileInThreads(
       fail(error);
     }
   };
-  await Promise.all([...Array.from({ length: n - 1 }, (_, k) => inWorker(k)), here()]);
+  await Promise.all([...workers.map(inWorker), here()]);
   if (failure) throw failure.error;
-  return { chunks, types };
+  return { chunks, types: workers.map((s) => s.types!) };
 }

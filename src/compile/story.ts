@@ -349,10 +349,8 @@ export const fileDigest = (text: string): string => sha256(text).slice(0, 20);
 export interface ChunkResult {
   /** The chunk's stories that have a module, in index order. */
   stories: Array<[number, StoryState]>;
-  /** The chunk's files besides story modules, with their digests. */
+  /** The chunk's files besides story modules, with their digests (each story's two modules are written too). */
   files: Array<[string, string]>;
-  /** Every file written (story modules included). */
-  written: string[];
   missing: MissingIn[];
 }
 
@@ -364,7 +362,7 @@ export function compileFullChunk(
   prefix: string,
   writer: FileWriter,
 ): ChunkResult {
-  const result: ChunkResult = { stories: [], files: [], written: [], missing: [] };
+  const result: ChunkResult = { stories: [], files: [], missing: [] };
   const metas: EntryMeta[] = [];
   const declared: DeclaredModule[] = [];
   for (const e of rows) {
@@ -374,15 +372,11 @@ export function compileFullChunk(
     result.stories.push([e.id, compiled.state]);
     metas.push(...compiled.metas);
     declared.push({ id: e.id, langs: compiler.languages, component: compiled.state.component });
-    const rel = storyModulePath(e.id);
-    const raw = rawModulePath(e.id);
-    result.written.push(raw, rel);
-    writer.put(raw, compiled.raw);
-    writer.put(rel, compiled.source);
+    writer.put(rawModulePath(e.id), compiled.raw);
+    writer.put(storyModulePath(e.id), compiled.source);
   }
   for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) {
     result.files.push([rel, fileDigest(text)]);
-    result.written.push(rel);
     writer.put(rel, text);
   }
   return result;

@@ -1,8 +1,10 @@
 /**
- * A worker thread of a parallel full compile: compiles its own chunk, then
- * the chunks it takes from the counter it shares with the other threads until
- * none is left; writes their files, reports each chunk as it is done, and at
- * the end the type observations of its stories (merged by the calling thread).
+ * A worker thread of a parallel full compile: started with the compile's
+ * options, it waits for the stories index and its work (one message), then
+ * compiles its own chunk and the chunks it takes from the counter it shares
+ * with the other threads until none is left; writes their files, reports each
+ * chunk as it is done, and at the end the type observations of its stories
+ * (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexRow } from '../sync/index.js';
@@ -15,28 +17,32 @@ export interface WorkerInput {
   setup: StorySetup;
   out: string;
   prefix: string;
-  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
-  index: IndexRow[];
   relations?: readonly string[];
   schema?: unknown;
-  /** How many chunks the index is split into. */
-  buckets: number;
-  /** The next chunk to compile, shared by every thread (see claimedChunks). */
-  counter: Int32Array;
   /** This thread's number (the calling thread is 0), and the chunk it compiles first. */
   thread: number;
 }
 
+/** The work, posted once the calling thread has read the index. */
+export interface WorkerWork {
+  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
+  index: IndexRow[];
+  /** How many chunks the index is split into. */
+  buckets: number;
+  /** The next chunk to compile, shared by every thread (see claimedChunks). */
+  counter: Int32Array;
+}
+
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
 
-function run(input: WorkerInput): void {
+function run(input: WorkerInput, work: WorkerWork): void {
   // Observations only: the types are built from them in the calling thread.
   const inferrer = new TypeInferrer({ ...(input.relations ? { relations: input.relations } : {}), schema: input.schema });
-  const byUuid = new Map(input.index.map((e) => [e.uuid, e.id]));
-  const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, input.index));
+  const byUuid = new Map(work.index.map((e) => [e.uuid, e.id]));
+  const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, work.index));
   const writer = new FileWriter(input.out);
-  const members = chunkMembers(input.index, input.buckets);
-  for (const b of claimedChunks(input.thread, input.counter, input.buckets)) {
+  const members = chunkMembers(work.index, work.buckets);
+  for (const b of claimedChunks(input.thread, work.counter, work.buckets)) {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }
@@ -45,4 +51,4 @@ function run(input: WorkerInput): void {
   parentPort!.postMessage({ kind: 'done', types: JSON.stringify(inferrer.observations()) } satisfies WorkerMessage);
 }
 
-run(workerData as WorkerInput);
+parentPort!.once('message', (work: WorkerWork) => run(workerData as WorkerInput, work));
