@@ -157,10 +157,15 @@ function sizeOf(d: object): number {
   return size;
 }
 
-function bump(d: Dict<number>, key: string, delta: number): void {
+/** Adds `delta` to a count, removing it at zero; true when it did (the dictionary may be empty then). */
+function bump(d: Dict<number>, key: string, delta: number): boolean {
   const next = (d[key] ?? 0) + delta;
-  if (next === 0) delete d[key];
-  else d[key] = next;
+  if (next !== 0) {
+    d[key] = next;
+    return false;
+  }
+  delete d[key];
+  return true;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -209,25 +214,28 @@ export class Observer {
     const uuid = stories[0]!.uuid;
     if (typeof uuid === 'string') {
       const byComp = (this.state.stories[uuid] ??= dict());
-      bump(byComp, name, n);
-      if (isEmpty(byComp)) delete this.state.stories[uuid];
+      if (bump(byComp, name, n) && isEmpty(byComp)) delete this.state.stories[uuid];
     }
     const rec = (this.state.comps[name] ??= { n: 0, root: 0, f: dict() });
     rec.n += n;
     rec.root += n;
-    const groups = new Map<string, Map<unknown, number>>();
-    for (const s of stories) {
-      const content = s.content as Record<string, unknown>;
-      for (const key of Object.keys(content)) {
+    // Each key once, in the order first seen; its distinct values (by identity) in the order first
+    // seen, each counted for every variant holding it. A few variants: compared in place.
+    const contents = stories.map((s) => s.content as Record<string, unknown>);
+    const has = (j: number, key: string, value: unknown) => Object.hasOwn(contents[j]!, key) && contents[j]![key] === value;
+    for (let i = 0; i < contents.length; i++) {
+      keys: for (const key of Object.keys(contents[i]!)) {
         if (key === 'component' || key === '_uid') continue;
-        let byValue = groups.get(key);
-        if (!byValue) groups.set(key, (byValue = new Map()));
-        const value = content[key];
-        byValue.set(value, (byValue.get(value) ?? 0) + delta);
+        for (let j = 0; j < i; j++) if (Object.hasOwn(contents[j]!, key)) continue keys;
+        values: for (let j = i; j < contents.length; j++) {
+          if (!Object.hasOwn(contents[j]!, key)) continue;
+          const value = contents[j]![key];
+          for (let k = i; k < j; k++) if (has(k, key, value)) continue values;
+          let times = delta;
+          for (let k = j + 1; k < contents.length; k++) if (has(k, key, value)) times += delta;
+          this.field(rec, key, value, times, FIELD);
+        }
       }
-    }
-    for (const [key, byValue] of groups) {
-      for (const [value, times] of byValue) this.field(rec, key, value, times, FIELD);
     }
     if (rec.n === 0) delete this.state.comps[name];
   }
@@ -308,8 +316,7 @@ export class Observer {
     if (!ctx.fieldLevel) return;
     if (isUuid) {
       s.uuids ??= dict();
-      bump(s.uuids, value, delta);
-      if (isEmpty(s.uuids)) delete s.uuids;
+      if (bump(s.uuids, value, delta) && isEmpty(s.uuids)) delete s.uuids;
     }
     if (this.config.datasources.length > 0) {
       s.dsMiss ??= dict();
@@ -336,8 +343,7 @@ export class Observer {
     if (value.fieldtype === 'multilink' || (typeof value.linktype === 'string' && 'cached_url' in value)) {
       const linktype = typeof value.linktype === 'string' ? value.linktype : 'url';
       slot.link ??= dict();
-      bump(slot.link, linktype, delta);
-      if (isEmpty(slot.link)) delete slot.link;
+      if (bump(slot.link, linktype, delta) && isEmpty(slot.link)) delete slot.link;
       const rec = (this.state.links[linktype] ??= { n: 0, f: dict() });
       this.record(rec, value, delta);
       if (rec.n === 0) delete this.state.links[linktype];
@@ -353,15 +359,13 @@ export class Observer {
     }
     if (isBlok(value)) {
       slot.blok ??= dict();
-      bump(slot.blok, value.component as string, delta);
-      if (isEmpty(slot.blok)) delete slot.blok;
+      if (bump(slot.blok, value.component as string, delta) && isEmpty(slot.blok)) delete slot.blok;
       this.blok(value, delta);
       return;
     }
     if (typeof value.plugin === 'string') {
       slot.plugin ??= dict();
-      bump(slot.plugin, value.plugin, delta);
-      if (isEmpty(slot.plugin)) delete slot.plugin;
+      if (bump(slot.plugin, value.plugin, delta) && isEmpty(slot.plugin)) delete slot.plugin;
       const rec = (this.state.plugins[value.plugin] ??= { n: 0, f: dict() });
       this.record(rec, value, delta);
       if (rec.n === 0) delete this.state.plugins[value.plugin];
@@ -370,8 +374,7 @@ export class Observer {
     const story = STAND_IN in value || (typeof value.uuid === 'string' && typeof value.full_slug === 'string');
     if (story && isObject(value.content) && typeof value.content.component === 'string') {
       slot.story ??= dict();
-      bump(slot.story, value.content.component, delta);
-      if (isEmpty(slot.story)) delete slot.story;
+      if (bump(slot.story, value.content.component, delta) && isEmpty(slot.story)) delete slot.story;
       return;
     }
     const rec = (slot.obj ??= { n: 0, f: dict() });

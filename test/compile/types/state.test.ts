@@ -124,7 +124,9 @@ describe('determinism and incremental state', () => {
     const de = { ...base, lang: 'de', content: { ...content, title: 'Hallo' } };
     const fr = { ...base, lang: 'fr', content: { ...content, title: 'Bonjour', extra: '' } };
     const odd = { ...base, lang: 'it', content: { component: 'other', _uid: 'y' } };
-    for (const variants of [[base, de, fr], [base, de, fr, odd], [base]] as Story[][]) {
+    // The first variant's value again after another one, and a key the first variant lacks held by two others.
+    const nl = { ...base, lang: 'nl', content: { ...content, extra: '' } };
+    for (const variants of [[base, de, fr], [base, de, fr, odd], [base, de, fr, nl], [de, base, nl, fr], [base]] as Story[][]) {
       const one = new TypeInferrer();
       for (const v of variants) one.add(v);
       const grouped = new TypeInferrer();
