@@ -150,7 +150,11 @@ export class RecordCache {
     closeSync(fd);
   }
 
-  get(id: number): StoryRecord | undefined {
+  /**
+   * The record of the story with this id. `keep`: whether to keep it for later reads; a story's
+   * own record, read once to compile it, is not kept, so that it can be collected young.
+   */
+  get(id: number, keep = true): StoryRecord | undefined {
     const hit = this.#cache.get(id);
     if (hit !== undefined) {
       touch(this.#cache, id, hit, this.#limit);
@@ -165,7 +169,7 @@ export class RecordCache {
     } catch {
       record = null;
     }
-    touch(this.#cache, id, record, this.#limit);
+    if (keep) touch(this.#cache, id, record, this.#limit);
     return record ?? undefined;
   }
 }
@@ -292,7 +296,7 @@ export class StoryCompiler {
 
   /** One story in every language: its module and metadata; undefined when the view has no version of it. */
   compile(e: IndexRow): CompiledStory | undefined {
-    const version = this.visible(this.records.get(e.id));
+    const version = this.visible(this.records.get(e.id, false));
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
     const rawExports: Array<[string, Story]> = [];

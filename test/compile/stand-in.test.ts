@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
 import { rawModulePath } from '../../src/compile/emit.js';
+import { recordsOf } from '../../src/compile/story.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { FILES } from '../../src/snapshot/index.js';
@@ -193,4 +194,19 @@ describe('relation targets from the index', () => {
     const imports = embedding.filter((e) => readFileSync(path.join(out, `stories/${e.id}.js`), 'utf8').includes(`../${rawModulePath(target.id)}`));
     expect(imports.length).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('the record cache', () => {
+  it('keeps the records it reads unless told not to (a story read once to compile it)', async () => {
+    const copy = await tempDir('records-keep');
+    cpSync(snapshot, copy, { recursive: true });
+    const records = recordsOf(copy, index.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest })));
+    const [once, kept] = index.filter((e) => e.published);
+    expect(records.get(once!.id, false)?.uuid).toBe(once!.uuid);
+    expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);
+    // Both records leave the disk: the one kept is still known, the other is read again, and is gone.
+    for (const e of [once!, kept!]) rmSync(path.join(copy, FILES.stories, `${e.id}.json`));
+    expect(records.get(once!.id)).toBeUndefined();
+    expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);
+  });
 });
