@@ -454,20 +454,21 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     return true;
   };
 
-  // Which stories need their modules regenerated.
+  // Which stories need their modules regenerated (without a state: all of them, see below).
   const newStories: State['stories'] = new Map();
   const dirty = new Set<number>();
-  for (const e of index) {
-    const old = state?.stories.get(e.id);
-    if (!old || old.digest !== e.digest) dirty.add(e.id);
-  }
   const removed: Array<[number, StoryState]> = [];
+  const dirtyUuids = new Set<string>();
   if (state) {
+    for (const e of index) {
+      const old = state.stories.get(e.id);
+      if (!old || old.digest !== e.digest) dirty.add(e.id);
+    }
     const present = new Set(index.map((e) => e.id));
     for (const [id, s] of state.stories) if (!present.has(id)) removed.push([id, s]);
+    for (const [, s] of removed) dirtyUuids.add(s.uuid);
+    for (const e of index) if (dirty.has(e.id)) dirtyUuids.add(e.uuid);
   }
-  const dirtyUuids = new Set<string>(removed.map(([, s]) => s.uuid));
-  for (const e of index) if (dirty.has(e.id)) dirtyUuids.add(e.uuid);
   // Stories that embed or point at a changed story change too (references are transitive up to the
   // depth), except those that only import it: it reaches them through the import, unless it left the
   // snapshot or changed content type.
