@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, FILES, INDEX_FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
 import type { IndexRow, StoryIndexEntry } from '../sync/index.js';
-import { createResolver, isNumericId, isUuid, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
+import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
@@ -53,14 +53,10 @@ export interface CompiledStory {
 }
 
 /** Keeps at most `limit` entries, dropping the least recently set or touched. */
-function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number, dropped?: (key: K, value: V) => void): void {
+function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > limit) {
-    const [oldest, old] = map.entries().next().value!;
-    map.delete(oldest);
-    dropped?.(oldest, old);
-  }
+  if (map.size > limit) map.delete(map.keys().next().value!);
 }
 
 /**
@@ -197,8 +193,6 @@ const LINK_RECORD_LIMIT = 200;
 
 interface TargetLookup {
   load(uuid: string): Story | undefined;
-  cache: Map<string, Story | undefined>;
-  byId: Map<number, Story>;
   /** A target as links show it: the story itself, or for a stand-in its index entry (else its record). */
   linkRecord(story: Story): Story;
 }
@@ -251,7 +245,6 @@ export class StoryCompiler {
 
   #lookupFor(lang: string): TargetLookup {
     const cache = new Map<string, Story | undefined>();
-    const byId = new Map<number, Story>();
     const full = new Map<string, Story>();
     const read = (id: number): Story | undefined => {
       const version = this.visible(this.records.get(id));
@@ -260,7 +253,7 @@ export class StoryCompiler {
     return {
       load: (uuid: string) => {
         if (cache.has(uuid)) {
-          // Used again: the newest, so loading the rest of this story's targets cannot evict it.
+          // Used again: the newest.
           const hit = cache.get(uuid);
           touch(cache, uuid, hit, LOOKUP_LIMIT);
           return hit;
@@ -271,14 +264,9 @@ export class StoryCompiler {
           const standIn = this.#standIn(id);
           story = standIn === undefined ? read(id) : (standIn ?? undefined);
         }
-        if (story) byId.set(story.id, story);
-        touch(cache, uuid, story, LOOKUP_LIMIT, (_, old) => {
-          if (old && byId.get(old.id) === old) byId.delete(old.id);
-        });
+        touch(cache, uuid, story, LOOKUP_LIMIT);
         return story;
       },
-      cache,
-      byId,
       linkRecord: (story: Story) => {
         if (!(STAND_IN in story)) return story;
         let record = full.get(story.uuid);
@@ -306,22 +294,19 @@ export class StoryCompiler {
     const references = new Set<string>();
     const inline = new Set<string>();
     const missing: MissingIn[] = [];
-    // What any language of the story may reference: its default content and what overlays set.
-    const candidates = candidatesIn([version.story.content, ...Object.values(version.languages ?? {}).map((o) => o.content)], this.records);
     // The languages share their untranslated fields: what one scan found clean, the others skip.
     const memo: ScanMemo = { clean: new Set() };
     for (const lang of this.#setup.languages) {
       const story = materialize(version, lang);
       const name = exportName(lang);
-      // Preload what the story may reference, then resolve synchronously.
       const lookup = this.#lookups.get(lang)!;
-      const result = resolveWith(this.#setup.resolve, lookup, story, candidates, this.records, memo);
+      const { result, loaded } = resolveWith(this.#setup.resolve, lookup, story, this.records, memo);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
         references.add(u);
         if (!whole.has(u)) inline.add(u);
-        const target = lookup.cache.get(u);
+        const target = loaded.get(u);
         if (target && target !== story && !raws.has(target)) raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
       }
       raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
@@ -406,67 +391,36 @@ export function rawModuleSource(version: StoryVersion, languages: readonly strin
 }
 
 /**
- * Resolves one story: its reference graph is loaded into a synchronous lookup
- * first (targets of targets up to the depth), then the pure resolver runs.
+ * Resolves one story: the pure resolver runs over a synchronous lookup that
+ * loads each target the first time the resolver asks for it (targets of
+ * targets too, up to the depth), and keeps what this story loaded apart from
+ * the caches shared by all stories (so that none of it is evicted meanwhile).
  */
 function resolveWith(
   config: StorySetup['resolve'],
   lookup: TargetLookup,
   story: Story,
-  candidates: readonly string[],
   records: RecordCache,
   memo: ScanMemo,
-): ResolveResult {
-  // Targets up to the depth (depth 1: the story's own targets, embedded as they are).
-  const depth = Math.max(1, config.depth);
-  const visited = new Set<string>([story.uuid]);
-  let frontier = [story];
-  for (let level = 0; level < depth && frontier.length; level++) {
-    const next: Story[] = [];
-    for (const s of frontier) {
-      for (const uuid of s === story ? candidates : candidatesIn(s.content, records)) {
-        if (visited.has(uuid)) continue;
-        visited.add(uuid);
-        const target = lookup.load(uuid);
-        if (target) next.push(target);
-      }
-    }
-    frontier = next;
-  }
+): { result: ResolveResult; loaded: ReadonlyMap<string, Story | undefined> } {
+  const loaded = new Map<string, Story | undefined>();
+  const byUuid = (uuid: string): Story | undefined => {
+    if (uuid === story.uuid) return story;
+    if (loaded.has(uuid)) return loaded.get(uuid);
+    const target = lookup.load(uuid);
+    loaded.set(uuid, target);
+    return target;
+  };
   const resolver = createResolver(config, {
-    byUuid: (uuid) => (uuid === story.uuid ? story : lookup.cache.get(uuid)),
-    byId: (id) => (id === story.id ? story : lookup.byId.get(id)),
+    byUuid,
+    byId: (id) => {
+      if (id === story.id) return story;
+      const uuid = records.uuidOf(id);
+      return uuid === undefined ? undefined : byUuid(uuid);
+    },
     linkRecord: lookup.linkRecord,
   }, memo);
-  return resolver.resolve(story);
-}
-
-/**
- * The uuids of what content may reference: every uuid-looking string, and the
- * uuid of every story whose id a number or numeric string names (a relation
- * may hold ids), as the resolver's scan reads references.
- */
-function candidatesIn(content: unknown, records: RecordCache): string[] {
-  const out = new Set<string>();
-  const stack: unknown[] = [content];
-  const byId = (id: number) => {
-    const uuid = records.uuidOf(id);
-    if (uuid !== undefined) out.add(uuid);
-  };
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (v.length === 36 && isUuid(v)) out.add(v);
-      else if (isNumericId(v)) byId(Number(v));
-    } else if (typeof v === 'number') {
-      if (Number.isSafeInteger(v)) byId(v);
-    } else if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-    } else if (v !== null && typeof v === 'object') {
-      for (const k in v) if (k !== '_uid' && Object.hasOwn(v, k)) stack.push((v as Record<string, unknown>)[k]);
-    }
-  }
-  return [...out];
+  return { result: resolver.resolve(story), loaded };
 }
 
 /** Writes generated files, making their directories once. */
