@@ -18,7 +18,7 @@ import { startServer, type RunningServer } from '../../src/server/index.js';
 import { FILES } from '../../src/snapshot/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { DEMO_RESOLVE, bytesDiff, readOutput } from './support.js';
+import { DEMO_RESOLVE, bytesDiff, readGenerated, readOutput } from './support.js';
 
 const TOKEN = 'stand-in-public';
 const PREVIEW = 'stand-in-preview';
@@ -209,4 +209,29 @@ describe('the record cache', () => {
     expect(records.get(once!.id)).toBeUndefined();
     expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);
   });
+});
+
+describe('deeper resolution', () => {
+  it('resolves the targets of targets, read from their records, to the depth asked and no deeper', async () => {
+    const out = await tempDir('stand-in-depth');
+    await compile({ snapshot, out, ...OPTIONS, depth: 2 });
+    type Product = { uuid: string; content: { component: string; related_products?: unknown[] } };
+    // A product unpublished above is not in the published view: it stays a uuid, at any depth.
+    const unpublished = new Set(index.filter((e) => !e.published).map((e) => e.uuid));
+    const resolved = (v: unknown): v is Product => typeof v !== 'string' || !unpublished.has(v);
+    let checked = 0;
+    for (const p of index.filter((e) => e.published && e.component === 'product')) {
+      const story = readGenerated<{ default: Product }>(out, `stories/${p.id}.js`).default;
+      for (const target of (story.content.related_products ?? []).filter(resolved)) {
+        // Depth 1: the related product; depth 2: its related products; below them, uuids.
+        expect(target).toMatchObject({ content: { component: 'product' } });
+        for (const next of (target.content.related_products ?? []).filter(resolved)) {
+          expect(next).toMatchObject({ uuid: expect.any(String), content: { component: 'product' } });
+          for (const last of next.content.related_products ?? []) expect(last).toEqual(expect.any(String));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  }, 60_000);
 });
