@@ -131,6 +131,15 @@ function expression(value: unknown, decls: string[], nextName: () => string): st
   return emit(value, true);
 }
 
+/** An object whose values are all primitives and none of whose keys needs care (see `key`). */
+function flat(v: object): boolean {
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    if ((x !== null && typeof x === 'object') || k === '__proto__') return false;
+  }
+  return true;
+}
+
 /** A story as the snapshot has it in one language, held by a raw module (`raw/<id>.js`). */
 export interface RawRef {
   /** The import specifier of its raw module, from the module being written. */
@@ -232,17 +241,20 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
     for (const k of (o && changedKeys(v)) ?? Object.keys(v)) count(items[k], o?.[k]);
   };
 
-  /** The edits that turn `o` (reached at `path` from the raw being patched) into its copy `v`. */
-  const edits = (v: object, o: Record<string | number, unknown>, path: ReadonlyArray<string | number>, out: string[]): void => {
+  /**
+   * The edits that turn `o` (reached at `path` from the raw being patched) into its copy `v`.
+   * `path` is the path's JSON without its closing bracket (`[` at the root).
+   */
+  const edits = (v: object, o: Record<string | number, unknown>, path: string, out: string[]): void => {
     const items = v as Record<string | number, unknown>;
     // A copy the resolver made lists the keys it set; any other is compared key by key.
     for (const k of changedKeys(v) ?? (Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v))) {
       const x = items[k];
       const before = o[k];
       if (x === undefined || (x === before && Object.hasOwn(o, k))) continue;
-      const at = [...path, k];
+      const at = `${path}${path.length > 1 ? ',' : ''}${JSON.stringify(k)}`;
       if (isObject(x) && isObject(before) && originalOf(x) === before && !raws.has(x)) edits(x, before as Record<string | number, unknown>, at, out);
-      else out.push(`${JSON.stringify(at)},${emit(x)}`);
+      else out.push(`${at}],${emit(x)}`);
     }
   };
 
@@ -256,7 +268,7 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
     if (base !== undefined && raws.has(base)) {
       const name = rawName(base);
       const out: string[] = [];
-      edits(v, base as Record<string, unknown>, [], out);
+      edits(v, base as Record<string, unknown>, '[', out);
       if (out.length === 0) text = name;
       else {
         patched = true;
@@ -264,6 +276,9 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
       }
     } else if (Array.isArray(v)) {
       text = `[${v.map((x) => emit(x)).join(',')}]`;
+    } else if (flat(v)) {
+      // Only strings, numbers, booleans and null (a link shape): as the native serializer writes it.
+      text = JSON.stringify(v);
     } else {
       const parts: string[] = [];
       for (const k in v) {

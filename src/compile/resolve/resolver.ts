@@ -45,9 +45,18 @@ export function normalizeDepth(depth: number | undefined): number {
   return d;
 }
 
+/** Matchers by relations list: a compile creates a resolver per story and language, all with one list. */
+const matchers = new WeakMap<readonly string[], ReturnType<typeof relationMatcher>>();
+
+function matcherOf(relations: readonly string[] | undefined): ReturnType<typeof relationMatcher> {
+  if (!relations) return undefined;
+  if (!matchers.has(relations)) matchers.set(relations, relationMatcher(relations));
+  return matchers.get(relations);
+}
+
 export function scanOptions(config: ResolveConfig, lookup: StoryLookup, links: boolean, memo?: ScanMemo): ScanOptions {
   return {
-    matcher: relationMatcher(config.relations),
+    matcher: matcherOf(config.relations),
     detect: config.detectRelations === true,
     links,
     lookup,
