@@ -287,7 +287,9 @@ export class StoryCompiler {
     const version = this.visible(this.records.get(e.id, false));
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
-    const rawExports: Array<[string, Story]> = [];
+    const rawExports = this.#setup.languages.map((lang) => [exportName(lang), materialize(version, lang)] as [string, Story]);
+    // Written out first, while the record just read is still in the processor's caches.
+    const raw = rawModuleSource(version, this.#setup.languages, rawExports);
     /** The stories as the snapshot has them that the exports embed: imported from their raw modules. */
     const raws = new Map<object, RawRef>();
     const metas: EntryMeta[] = [];
@@ -296,9 +298,8 @@ export class StoryCompiler {
     const missing: MissingIn[] = [];
     // The languages share their untranslated fields: what one scan found clean, the others skip.
     const memo: ScanMemo = { clean: new Set() };
-    for (const lang of this.#setup.languages) {
-      const story = materialize(version, lang);
-      const name = exportName(lang);
+    for (const [k, lang] of this.#setup.languages.entries()) {
+      const [name, story] = rawExports[k]!;
       const lookup = this.#lookups.get(lang)!;
       const { result, loaded } = resolveWith(this.#setup.resolve, lookup, story, this.records, memo);
       if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
@@ -311,7 +312,6 @@ export class StoryCompiler {
       }
       raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
       exports.push([name, result.story]);
-      rawExports.push([name, story]);
       metas.push(entryMeta(story, lang));
     }
     this.#inferrer.addVariants(exports.map(([, s]) => s));
@@ -325,7 +325,7 @@ export class StoryCompiler {
         component: version.story.content.component,
       },
       source: storyModuleSource(exports, raws),
-      raw: rawModuleSource(version, this.#setup.languages, rawExports),
+      raw,
       missing,
     };
   }
