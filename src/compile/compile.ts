@@ -608,9 +608,25 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // Link targets are read from the stories index, kept open until every chunk is compiled.
   try {
     if (!state) {
-      // A full compile: every chunk compiled and written, in worker threads when there are many.
+      // A full compile: every chunk compiled and written, in worker threads when there are many. What
+      // this thread learns of each chunk is taken in as the chunk finishes (a worker's chunk while this
+      // thread would otherwise wait for it); what shows the chunks' order (files, warnings), in order.
+      const filesOf: Array<ChunkResult['files']> = [];
+      const missingOf: Array<ChunkResult['missing']> = [];
+      const take = (b: number, r: ChunkResult): void => {
+        gather(r);
+        for (const [id, s] of r.stories) {
+          newStories.set(id, s);
+          withModules.add(id);
+          written.push(rawModulePath(id), storyModulePath(id));
+        }
+        modules += r.stories.length * languages.length;
+        compiled += members[b]!.length;
+        filesOf[b] = r.files;
+        missingOf[b] = r.missing;
+        options.onProgress?.(compiled, index.length);
+      };
       const threads = opened.threadsFor(index.length);
-      let results: ChunkResult[] | undefined;
       if (threads > 1 && buckets > 1) {
         const pool = opened.pool ?? new CompileWorkers({ setup, out, prefix, relations: options.resolveRelations, schema: options.schema }, 0);
         const parallel = await compileInThreads(
@@ -619,28 +635,18 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
           members,
           threads,
           (b, rows) => compileFullChunk(stories, b, rows, prefix, writer),
-          (done, _b, r) => {
-            gather(r);
-            options.onProgress?.(done, index.length);
-          },
+          (_done, b, r) => take(b, r),
         );
         for (const types of parallel.types) inferrer.merge(JSON.parse(types));
-        results = parallel.chunks;
+      } else {
+        for (let b = 0; b < buckets; b++) take(b, compileFullChunk(stories, b, members[b]!, prefix, writer));
       }
       for (let b = 0; b < buckets; b++) {
-        let r = results?.[b];
-        if (!r) gather((r = compileFullChunk(stories, b, members[b]!, prefix, writer)));
-        for (const [id, s] of r.stories) {
-          newStories.set(id, s);
-          withModules.add(id);
-          modules += languages.length;
+        for (const [rel, digest] of filesOf[b]!) {
+          files[rel] = digest;
+          written.push(rel);
         }
-        compiled += members[b]!.length;
-        if (!results) options.onProgress?.(compiled, index.length);
-        for (const [rel, digest] of r.files) files[rel] = digest;
-        for (const [id] of r.stories) written.push(rawModulePath(id), storyModulePath(id));
-        for (const [rel] of r.files) written.push(rel);
-        missing.push(...r.missing);
+        missing.push(...missingOf[b]!);
       }
     } else {
       // An incremental compile: a chunk none of whose stories changed is kept as it is.

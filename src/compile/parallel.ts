@@ -3,9 +3,10 @@
  * threads each compile one chunk of their own first (thread t chunk t, so
  * every thread takes part), then take the next chunk from one shared counter
  * whenever they are free (a thread slowed by its start or by a busy core does
- * not hold the others up), and write their files. The calling thread gathers
- * the results in chunk order and merges the type observations: the files are
- * the ones a compile in one thread writes, whichever thread compiled what. It
+ * not hold the others up), and write their files. The calling thread takes
+ * in each result as it arrives and merges the type observations at the end:
+ * the files are the ones a compile in one thread writes, whichever thread
+ * compiled what. It
  * takes chunks rather than waiting: one isolate fewer, in memory.
  *
  * Workers can be started before the stories index is read (`CompileWorkers`):
@@ -114,8 +115,6 @@ export class CompileWorkers {
 }
 
 export interface ParallelResult {
-  /** Per chunk, in chunk order. */
-  chunks: ChunkResult[];
   /** The type observations of each worker thread (TypeInferrer observations as JSON), to merge into this thread's. */
   types: string[];
 }
@@ -123,9 +122,10 @@ export interface ParallelResult {
 /**
  * Compiles every chunk: in this thread (`local`) and in the pool's worker
  * threads (started beforehand, or now up to `threads` - 1), each taking the
- * next chunk when it is free (after one chunk of its own). `threads` counts
- * this one. When one thread fails, the others stop (workers are terminated,
- * this thread stops after its current chunk) before the first error is thrown.
+ * next chunk when it is free (after one chunk of its own), and gives each
+ * result to `onChunk` as it arrives. `threads` counts this one. When one
+ * thread fails, the others stop (workers are terminated, this thread stops
+ * after its current chunk) before the first error is thrown.
  */
 export async function compileInThreads(
   pool: CompileWorkers,
@@ -134,19 +134,18 @@ export async function compileInThreads(
   threads: number,
   local: (b: number, rows: IndexRow[]) => ChunkResult,
   /** After each chunk, in any thread, in the order they finish: the stories of the chunks done so far, and the chunk. */
-  onChunk?: (stories: number, b: number, result: ChunkResult) => void,
+  onChunk: (stories: number, b: number, result: ChunkResult) => void,
 ): Promise<ParallelResult> {
   const n = Math.max(1, Math.min(threads, members.length));
   pool.grow(n - 1);
   const workers = pool.take(n - 1);
   const counter = new Int32Array(new SharedArrayBuffer(4));
   counter[0] = n;
-  const chunks: ChunkResult[] = new Array(members.length);
   let failure: { error: unknown } | undefined;
   let done = 0;
-  const finished = (b: number) => {
+  const finished = (b: number, result: ChunkResult) => {
     done += members[b]!.length;
-    onChunk?.(done, b, chunks[b]!);
+    onChunk(done, b, result);
   };
   const fail = (error: unknown) => {
     failure ??= { error };
@@ -154,10 +153,8 @@ export async function compileInThreads(
   };
   const inWorker = async (s: Started) => {
     s.worker.on('message', (m: WorkerMessage) => {
-      if (m.kind === 'chunk') {
-        chunks[m.b] = m.result;
-        finished(m.b);
-      } else s.types = m.types;
+      if (m.kind === 'chunk') finished(m.b, m.result);
+      else s.types = m.types;
     });
     if (s.failure) fail(s.failure.error);
     else s.worker.postMessage({ index, buckets: members.length, counter } satisfies WorkerWork);
@@ -168,8 +165,7 @@ export async function compileInThreads(
     try {
       for (const b of claimedChunks(0, counter, members.length)) {
         if (failure) return;
-        chunks[b] = local(b, members[b]!);
-        finished(b);
+        finished(b, local(b, members[b]!));
         // Between chunks, hear from the workers (a failure stops this thread too).
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -179,5 +175,5 @@ export async function compileInThreads(
   };
   await Promise.all([...workers.map(inWorker), here()]);
   if (failure) throw failure.error;
-  return { chunks, types: workers.map((s) => s.types!) };
+  return { types: workers.map((s) => s.types!) };
 }
