@@ -194,7 +194,14 @@ function encodeState(state: State, types: unknown): StoredState {
     stored.digests.push(s.digest);
     stored.component.push(c);
     stored.refs.push(s.references.map((u) => position.get(u) ?? u));
-    stored.imports.push(s.imports.map((u) => s.references.indexOf(u)));
+    // Both lists are sorted, the imports a subset: found walking the references once.
+    let k = 0;
+    stored.imports.push(
+      s.imports.map((u) => {
+        while (k < s.references.length && s.references[k] !== u) k++;
+        return k < s.references.length ? k : s.references.indexOf(u);
+      }),
+    );
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
   }
   return stored;
