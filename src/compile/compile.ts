@@ -156,14 +156,30 @@ interface StoredState {
   types: unknown;
 }
 
-function encodeState(state: State, types: unknown): StoredState {
+/** A story's references as the state file holds them (see StoredState): positions, and its imports' positions among them. */
+type StoredRefs = [refs: Array<number | string>, imports: number[]];
+
+function storedRefs(s: StoryState, position: (uuid: string) => number | undefined): StoredRefs {
+  // Both lists are sorted, the imports a subset: found walking the references once.
+  let k = 0;
+  return [
+    s.references.map((u) => position(u) ?? u),
+    s.imports.map((u) => {
+      while (k < s.references.length && s.references[k] !== u) k++;
+      return k < s.references.length ? k : s.references.indexOf(u);
+    }),
+  ];
+}
+
+/**
+ * `encoded`: the stored references of stories, worked out beforehand with positions in the
+ * uuids this state will list (a full compile's, while its chunks were compiled).
+ */
+function encodeState(state: State, types: unknown, encoded?: ReadonlyMap<number, StoredRefs>): StoredState {
   const ids = [...state.stories.keys()].sort((a, b) => a - b);
-  const position = new Map<string, number>();
-  const uuids: string[] = [];
-  for (const id of ids) {
-    position.set(state.stories.get(id)!.uuid, uuids.length);
-    uuids.push(state.stories.get(id)!.uuid);
-  }
+  const uuids = ids.map((id) => state.stories.get(id)!.uuid);
+  let position: Map<string, number> | undefined;
+  const positionOf = (u: string): number | undefined => (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
   const components: string[] = [];
   const componentAt = new Map<string, number>();
   const files = { ...state.files };
@@ -193,15 +209,9 @@ function encodeState(state: State, types: unknown): StoredState {
     }
     stored.digests.push(s.digest);
     stored.component.push(c);
-    stored.refs.push(s.references.map((u) => position.get(u) ?? u));
-    // Both lists are sorted, the imports a subset: found walking the references once.
-    let k = 0;
-    stored.imports.push(
-      s.imports.map((u) => {
-        while (k < s.references.length && s.references[k] !== u) k++;
-        return k < s.references.length ? k : s.references.indexOf(u);
-      }),
-    );
+    const [refs, imports] = encoded?.get(id) ?? storedRefs(s, positionOf);
+    stored.refs.push(refs);
+    stored.imports.push(imports);
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
   }
   return stored;
@@ -272,6 +282,20 @@ async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; rea
     return rows.sort((a, b) => a.id - b.id);
   };
   return { manifest, readIndex };
+}
+
+/** The position in `index` (sorted by id) of the story with this id, or undefined. */
+function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
+  let lo = 0;
+  let hi = index.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = index[mid]!.id;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 function parseIndexRows(text: string): IndexRow[] | undefined {
@@ -597,6 +621,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   // Chunk by chunk.
   const members = chunkMembers(index, buckets);
+  /** A full compile's stored references (see encodeState), by story id, positions in the index. */
+  const encoded = new Map<number, StoredRefs>();
   /**
    * A full compile's backlinks, gathered as chunks finish (while this thread would otherwise wait
    * for the last worker), by chunk of the target.
@@ -620,12 +646,19 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       // thread would otherwise wait for it); what shows the chunks' order (files, warnings), in order.
       const filesOf: Array<ChunkResult['files']> = [];
       const missingOf: Array<ChunkResult['missing']> = [];
+      // Where each reference is in the index: where the state file will list it when every story of
+      // the index has a module (see below); so the state's references are worked out here too.
+      const indexPosition = (u: string): number | undefined => {
+        const id = byUuid.get(u);
+        return id === undefined ? undefined : positionOfId(index, id);
+      };
       const take = (b: number, r: ChunkResult): void => {
         gather(r);
         for (const [id, s] of r.stories) {
           newStories.set(id, s);
           withModules.add(id);
           written.push(rawModulePath(id), storyModulePath(id));
+          encoded.set(id, storedRefs(s, indexPosition));
         }
         modules += r.stories.length * languages.length;
         compiled += members[b]!.length;
@@ -794,7 +827,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
     // The observations as they are held: sorted when read back (fromState), so not sorted here.
-    const text = JSON.stringify(encodeState(newState, inferrer.observations()));
+    // The positions worked out in the index are those in the state when it lists every story of the index.
+    const text = JSON.stringify(encodeState(newState, inferrer.observations(), newStories.size === index.length ? encoded : undefined));
     await fs.writeFile(stateFile, text);
     const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });
