@@ -127,8 +127,15 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
   const plugins = new Map<string, string>();
   for (const name of [...pluginNames].sort(compare)) plugins.set(name, names.claim(`Plugin${pascalCase(name)}`, ['']));
 
-  const known = new Set<string>(opts.storyUuids ?? []);
-  for (const uuid of Object.keys(state.stories)) known.add(uuid);
+  /** Whether a uuid names a story: of the snapshot, or observed. Built when first needed (a set of every story). */
+  let knownSet: Set<string> | undefined;
+  const known = (uuid: string): boolean => {
+    if (!knownSet) {
+      knownSet = new Set<string>(opts.storyUuids ?? []);
+      for (const u of Object.keys(state.stories)) knownSet.add(u);
+    }
+    return knownSet.has(uuid);
+  };
   const dsNames = new Map(opts.datasources.map((d) => [d.slug, [...new Set(d.names)].sort(compare)] as const));
 
   const compRef = (name: string): TypeExpr => {
@@ -169,8 +176,7 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     const sf = ctx?.schema;
     if (ctx && s.uuid === nonEmpty) {
       const configured = opts.relations.has(`${ctx.component}.${ctx.key}`) || sf?.source === 'internal_stories';
-      const allKnown = s.uuids !== undefined && Object.keys(s.uuids).every((u) => known.has(u));
-      if (configured || allKnown) {
+      if (configured || (s.uuids !== undefined && Object.keys(s.uuids).every(known))) {
         members.push(ref('Relation', [relationTargets(s.uuids, sf)]));
         return union(members);
       }
