@@ -388,9 +388,8 @@ interface Opened {
 }
 
 async function compileIndex(options: CompileOptions, opened: Opened): Promise<CompileResult> {
-  const { started, snapshot, out, manifest, index, setup, stateFile, stamp } = opened;
+  const { started, snapshot, out, manifest, index, setup, stateFile, stamp, prefix } = opened;
   const { view, languages } = setup;
-  const { prefix } = opened;
   const fingerprint = sha256(
     JSON.stringify({
       view,
