@@ -3,7 +3,7 @@
  * the load generator does not share its event loop), a keep-alive HTTP load
  * loop, percentiles and cached demo spaces.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +39,27 @@ export function script(file: string, args: string[], options: CliOptions = {}): 
 /** Runs the command line to its end. */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return finished(cli(args, options));
+}
+
+let built = false;
+
+/**
+ * The CLI as it is installed (`bin/content-sync.js` over `dist/`, compiled
+ * from the current sources first, once a run) in its own node process: what
+ * users run, without the TypeScript loader the other commands go through.
+ * `options.node`: node flags.
+ */
+export async function runBuiltCli(args: string[], options: Omit<CliOptions, 'wrap'> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!built) {
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+    built = true;
+  }
+  const child = spawn(process.execPath, [...(options.node ?? []), path.join(ROOT, 'bin', 'content-sync.js'), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
+  return finished(child);
 }
 
 /** Waits for a child process to end; its output, whole. */

@@ -113,7 +113,7 @@ async function rssMeter(): Promise<RssMeter> {
     how: 'process.resourceUsage().maxRSS at exit',
     options: async () => {
       await fs.rm(file, { force: true });
-      return { node: ['--import', pathToFileURL(path.join(ROOT, 'bench', 'rss-probe.ts')).href], env: { BENCH_RSS_FILE: file } };
+      return { node: ['--import', pathToFileURL(path.join(ROOT, 'bench', 'rss-probe.mjs')).href], env: { BENCH_RSS_FILE: file } };
     },
     read: async () => Number(await fs.readFile(file, 'utf8')),
   };
