@@ -360,12 +360,13 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   // threads, its workers start now and load their modules while this thread reads the index.
   const count = manifest.counts.stories;
   const threadsFor = (stories: number) => Math.max(1, Math.floor(options.threads ?? defaultThreads(stories)));
+  const workerInput = { setup, out, prefix, relations: options.resolveRelations, schema: options.schema };
   const pool =
     (options.full || stamp === undefined) && count !== undefined && threadsFor(count) > 1
-      ? new CompileWorkers({ setup, out, prefix, relations: options.resolveRelations, schema: options.schema }, threadsFor(count) - 1)
+      ? new CompileWorkers(workerInput, threadsFor(count) - 1)
       : undefined;
   try {
-    return await compileIndex(options, { started, snapshot, out, manifest, index: readIndex(), setup, stateFile, stamp, prefix, threadsFor, pool });
+    return await compileIndex(options, { started, snapshot, out, manifest, index: readIndex(), setup, stateFile, stamp, prefix, threadsFor, workerInput, pool });
   } finally {
     // Workers the compile did not use (or that a failure left).
     await pool?.terminate();
@@ -384,6 +385,9 @@ interface Opened {
   stamp: string | undefined;
   prefix: string;
   threadsFor: (stories: number) => number;
+  /** What the compile's worker threads are started with. */
+  workerInput: ConstructorParameters<typeof CompileWorkers>[0];
+  /** Workers started before the index was read, if any. */
   pool: CompileWorkers | undefined;
 }
 
@@ -667,7 +671,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       };
       const threads = opened.threadsFor(index.length);
       if (threads > 1 && buckets > 1) {
-        const pool = opened.pool ?? new CompileWorkers({ setup, out, prefix, relations: options.resolveRelations, schema: options.schema }, 0);
+        const pool = opened.pool ?? new CompileWorkers(opened.workerInput, 0);
         const parallel = await compileInThreads(
           pool,
           index,

@@ -6,8 +6,8 @@
  * not hold the others up), and write their files. The calling thread takes
  * in each result as it arrives and merges the type observations at the end:
  * the files are the ones a compile in one thread writes, whichever thread
- * compiled what. It
- * takes chunks rather than waiting: one isolate fewer, in memory.
+ * compiled what. It takes chunks rather than waiting: one isolate fewer, in
+ * memory.
  *
  * Workers can be started before the stories index is read (`CompileWorkers`):
  * they load their modules while the calling thread reads it, and are given
@@ -73,15 +73,6 @@ export class CompileWorkers {
   constructor(base: Omit<WorkerInput, 'thread'>, count: number) {
     this.#base = base;
     this.grow(count);
-  }
-
-  /** The input the workers were started with. */
-  get base(): Omit<WorkerInput, 'thread'> {
-    return this.#base;
-  }
-
-  get size(): number {
-    return this.#started.length;
   }
 
   /** Starts workers until there are `count`. */
