@@ -28,7 +28,12 @@ export function cli(args: string[], options: CliOptions = {}): ChildProcess {
 
 /** A TypeScript script in its own node process. */
 export function script(file: string, args: string[], options: CliOptions = {}): ChildProcess {
-  const command = [...(options.wrap ?? []), process.execPath, '--import', 'tsx', ...(options.node ?? []), file, ...args];
+  return node(['--import', 'tsx', ...(options.node ?? []), file, ...args], options);
+}
+
+/** A node process with these arguments (after `options.wrap`), its output piped. */
+function node(args: string[], options: CliOptions): ChildProcess {
+  const command = [...(options.wrap ?? []), process.execPath, ...args];
   return spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,12 +59,7 @@ export async function runBuiltCli(args: string[], options: Omit<CliOptions, 'wra
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
     built = true;
   }
-  const child = spawn(process.execPath, [...(options.node ?? []), path.join(ROOT, 'bin', 'content-sync.js'), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
-  });
-  return finished(child);
+  return finished(node([...(options.node ?? []), path.join(ROOT, 'bin', 'content-sync.js'), ...args], options));
 }
 
 /** Waits for a child process to end; its output, whole. */
