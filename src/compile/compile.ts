@@ -284,6 +284,49 @@ async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; rea
   return { manifest, readIndex };
 }
 
+/**
+ * `paths` and the two modules of each story of `ids`, in the order sort() gives strings. The
+ * modules' paths (nearly all of a full compile's) are put in that order from the ids sorted as
+ * numbers, which is the order of their paths when the ids have as many digits (else sorted).
+ */
+export function sortedWithModules(paths: string[], ids: Iterable<number>): string[] {
+  const sorted = Float64Array.from(ids).sort();
+  const raw = Array.from(sorted, rawModulePath);
+  const modules = Array.from(sorted, storyModulePath);
+  if (sorted.length > 1 && String(sorted[0]).length !== String(sorted[sorted.length - 1]).length) {
+    raw.sort();
+    modules.sort();
+  }
+  return mergeSorted(mergeSorted(paths.sort(), raw), modules);
+}
+
+/** Two sorted lists as one. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i]! <= b[j]! ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** Inserts `value` where it keeps `list` sorted (as sort() orders strings). */
+function insertSorted(list: string[], value: string): void {
+  let lo = 0;
+  let hi = list.length;
+  if (hi === 0 || list[hi - 1]! < value) {
+    list.push(value);
+    return;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, value);
+}
+
 /** The position in `index` (sorted by id) of the story with this id, or undefined. */
 function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
   let lo = 0;
@@ -564,8 +607,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   const inferOptions = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
-    // Read once, when the types are built.
-    storyUuids: { [Symbol.iterator]: () => byUuid.keys() },
+    storyUuids: byUuid,
     schema: options.schema,
   };
   let inferrer: TypeInferrer;
@@ -627,8 +669,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   /** A full compile's stored references (see encodeState), by story id, positions in the index. */
   const encoded = new Map<number, StoredRefs>();
   /**
-   * A full compile's backlinks, gathered as chunks finish (while this thread would otherwise wait
-   * for the last worker), by chunk of the target.
+   * A full compile's backlinks, gathered as chunks finish (while the other threads still compile),
+   * by chunk of the target: each list kept sorted as it grows (no sort at the end, on one core).
    */
   const gathered: Array<Map<string, string[]>> | undefined = state ? undefined : Array.from({ length: buckets }, () => new Map());
   const gather = (r: ChunkResult): void => {
@@ -636,7 +678,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       for (const u of s.references) {
         const lists = gathered![bucketOfUuid(u, buckets)]!;
         const list = lists.get(u);
-        if (list) list.push(s.uuid);
+        if (list) insertSorted(list, s.uuid);
         else lists.set(u, [s.uuid]);
       }
     }
@@ -660,7 +702,6 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         for (const [id, s] of r.stories) {
           newStories.set(id, s);
           withModules.add(id);
-          written.push(rawModulePath(id), storyModulePath(id));
           encoded.set(id, storedRefs(s, indexPosition));
         }
         modules += r.stories.length * languages.length;
@@ -790,7 +831,6 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     return backlinks;
   };
   // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.
-  for (const lists of gathered ?? []) for (const list of lists.values()) list.sort();
   const backlinks = gathered ?? patchedBacklinks(state!);
   backlinks.forEach((lists, b) => {
     if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
@@ -843,7 +883,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     stories: index.length,
     modules,
     compiled,
-    written: written.sort(),
+    // A full compile wrote the two modules of every story that has them (listed here, in order).
+    written: state ? written.sort() : sortedWithModules(written, withModules),
     deleted: deleted.sort(),
     warnings: warning ? [warning] : [],
     durationMs: performance.now() - started,

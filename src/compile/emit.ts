@@ -340,11 +340,14 @@ export declare const tags: Array<{ name: TagName; taggings_count: number }>;
 `;
 }
 
-/** chunks/backlinks-N.js: the backlinks of the target uuids of one chunk, keys sorted. */
+/**
+ * chunks/backlinks-N.js: the backlinks of the target uuids of one chunk, keys sorted. Written
+ * key by key (an object would hold the keys as property names, ordered as such).
+ */
 export function backlinksChunk(backlinks: ReadonlyMap<string, readonly string[]>): string {
-  const data: Record<string, readonly string[]> = {};
-  for (const key of [...backlinks.keys()].sort()) data[key] = backlinks.get(key)!;
-  return `${GENERATED_HEADER}export default ${JSON.stringify(data)};\n`;
+  const entries: string[] = [];
+  for (const key of [...backlinks.keys()].sort()) entries.push(`${JSON.stringify(key)}:${JSON.stringify(backlinks.get(key))}`);
+  return `${GENERATED_HEADER}export default {${entries.join(',')}};\n`;
 }
 
 export function backlinksModule(buckets: number): string {

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sortedWithModules } from '../../src/compile/compile.js';
 import { chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
@@ -56,6 +57,10 @@ describe('content-sync compile', () => {
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({ ok: true, mode: 'full', stories, modules: stories * 2, deleted: [], warnings: [] });
     expect(summary.written).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts']));
+    // Every file, each once, sorted.
+    const written = summary.written as string[];
+    expect(written).toEqual([...new Set(written)].sort());
+    expect(written.filter((f) => /^(raw|stories)\/\d+\.js$/.test(f))).toHaveLength(2 * stories);
     expect(Number.isInteger(summary.durationMs)).toBe(true);
 
     const incremental = JSON.parse((await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json'])).stdout) as Record<string, unknown>;
@@ -90,5 +95,15 @@ describe('content-sync compile', () => {
     const noOut = await runCli(['compile', '--snapshot', snapshot]);
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain('compile needs --out DIR');
+  });
+});
+
+describe('the files a full compile lists', () => {
+  it('are in the order sort() gives their paths, whatever the number of digits of the story ids', () => {
+    const others = ['types.ts', 'chunks/entries-0.js', 'stories.d.ts', 'runtime.js', 'backlinks.js'];
+    for (const ids of [[12, 10, 11], [9, 100, 10, 1, 99, 1000], [610000104, 610000105]]) {
+      const all = [...others, ...ids.flatMap((id) => [`raw/${id}.js`, `stories/${id}.js`])];
+      expect(sortedWithModules([...others], ids)).toEqual(all.sort());
+    }
   });
 });

@@ -19,8 +19,11 @@ export type { ComponentModel, FieldModel, NamedShape, TypeExpr, TypeModel } from
 export interface InferOptions {
   /** component.field pairs resolved as relations (API syntax) — typed as the related story (resolved) | its uuid. */
   relations?: readonly string[];
-  /** Also detect relation fields: uuid strings or uuid arrays whose values name stories of the snapshot. */
-  storyUuids?: Iterable<string>;
+  /**
+   * Also detect relation fields: uuid strings or uuid arrays whose values name stories of the
+   * snapshot, whose uuids this holds (a set, or a map keyed by uuid).
+   */
+  storyUuids?: { has(uuid: string): boolean };
   /** Datasources: a field whose observed values all are entry names of one datasource gets that datasource's name union. */
   datasources?: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   /** A component schema export (like components.237487.json) merged in: fields never filled still exist (optional). */
@@ -88,11 +91,18 @@ export class TypeInferrer {
     return this.data;
   }
 
-  /** Adds the observations of another inferrer's state() (same options), e.g. one of a worker thread. */
+  /**
+   * Adds the observations of another inferrer (its state() or observations(), as parsed JSON;
+   * same options), e.g. one of a worker thread.
+   */
   merge(state: unknown): void {
-    // fromState refuses a state recorded with other options.
-    const other = TypeInferrer.fromState(state, this.options);
-    mergeState(this.data, other.data, this.maxLiterals);
+    const other = state as InferState | undefined;
+    if (!other || typeof other !== 'object' || other.v !== 1 || typeof other.opts !== 'string') {
+      throw new Error('TypeInferrer.merge: not a type inference state');
+    }
+    if (other.opts !== this.data.opts) throw new Error('TypeInferrer.merge: the state was recorded with different maxLiterals or datasources');
+    // What it holds is copied where this one has nothing yet (mergeState): no copy of the whole first.
+    mergeState(this.data, other, this.maxLiterals);
   }
 
   /** The same counts (shared, not copied) under other options, e.g. a new set of story uuids. */

@@ -52,7 +52,8 @@ export interface TypeModel {
 
 export interface ModelOptions {
   relations: ReadonlySet<string>;
-  storyUuids?: Iterable<string>;
+  /** The uuids of the snapshot's stories (a set, or a map keyed by uuid). */
+  storyUuids?: { has(uuid: string): boolean };
   datasources: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   schema?: Schema;
   maxLiterals: number;
@@ -127,15 +128,8 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
   const plugins = new Map<string, string>();
   for (const name of [...pluginNames].sort(compare)) plugins.set(name, names.claim(`Plugin${pascalCase(name)}`, ['']));
 
-  /** Whether a uuid names a story: of the snapshot, or observed. Built when first needed (a set of every story). */
-  let knownSet: Set<string> | undefined;
-  const known = (uuid: string): boolean => {
-    if (!knownSet) {
-      knownSet = new Set<string>(opts.storyUuids ?? []);
-      for (const u of Object.keys(state.stories)) knownSet.add(u);
-    }
-    return knownSet.has(uuid);
-  };
+  /** Whether a uuid names a story: of the snapshot, or observed. */
+  const known = (uuid: string): boolean => opts.storyUuids?.has(uuid) === true || uuid in state.stories;
   const dsNames = new Map(opts.datasources.map((d) => [d.slug, [...new Set(d.names)].sort(compare)] as const));
 
   const compRef = (name: string): TypeExpr => {

@@ -423,7 +423,8 @@ function mergeCounts(into: Record<string, unknown>, from: Record<string, unknown
     if (typeof b === 'number') {
       into[key] = ((a as number | undefined) ?? 0) + b;
     } else if (b !== null && typeof b === 'object') {
-      if (a === undefined) into[key] = b;
+      // Taken over as a copy: `from` may be parsed JSON, whose objects have a prototype.
+      if (a === undefined) into[key] = canonical(b, true);
       else if (key === 'vals' && typeof into.over === 'number') mergeVals(into as unknown as StrStat, b as Dict<number>, cap);
       else mergeCounts(a as Record<string, unknown>, b as Record<string, unknown>, cap);
     }
@@ -432,7 +433,10 @@ function mergeCounts(into: Record<string, unknown>, from: Record<string, unknown
 
 function mergeVals(into: StrStat, vals: Dict<number>, cap: number): void {
   let size = sizeOf(into.vals);
-  for (const value in vals) {
+  const values = Object.keys(vals);
+  // Which values are held past the cap: the first in sorted order, whatever order `vals` has.
+  if (size + values.length > cap) values.sort();
+  for (const value of values) {
     const count = vals[value]!;
     if (value in into.vals) into.vals[value]! += count;
     else if (size < cap) {
