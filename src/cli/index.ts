@@ -1,12 +1,8 @@
 /**
- * The `content-sync` command.
+ * The `content-sync` command. Each command's modules are loaded when it runs:
+ * a compile does not load the server, nor a sync the compiler.
  */
-import { writeDemoSpace } from '../demo/index.js';
-import { FaultSpecError, parseFaultSpec, startServer, type FaultPlan } from '../server/index.js';
-import { readSpaceDirectory } from '../snapshot/index.js';
-import { syncCommand } from './sync.js';
-import { compileCommand } from './compile.js';
-import { watchCommand } from './watch.js';
+import type { FaultPlan } from '../server/index.js';
 import { UsageError, integer, parse } from './args.js';
 
 export { UsageError };
@@ -45,6 +41,7 @@ async function demo(argv: string[]): Promise<number> {
   }
   if (!values.out) throw new UsageError('demo needs --out DIR');
   const stories = integer(values.stories as string | undefined, 'stories', 200, 10, 100_000);
+  const { writeDemoSpace } = await import('../demo/index.js');
   const started = performance.now();
   const manifest = await writeDemoSpace(values.out as string, { stories, seed: (values.seed as string | undefined) ?? 1 });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -73,6 +70,8 @@ async function serve(argv: string[]): Promise<number> {
   if (!values.data) throw new UsageError('serve needs --data DIR (a space directory: see `content-sync demo`)');
   const port = integer(values.port as string | undefined, 'port', 3210, 0, 65535);
   const latencyMs = integer(values.latency as string | undefined, 'latency', 0, 0, 60_000);
+  const { FaultSpecError, parseFaultSpec, startServer } = await import('../server/index.js');
+  const { readSpaceDirectory } = await import('../snapshot/read.js');
   let faults: FaultPlan | undefined;
   try {
     faults = values.faults ? parseFaultSpec(values.faults as string) : undefined;
@@ -129,11 +128,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         return await serve(rest);
       case 'sync':
-        return await syncCommand(rest);
+        return await (await import('./sync.js')).syncCommand(rest);
       case 'compile':
-        return await compileCommand(rest);
+        return await (await import('./compile.js')).compileCommand(rest);
       case 'watch':
-        return await watchCommand(rest);
+        return await (await import('./watch.js')).watchCommand(rest);
       case undefined:
       case '--help':
       case '-h':

@@ -23,18 +23,11 @@
 import { promises as fs, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Story, Tag } from '../api/index.js';
-import {
-  DEFAULT_LANG,
-  FILES,
-  sha256,
-  fileStamp,
-  readJsonFile,
-  readManifest,
-  type DatasourceRecord,
-  type Manifest,
-} from '../snapshot/index.js';
-import { DatasourceRecord as DatasourceRecordSchema } from '../snapshot/index.js';
-import { INDEX_FILES, indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/index.js';
+// From the modules themselves, not the packages' indexes: a compile loads no more than it uses.
+import { DEFAULT_LANG, FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
+import { sha256 } from '../snapshot/json.js';
+import { fileStamp, readJsonFile, readManifest } from '../snapshot/read.js';
+import { indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {

@@ -8,8 +8,11 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Story } from '../api/index.js';
-import { DEFAULT_LANG, FILES, INDEX_FILES, StoryRecord, materialize, sha256, untranslated, type LanguageOverlay, type StoryVersion } from '../snapshot/index.js';
-import type { IndexRow, StoryIndexEntry } from '../sync/index.js';
+import { DEFAULT_LANG, FILES, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
+import { sha256 } from '../snapshot/json.js';
+import { materialize, untranslated } from '../snapshot/languages.js';
+import type { StoryIndexEntry } from '../sync/records.js';
+import type { IndexRow } from '../sync/state.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';

@@ -7,7 +7,7 @@
  * (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexRow } from '../sync/index.js';
+import type { IndexRow } from '../sync/state.js';
 import { chunkMembers } from './emit.js';
 import { claimedChunks } from './parallel.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';

@@ -8,17 +8,14 @@ import {
   DEFAULT_LANG,
   FILES,
   FORMAT_VERSION,
-  canonicalJson,
-  materialize,
-  overlayOf,
-  sha256,
-  untranslated,
   type DatasourceRecord,
   type LanguageOverlay,
   type Manifest,
   type StoryRecord,
   type StoryVersion,
-} from '../snapshot/index.js';
+} from '../snapshot/format.js';
+import { canonicalJson, sha256 } from '../snapshot/json.js';
+import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
 
 export type View = 'published' | 'draft';
 
@@ -72,7 +69,7 @@ export interface DatasourceIndexEntry {
   digest: string;
 }
 
-export { INDEX_FILES } from '../snapshot/index.js';
+export { INDEX_FILES } from '../snapshot/format.js';
 
 export const storyFile = (id: number) => `${FILES.stories}/${id}.json`;
 export const datasourceFile = (id: number) => `${FILES.datasources}/${id}.json`;

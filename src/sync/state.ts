@@ -11,7 +11,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { FILES, Manifest, canonicalJson, fileStamp, readJsonFile, recoverSnapshot, stampOfStats, type SnapshotTransaction } from '../snapshot/index.js';
+import { FILES, Manifest } from '../snapshot/format.js';
+import { canonicalJson } from '../snapshot/json.js';
+import { fileStamp, readJsonFile, stampOfStats } from '../snapshot/read.js';
+import { recoverSnapshot, type SnapshotTransaction } from '../snapshot/transaction.js';
 import { INDEX_FILES, type DatasourceIndexEntry, type StoryIndexEntry } from './records.js';
 
 export interface SnapshotState {
