@@ -7,9 +7,8 @@
  * (merged by the calling thread).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexRow } from '../sync/state.js';
 import { chunkMembers } from './emit.js';
-import { claimedChunks } from './parallel.js';
+import { claimedChunks, indexRows, type IndexColumns } from './parallel.js';
 import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
 import { TypeInferrer } from './types/index.js';
 
@@ -26,7 +25,7 @@ export interface WorkerInput {
 /** The work, posted once the calling thread has read the index. */
 export interface WorkerWork {
   /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
-  index: IndexRow[];
+  index: IndexColumns;
   /** How many chunks the index is split into. */
   buckets: number;
   /** The next chunk to compile, shared by every thread (see claimedChunks). */
@@ -36,12 +35,13 @@ export interface WorkerWork {
 export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
 
 function run(input: WorkerInput, work: WorkerWork): void {
+  const index = indexRows(work.index);
   // Observations only: the types are built from them in the calling thread.
   const inferrer = new TypeInferrer({ ...(input.relations ? { relations: input.relations } : {}), schema: input.schema });
-  const byUuid = new Map(work.index.map((e) => [e.uuid, e.id]));
-  const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, work.index));
+  const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
+  const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, index));
   const writer = new FileWriter(input.out);
-  const members = chunkMembers(work.index, work.buckets);
+  const members = chunkMembers(index, work.buckets);
   for (const b of claimedChunks(input.thread, work.counter, work.buckets)) {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);

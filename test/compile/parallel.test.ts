@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
 import { bucketOfId, chunkCount, rawModulePath } from '../../src/compile/emit.js';
+import { indexColumns, indexRows } from '../../src/compile/parallel.js';
+import type { IndexRow } from '../../src/sync/state.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
@@ -86,4 +88,20 @@ describe('a full compile in several threads', () => {
     const r = await compile({ snapshot, out: again, ...OPTIONS, threads: 2 });
     expect(r.mode).toBe('full');
   }, 60_000);
+});
+
+describe('the stories index as worker threads are given it', () => {
+  it('comes back as the rows it was made from, whatever their strings and the fields they lack', () => {
+    const rows: IndexRow[] = [
+      { id: 1, uuid: 'aaaaaaaa-0000-4000-8000-000000000001', digest: '0123456789abcdef', component: 'article', published: true, at: 2, size: 300 },
+      { id: 22, uuid: 'with\nnewline, ümlaut and 😀', digest: '', component: 'page', published: false },
+      { id: 333, uuid: '', digest: 'd', at: 0, size: 5 },
+      { id: 4444, uuid: 'x', digest: 'fedcba9876543210', component: 'article', published: true },
+    ];
+    const back = indexRows(structuredClone(indexColumns(rows)));
+    expect(back).toEqual(rows);
+    // No key the row did not have (an absent field stays absent, not undefined).
+    expect(back.map((r) => Object.keys(r).sort())).toEqual(rows.map((r) => Object.keys(r).sort()));
+    expect(indexRows(indexColumns([]))).toEqual([]);
+  });
 });
