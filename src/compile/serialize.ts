@@ -317,8 +317,10 @@ export function overlayModuleSource(
   story: unknown,
   overlays: ReadonlyArray<readonly [string, { top: Record<string, unknown>; lang: string; content: Record<string, unknown> | undefined; replace: boolean }]>,
   fromDir = '../',
+  /** The story as JSON, if at hand: written as it is (a record's text, indented, costs nothing to write). */
+  storyText?: string,
 ): string | undefined {
-  const base = JSON.stringify(story);
+  const base = storyText ?? JSON.stringify(story);
   if (base.includes('"__proto__"')) return undefined;
   // Concatenated, not joined: the story's text is copied once, when the module is written.
   let text = `${overlays.length ? `${runtimeImport(fromDir)}\n` : ''}const $0 = ${base};\nexport default $0;\n`;
@@ -352,8 +354,17 @@ export function evaluateModule(source: string, load: (from: string) => Record<st
   const params: string[] = [];
   const args: unknown[] = [];
   const body: string[] = ['const $exports = Object.create(null);'];
-  for (const line of source.split('\n')) {
+  const lines = source.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
     if (line === '') continue;
+    if (/^const \$\d+ = /.test(line) && !line.endsWith(';')) {
+      // A constant over several lines (a raw module's story, as its record has it): to the line that
+      // ends it (no line of JSON ends with a semicolon).
+      const first = i;
+      while (i < lines.length - 1 && !lines[i]!.endsWith(';')) i++;
+      line = lines.slice(first, i + 1).join('\n');
+    }
     let m = /^import \{ (.*) \} from ("[^"]*");$/.exec(line);
     if (m && m[1] === 'p' && (JSON.parse(m[2]!) as string).endsWith(`/${RUNTIME_FILE}`)) {
       params.push('p');
@@ -372,7 +383,7 @@ export function evaluateModule(source: string, load: (from: string) => Record<st
     }
     if ((m = /^export default (.*);$/.exec(line))) body.push(`$exports.default = ${m[1]};`);
     else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/.exec(line))) body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
-    else if (/^const \$\d+ = .*;$/.test(line)) body.push(line);
+    else if (/^const \$\d+ = .*;$/s.test(line)) body.push(line);
     else throw new Error('not a module this compiler wrote');
   }
   body.push('return $exports;');

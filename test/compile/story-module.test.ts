@@ -13,8 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { createResolver } from '../../src/compile/resolve/index.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
-import { rawModuleSource } from '../../src/compile/story.js';
-import { materialize, type StoryVersion } from '../../src/snapshot/index.js';
+import { rawModuleSource, versionStoryText } from '../../src/compile/story.js';
+import { canonicalJson, materialize, type StoryVersion } from '../../src/snapshot/index.js';
+import { buildRecord } from '../../src/sync/records.js';
 import { story, uuid } from './resolve/fixtures.js';
 
 const dirs: string[] = [];
@@ -65,6 +66,40 @@ describe('raw modules', () => {
         expect(JSON.stringify(mod[name])).toBe(JSON.stringify(expected));
       }
     }
+  });
+
+  it('from a record as sync writes it: the default language is the record\'s text, the module the same', async () => {
+    const draft: StoryVersion = { ...version, story: { ...version.story, name: 'Draft', content: { ...version.story.content, title: 'Draft' } } };
+    const record = canonicalJson(buildRecord(version, draft));
+    // As a compile has the versions: parsed from that text (keys in its order).
+    const parsed = JSON.parse(record) as Record<'published' | 'draft', StoryVersion>;
+    for (const key of ['published', 'draft'] as const) {
+      const v = parsed[key];
+      const text = versionStoryText(record, key)!;
+      expect(JSON.parse(text)).toEqual(v.story);
+      // As the record has it, lines and indents included.
+      expect(record).toContain(`"story": ${text}`);
+      const m = languages.map((l) => [l === 'default' ? 'default' : l, materialize(v, l)] as const);
+      const source = rawModuleSource(v, languages, m, text);
+      expect(source).toContain(`const $0 = ${text};\n`);
+      const files = { 'raw/1.js': source };
+      for (const mod of [await importFrom(files, 'raw/1.js'), readBack(files, 'raw/1.js')]) {
+        for (const [name, expected] of m) expect(JSON.stringify(mod[name])).toBe(JSON.stringify(expected));
+      }
+    }
+  });
+
+  it('a record laid out otherwise gives no text (its story is serialized)', () => {
+    const record = buildRecord(version, undefined);
+    expect(versionStoryText(canonicalJson(record), 'published')).toBeDefined();
+    // Not indented by two spaces; compact; no such version; a key after the story; a story that is not an object.
+    expect(versionStoryText(JSON.stringify(record, null, 4), 'published')).toBeUndefined();
+    expect(versionStoryText(JSON.stringify(record), 'published')).toBeUndefined();
+    expect(versionStoryText(canonicalJson(record), 'draft')).toBeUndefined();
+    expect(versionStoryText(canonicalJson({ ...record, published: { ...version, zz: 1 } }), 'published')).toBeUndefined();
+    expect(versionStoryText(canonicalJson({ ...record, published: { story: 'x' } }), 'published')).toBeUndefined();
+    // A draft without a story: the published version's is not taken for it.
+    expect(versionStoryText(canonicalJson({ ...record, draft: { languages: {} } }), 'draft')).toBeUndefined();
   });
 
   it('a "__proto__" key anywhere is written so that it stays an own property', async () => {
