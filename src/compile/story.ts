@@ -55,11 +55,38 @@ export interface CompiledStory {
   missing: MissingIn[];
 }
 
-/** Keeps at most `limit` entries, dropping the least recently set or touched. */
-function touch<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value!);
+/**
+ * Keeps the values most recently set or read, at most `limit`, in two
+ * generations of half as many each: when the newer is full it becomes the
+ * older, and what the older held and nobody read meanwhile is dropped. A value
+ * read from the older is set again in the newer. The bound of a least recently
+ * used cache without reordering it on every read. Values are never undefined
+ * (undefined is a miss).
+ */
+export class RecentCache<K, V extends NonNullable<unknown> | null> {
+  #newer = new Map<K, V>();
+  #older = new Map<K, V>();
+  readonly #half: number;
+
+  constructor(limit: number) {
+    this.#half = Math.max(1, Math.floor(limit / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#newer.get(key);
+    if (value !== undefined) return value;
+    const older = this.#older.get(key);
+    if (older !== undefined) this.set(key, older);
+    return older;
+  }
+
+  set(key: K, value: V): void {
+    this.#newer.set(key, value);
+    if (this.#newer.size >= this.#half) {
+      this.#older = this.#newer;
+      this.#newer = new Map();
+    }
+  }
 }
 
 /**
@@ -75,10 +102,9 @@ export class RecordCache {
   /** The stories index, whose entries `linkView` reads one at a time. */
   readonly #indexFile: string;
   readonly #rows: ReadonlyMap<number, IndexRow>;
-  readonly #cache = new Map<number, StoryRecord | null>();
-  readonly #limit: number;
+  readonly #cache: RecentCache<number, StoryRecord | null>;
   /** Index entries read for links (every language of a story reads the same). */
-  readonly #entries = new Map<number, Partial<StoryIndexEntry> | null>();
+  readonly #entries = new RecentCache<number, Partial<StoryIndexEntry> | null>(ENTRY_LIMIT);
   #buffer = Buffer.allocUnsafe(4096);
   /** The stories index, open while links are read (see release()). */
   #indexFd: number | undefined;
@@ -88,7 +114,7 @@ export class RecordCache {
     this.#dir = dir;
     this.#indexFile = path.join(dir, INDEX_FILES.stories);
     this.#rows = rows;
-    this.#limit = limit;
+    this.#cache = new RecentCache(limit);
   }
 
   /** The uuid of the story with this id, if the snapshot has one. */
@@ -125,7 +151,7 @@ export class RecordCache {
       } catch {
         entry = null;
       }
-      touch(this.#entries, id, entry, ENTRY_LIMIT);
+      this.#entries.set(id, entry);
     }
     if (!entry || typeof entry.name !== 'string' || typeof entry.slug !== 'string' || entry.path === undefined) return undefined;
     const fullSlug = entry.slugs?.[lang];
@@ -152,12 +178,9 @@ export class RecordCache {
   /** The record of the story with this id (kept for later reads). */
   get(id: number): StoryRecord | undefined {
     const hit = this.#cache.get(id);
-    if (hit !== undefined) {
-      touch(this.#cache, id, hit, this.#limit);
-      return hit ?? undefined;
-    }
+    if (hit !== undefined) return hit ?? undefined;
     const record = this.#read(id)?.record ?? null;
-    touch(this.#cache, id, record, this.#limit);
+    this.#cache.set(id, record);
     return record ?? undefined;
   }
 
@@ -258,27 +281,24 @@ export class StoryCompiler {
   }
 
   #lookupFor(lang: string): TargetLookup {
-    const cache = new Map<string, Story | undefined>();
-    const full = new Map<string, Story>();
+    /** Targets by uuid; null: none the view shows. */
+    const cache = new RecentCache<string, Story | null>(LOOKUP_LIMIT);
+    const full = new RecentCache<string, Story>(LINK_RECORD_LIMIT);
     const read = (id: number): Story | undefined => {
       const version = this.visible(this.records.get(id));
       return version ? materialize(version, lang) : undefined;
     };
     return {
       load: (uuid: string) => {
-        if (cache.has(uuid)) {
-          // Used again: the newest.
-          const hit = cache.get(uuid);
-          touch(cache, uuid, hit, LOOKUP_LIMIT);
-          return hit;
-        }
+        const hit = cache.get(uuid);
+        if (hit !== undefined) return hit ?? undefined;
         const id = this.#byUuid.get(uuid);
         let story: Story | undefined;
         if (id !== undefined) {
           const standIn = this.#standIn(id);
           story = standIn === undefined ? read(id) : (standIn ?? undefined);
         }
-        touch(cache, uuid, story, LOOKUP_LIMIT);
+        cache.set(uuid, story ?? null);
         return story;
       },
       linkRecord: (story: Story) => {
@@ -289,8 +309,8 @@ export class StoryCompiler {
           // this view shows); routing links show more. A record that cannot be read: what the stand-in knows.
           if (this.#setup.resolve.links !== 'link') record = this.records.linkView(story.id, lang);
           record ??= read(story.id) ?? story;
+          full.set(story.uuid, record);
         }
-        touch(full, story.uuid, record, LINK_RECORD_LIMIT);
         return record;
       },
     };

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
 import { rawModulePath } from '../../src/compile/emit.js';
-import { recordsOf } from '../../src/compile/story.js';
+import { RecentCache, recordsOf } from '../../src/compile/story.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { FILES } from '../../src/snapshot/index.js';
@@ -194,6 +194,32 @@ describe('relation targets from the index', () => {
     const imports = embedding.filter((e) => readFileSync(path.join(out, `stories/${e.id}.js`), 'utf8').includes(`../${rawModulePath(target.id)}`));
     expect(imports.length).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('the caches of a compile', () => {
+  it('keep the values most recently set or read, and no more than their limit', () => {
+    const cache = new RecentCache<number, string | null>(8);
+    for (let k = 0; k < 3; k++) cache.set(k, `v${k}`);
+    // null is a value (a story known to be absent), undefined a miss.
+    cache.set(3, null);
+    expect(cache.get(3)).toBeNull();
+    expect(cache.get(99)).toBeUndefined();
+    // 0, read again, is kept through the sets that follow; 1, not read, is dropped.
+    expect(cache.get(0)).toBe('v0');
+    cache.set(4, 'v4');
+    cache.set(5, 'v5');
+    expect(cache.get(0)).toBe('v0');
+    expect(cache.get(1)).toBeUndefined();
+    // Whatever the reads and sets, the last four are there, and never more than eight in all.
+    for (let k = 10; k < 100; k++) {
+      cache.set(k, `v${k}`);
+      if (k % 3 === 0) cache.get(k - 5);
+      for (let j = Math.max(10, k - 3); j <= k; j++) expect(cache.get(j)).toBe(`v${j}`);
+    }
+    let held = 0;
+    for (let k = 0; k < 100; k++) if (cache.get(k) !== undefined) held++;
+    expect(held).toBeLessThanOrEqual(8);
+  });
 });
 
 describe('the record cache', () => {
