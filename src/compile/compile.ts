@@ -164,19 +164,25 @@ function storedRefs(s: StoryState, position: (uuid: string) => number | undefine
   ];
 }
 
+/** A story's stored references as JSON: its `refs` and its `imports`. */
+type EncodedRefs = [refs: string, imports: string];
+
+const encodeRefs = ([refs, imports]: StoredRefs): EncodedRefs => [JSON.stringify(refs), JSON.stringify(imports)];
+
 /**
- * `encoded`: the stored references of stories, worked out beforehand with positions in the
- * uuids this state will list (a full compile's, while its chunks were compiled).
+ * The state file's text. `encoded`: the stored references of stories as JSON, worked out
+ * beforehand with positions in the uuids this state will list (a full compile's, while its chunks
+ * were compiled, rather than all of them here, on one core); the others are encoded here.
  */
-function encodeState(state: State, types: unknown, encoded?: ReadonlyMap<number, StoredRefs>): StoredState {
-  const ids = [...state.stories.keys()].sort((a, b) => a - b);
+function stateText(state: State, types: unknown, encoded?: ReadonlyMap<number, EncodedRefs>): string {
+  const ids = Array.from(Float64Array.from(state.stories.keys()).sort());
   const uuids = ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;
   const positionOf = (u: string): number | undefined => (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
   const components: string[] = [];
   const componentAt = new Map<string, number>();
   const files = { ...state.files };
-  const stored: StoredState = {
+  const stored: Omit<StoredState, 'refs' | 'imports'> = {
     v: state.v,
     fingerprint: state.fingerprint,
     buckets: state.buckets,
@@ -186,12 +192,12 @@ function encodeState(state: State, types: unknown, encoded?: ReadonlyMap<number,
     digests: [],
     uuids,
     component: [],
-    refs: [],
-    imports: [],
     modules: [],
     files,
     types,
   };
+  const refs: string[] = [];
+  const imports: string[] = [];
   for (const id of ids) {
     const s = state.stories.get(id)!;
     let c = componentAt.get(s.component);
@@ -202,12 +208,13 @@ function encodeState(state: State, types: unknown, encoded?: ReadonlyMap<number,
     }
     stored.digests.push(s.digest);
     stored.component.push(c);
-    const [refs, imports] = encoded?.get(id) ?? storedRefs(s, positionOf);
-    stored.refs.push(refs);
-    stored.imports.push(imports);
+    const [r, i] = encoded?.get(id) ?? encodeRefs(storedRefs(s, positionOf));
+    refs.push(r);
+    imports.push(i);
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
   }
-  return stored;
+  // The references from their texts, then the rest (whose first character opens the object).
+  return `{"refs":[${refs.join(',')}],"imports":[${imports.join(',')}],${JSON.stringify(stored).slice(1)}`;
 }
 
 /** The state of a state file, or undefined when it is not one this version reads. */
@@ -659,8 +666,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   // Chunk by chunk.
   const members = chunkMembers(index, buckets);
-  /** A full compile's stored references (see encodeState), by story id, positions in the index. */
-  const encoded = new Map<number, StoredRefs>();
+  /** A full compile's stored references (see stateText), by story id, positions in the index. */
+  const encoded = new Map<number, EncodedRefs>();
   /**
    * A full compile's backlinks, gathered as chunks finish (while the other threads still compile),
    * by chunk of the target: each list kept sorted as it grows (no sort at the end, on one core).
@@ -695,7 +702,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         for (const [id, s] of r.stories) {
           newStories.set(id, s);
           withModules.add(id);
-          encoded.set(id, storedRefs(s, indexPosition));
+          encoded.set(id, encodeRefs(storedRefs(s, indexPosition)));
         }
         modules += r.stories.length * languages.length;
         compiled += members[b]!.length;
@@ -864,7 +871,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     await new Promise((r) => setImmediate(r));
     // The observations as they are held: sorted when read back (fromState), so not sorted here.
     // The positions worked out in the index are those in the state when it lists every story of the index.
-    const text = JSON.stringify(encodeState(newState, inferrer.observations(), newStories.size === index.length ? encoded : undefined));
+    const text = stateText(newState, inferrer.observations(), newStories.size === index.length ? encoded : undefined);
     await fs.writeFile(stateFile, text);
     const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });

@@ -500,12 +500,14 @@ export class FileWriter {
    * the thread pool costs more in bookkeeping than it saves.
    */
   put(rel: string, text: string): void {
-    const file = path.join(this.#out, rel);
-    const dir = path.dirname(file);
+    // A path the compiler made (`raw/<id>.js`, `chunks/...`): its directory is made once, and it is
+    // joined to the output directory as it is (every file system API takes `/`).
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
     if (!this.#made.has(dir)) {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(path.join(this.#out, dir), { recursive: true });
       this.#made.add(dir);
     }
-    writeFileSync(file, text);
+    writeFileSync(`${this.#out}${path.sep}${rel}`, text);
   }
 }
