@@ -152,11 +152,12 @@ interface StoredState {
 /** A story's references as the state file holds them (see StoredState): positions, and its imports' positions among them. */
 type StoredRefs = [refs: Array<number | string>, imports: number[]];
 
-function storedRefs(s: StoryState, position: (uuid: string) => number | undefined): StoredRefs {
+/** `positions`: where each of the story's references is in the state's uuids (undefined: outside them). */
+function storedRefs(s: StoryState, positions: ReadonlyArray<number | undefined>): StoredRefs {
   // Both lists are sorted, the imports a subset: found walking the references once.
   let k = 0;
   return [
-    s.references.map((u) => position(u) ?? u),
+    s.references.map((u, i) => positions[i] ?? u),
     s.imports.map((u) => {
       while (k < s.references.length && s.references[k] !== u) k++;
       return k < s.references.length ? k : s.references.indexOf(u);
@@ -170,11 +171,11 @@ type EncodedRefs = [refs: string, imports: string];
 const encodeRefs = ([refs, imports]: StoredRefs): EncodedRefs => [JSON.stringify(refs), JSON.stringify(imports)];
 
 /**
- * The state file's text. `encoded`: the stored references of stories as JSON, worked out
- * beforehand with positions in the uuids this state will list (a full compile's, while its chunks
- * were compiled, rather than all of them here, on one core); the others are encoded here.
+ * The state file's text. `encoded`: the stored references of every story as JSON, in the order
+ * of their ids, worked out beforehand (a full compile's, while its chunks were compiled, rather
+ * than all of them here, on one core); without it they are encoded here.
  */
-function stateText(state: State, types: unknown, encoded?: ReadonlyMap<number, EncodedRefs>): string {
+function stateText(state: State, types: unknown, encoded?: { refs: readonly string[]; imports: readonly string[] }): string {
   const ids = Array.from(Float64Array.from(state.stories.keys()).sort());
   const uuids = ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;
@@ -198,7 +199,7 @@ function stateText(state: State, types: unknown, encoded?: ReadonlyMap<number, E
   };
   const refs: string[] = [];
   const imports: string[] = [];
-  for (const id of ids) {
+  for (const [at, id] of ids.entries()) {
     const s = state.stories.get(id)!;
     let c = componentAt.get(s.component);
     if (c === undefined) {
@@ -208,7 +209,7 @@ function stateText(state: State, types: unknown, encoded?: ReadonlyMap<number, E
     }
     stored.digests.push(s.digest);
     stored.component.push(c);
-    const [r, i] = encoded?.get(id) ?? encodeRefs(storedRefs(s, positionOf));
+    const [r, i] = encoded ? [encoded.refs[at]!, encoded.imports[at]!] : encodeRefs(storedRefs(s, s.references.map(positionOf)));
     refs.push(r);
     imports.push(i);
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
@@ -666,8 +667,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   // Chunk by chunk.
   const members = chunkMembers(index, buckets);
-  /** A full compile's stored references (see stateText), by story id, positions in the index. */
-  const encoded = new Map<number, EncodedRefs>();
+  /** A full compile's stored references (see stateText), by position in the index. */
+  const encoded = { refs: new Array<string>(state ? 0 : index.length), imports: new Array<string>(state ? 0 : index.length) };
   /**
    * A full compile's backlinks, gathered as chunks finish (while the other threads still compile),
    * by chunk of the target: each list kept sorted as it grows (no sort at the end, on one core).
@@ -698,12 +699,21 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         return id === undefined ? undefined : positionOfId(index, id);
       };
       const take = (b: number, r: ChunkResult): void => {
-        gather(r);
         for (const [id, s] of r.stories) {
+          // A worker's result holds copies of the index's strings: the index's own are kept instead
+          // (the copies die young, and what this thread holds to the end is less).
+          const at = positionOfId(index, id)!;
+          s.uuid = index[at]!.uuid;
+          s.digest = index[at]!.digest;
+          const positions = s.references.map(indexPosition);
+          const stored = storedRefs(s, positions);
+          s.references = s.references.map((u, k) => (positions[k] === undefined ? u : index[positions[k]!]!.uuid));
+          s.imports = stored[1].map((k, j) => s.references[k] ?? s.imports[j]!);
           newStories.set(id, s);
           withModules.add(id);
-          encoded.set(id, encodeRefs(storedRefs(s, indexPosition)));
+          [encoded.refs[at], encoded.imports[at]] = encodeRefs(stored);
         }
+        gather(r);
         modules += r.stories.length * languages.length;
         compiled += members[b]!.length;
         filesOf[b] = r.files;
@@ -870,8 +880,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const writing = (async () => {
     await new Promise((r) => setImmediate(r));
     // The observations as they are held: sorted when read back (fromState), so not sorted here.
-    // The positions worked out in the index are those in the state when it lists every story of the index.
-    const text = stateText(newState, inferrer.observations(), newStories.size === index.length ? encoded : undefined);
+    // The positions worked out in the index (a full compile's) are those in the state when it lists every story of the index.
+    const text = stateText(newState, inferrer.observations(), !state && newStories.size === index.length ? encoded : undefined);
     await fs.writeFile(stateFile, text);
     const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });
