@@ -315,7 +315,19 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
  */
 export function overlayModuleSource(
   story: unknown,
-  overlays: ReadonlyArray<readonly [string, { top: Record<string, unknown>; lang: string; content: Record<string, unknown> | undefined; replace: boolean }]>,
+  overlays: ReadonlyArray<
+    readonly [
+      string,
+      {
+        top: Record<string, unknown>;
+        lang: string;
+        content: Record<string, unknown> | undefined;
+        replace: boolean;
+        /** The values of `content` as JSON, in its order (the content whole when `replace`), if at hand. */
+        contentTexts?: readonly string[] | undefined;
+      },
+    ]
+  >,
   fromDir = '../',
   /** The story as JSON, if at hand: written as it is (a record's text, indented, costs nothing to write). */
   storyText?: string,
@@ -334,8 +346,14 @@ export function overlayModuleSource(
       out.push(`${JSON.stringify([k])},${JSON.stringify(k === 'lang' ? o.lang : v)}`);
     }
     if (!lang) out.push(`["lang"],${JSON.stringify(o.lang)}`);
-    if (o.replace) out.push(`["content"],${JSON.stringify(o.content)}`);
-    else for (const [k, v] of Object.entries(o.content ?? {})) if (v !== undefined) out.push(`${JSON.stringify(['content', k])},${JSON.stringify(v)}`);
+    if (o.replace) out.push(`["content"],${o.contentTexts?.[0] ?? JSON.stringify(o.content)}`);
+    else {
+      let i = 0;
+      for (const [k, v] of Object.entries(o.content ?? {})) {
+        const text = o.contentTexts?.[i++];
+        if (v !== undefined) out.push(`${JSON.stringify(['content', k])},${text ?? JSON.stringify(v)}`);
+      }
+    }
     const line = `export const ${name} = ${PURE}p($0,${out.join(',')});\n`;
     if (line.includes('"__proto__"')) return undefined;
     text += line;
@@ -358,9 +376,9 @@ export function evaluateModule(source: string, load: (from: string) => Record<st
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!;
     if (line === '') continue;
-    if (/^const \$\d+ = /.test(line) && !line.endsWith(';')) {
-      // A constant over several lines (a raw module's story, as its record has it): to the line that
-      // ends it (no line of JSON ends with a semicolon).
+    if (!line.endsWith(';')) {
+      // A statement over several lines (a raw module's story or translation, as its record has it):
+      // to the line that ends it (no line of JSON ends with a semicolon).
       const first = i;
       while (i < lines.length - 1 && !lines[i]!.endsWith(';')) i++;
       line = lines.slice(first, i + 1).join('\n');
@@ -381,8 +399,8 @@ export function evaluateModule(source: string, load: (from: string) => Record<st
       }
       continue;
     }
-    if ((m = /^export default (.*);$/.exec(line))) body.push(`$exports.default = ${m[1]};`);
-    else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/.exec(line))) body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
+    if ((m = /^export default (.*);$/s.exec(line))) body.push(`$exports.default = ${m[1]};`);
+    else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/s.exec(line))) body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
     else if (/^const \$\d+ = .*;$/s.test(line)) body.push(line);
     else throw new Error('not a module this compiler wrote');
   }

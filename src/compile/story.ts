@@ -324,7 +324,12 @@ export class StoryCompiler {
     const exports: Array<[string, Story]> = [];
     const rawExports = this.#setup.languages.map((lang) => [exportName(lang), materialize(version, lang)] as [string, Story]);
     // Written out first, while the record just read is still in the processor's caches.
-    const raw = rawModuleSource(version, this.#setup.languages, rawExports, own?.text && versionStoryText(own.text, version === own.record.published ? 'published' : 'draft'));
+    const raw = rawModuleSource(
+      version,
+      this.#setup.languages,
+      rawExports,
+      own?.text === undefined ? undefined : { record: own.text, version: version === own.record.published ? 'published' : 'draft' },
+    );
     /** The stories as the snapshot has them that the exports embed: imported from their raw modules. */
     const raws = new Map<object, RawRef>();
     const metas: EntryMeta[] = [];
@@ -419,18 +424,32 @@ export function rawModuleSource(
   version: StoryVersion,
   languages: readonly string[],
   materialized: ReadonlyArray<readonly [string, Story]>,
-  /** The JSON text of `version.story`, if at hand (see versionStoryText). */
-  storyText?: string,
+  /** The text of the record `version` was parsed from, and which of its versions it is, if at hand. */
+  text?: { record: string; version: 'published' | 'draft' },
 ): string {
+  const layout = text && versionLayout(text.record, text.version);
+  const storyText = layout?.story;
   const overlays: Parameters<typeof overlayModuleSource>[1][number][] = [];
   for (const lang of languages) {
     if (lang === DEFAULT_LANG) continue;
-    const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
+    const own = version.languages?.[lang];
+    const overlay = own ?? untranslated(version.story, lang);
     const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
     if (replace && content === undefined) return exportsSource(materialized);
-    overlays.push([exportName(lang), { top, lang, content, replace: Boolean(replace) }]);
+    // What the language sets in the content, as the record has it (a language the record has no overlay for sets nothing).
+    const contentTexts = own && text && layout ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout) : undefined;
+    overlays.push([exportName(lang), { top, lang, content, replace: Boolean(replace), contentTexts }]);
   }
   return overlayModuleSource(version.story, overlays, '../', storyText) ?? exportsSource(materialized);
+}
+
+/** Where a version is in a record as sync writes it (see versionStoryText). */
+interface VersionLayout {
+  /** The line of its `languages` key, or -1 when it has none. */
+  languages: number;
+  /** The line of its `story` key, and the story's text. */
+  storyAt: number;
+  story: string;
 }
 
 /**
@@ -441,7 +460,12 @@ export function rawModuleSource(
  * lines at a given indent are the keys and closing brackets at that depth.
  */
 export function versionStoryText(record: string, version: 'published' | 'draft'): string | undefined {
-  const open = record.indexOf(`\n  "${version}": {\n`);
+  return versionLayout(record, version)?.story;
+}
+
+function versionLayout(record: string, version: 'published' | 'draft'): VersionLayout | undefined {
+  const head = `\n  "${version}": {`;
+  const open = record.indexOf(`${head}\n`);
   if (open < 0) return undefined;
   const key = '\n    "story": ';
   const at = record.indexOf(key, open);
@@ -450,7 +474,58 @@ export function versionStoryText(record: string, version: 'published' | 'draft')
   if (at < 0 || !record.startsWith('{\n', start) || record.lastIndexOf('\n  }', at) > open) return undefined;
   const end = record.indexOf('\n    }', start) + '\n    }'.length;
   if (end < start || !record.startsWith('\n  }', end)) return undefined;
-  return record.slice(start, end);
+  // Its languages, if any, are its first key (nothing sorts before them).
+  const languages = record.startsWith('\n    "languages": {\n', open + head.length) ? open + head.length : -1;
+  return { languages, storyAt: at, story: record.slice(start, end) };
+}
+
+/**
+ * The texts of what a language's overlay sets in the content, in a record as
+ * sync writes it (see versionStoryText): each value of `content` in its order,
+ * or with `replace` the whole content; undefined when the text is not laid
+ * out so.
+ */
+export function overlayContentTexts(
+  record: string,
+  version: 'published' | 'draft',
+  lang: string,
+  content: Record<string, unknown> | undefined,
+  replace: boolean,
+  layout = versionLayout(record, version),
+): string[] | undefined {
+  if (!content || !layout || layout.languages < 0) return undefined;
+  const head = `\n      ${JSON.stringify(lang)}: {`;
+  const at = record.indexOf(`${head}\n`, layout.languages);
+  if (at < 0 || at > layout.storyAt) return undefined;
+  // The content is the overlay's first key, or its second after `$replace_content`.
+  let key = at + head.length;
+  if (record.startsWith('\n        "$replace_content": ', key)) key = record.indexOf('\n', key + 1);
+  const contentKey = '\n        "content": ';
+  if (!record.startsWith(`${contentKey}{\n`, key)) return undefined;
+  const start = key + contentKey.length;
+  const keys = Object.keys(content);
+  const texts: string[] = [];
+  // Each key on a line of its own at ten spaces, its value to the next such line (less its comma),
+  // the last one to the content's closing line.
+  let from = start + 1;
+  for (let i = 0; i < keys.length; i++) {
+    const line = `\n          ${JSON.stringify(keys[i])}: `;
+    if (!record.startsWith(line, from)) return undefined;
+    const value = from + line.length;
+    if (i < keys.length - 1) {
+      const next = record.indexOf('\n          "', value);
+      if (next < 0 || record.charCodeAt(next - 1) !== 44) return undefined;
+      texts.push(record.slice(value, next - 1));
+      from = next;
+    } else {
+      const close = record.indexOf('\n        }', value);
+      if (close < 0 || record.lastIndexOf('\n          "', close) > value) return undefined;
+      texts.push(record.slice(value, close));
+      from = close;
+    }
+  }
+  if (keys.length === 0 || !record.startsWith('\n        }', from)) return undefined;
+  return replace ? [record.slice(start, from + '\n        }'.length)] : texts;
 }
 
 /**

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { createResolver } from '../../src/compile/resolve/index.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
-import { rawModuleSource, versionStoryText } from '../../src/compile/story.js';
+import { overlayContentTexts, rawModuleSource, versionStoryText } from '../../src/compile/story.js';
 import { canonicalJson, materialize, type StoryVersion } from '../../src/snapshot/index.js';
 import { buildRecord } from '../../src/sync/records.js';
 import { story, uuid } from './resolve/fixtures.js';
@@ -68,8 +68,12 @@ describe('raw modules', () => {
     }
   });
 
-  it('from a record as sync writes it: the default language is the record\'s text, the module the same', async () => {
-    const draft: StoryVersion = { ...version, story: { ...version.story, name: 'Draft', content: { ...version.story.content, title: 'Draft' } } };
+  it('from a record as sync writes it: the default language and the translations are the record\'s text, the module the same', async () => {
+    const draft: StoryVersion = {
+      story: { ...version.story, name: 'Draft', content: { ...version.story.content, title: 'Draft' } },
+      // A translation that sets an object and a string.
+      languages: { ...version.languages, de: { ...version.languages!.de!, content: { hero: { filename: 'b.jpg', alt: 'Bild' }, title: 'Entwurf' } } },
+    };
     const record = canonicalJson(buildRecord(version, draft));
     // As a compile has the versions: parsed from that text (keys in its order).
     const parsed = JSON.parse(record) as Record<'published' | 'draft', StoryVersion>;
@@ -80,8 +84,16 @@ describe('raw modules', () => {
       // As the record has it, lines and indents included.
       expect(record).toContain(`"story": ${text}`);
       const m = languages.map((l) => [l === 'default' ? 'default' : l, materialize(v, l)] as const);
-      const source = rawModuleSource(v, languages, m, text);
+      const source = rawModuleSource(v, languages, m, { record, version: key });
       expect(source).toContain(`const $0 = ${text};\n`);
+      // What each translation sets in the content, as the record has it too.
+      for (const lang of ['de', 'fr']) {
+        const overlay = v.languages![lang]!;
+        const texts = overlayContentTexts(record, key, lang, overlay.content as Record<string, unknown>, lang === 'fr')!;
+        expect(texts.map((t) => JSON.parse(t) as unknown)).toEqual(lang === 'fr' ? [overlay.content] : Object.values(overlay.content!));
+        for (const t of texts) expect(source).toContain(t);
+      }
+      if (key === 'draft') expect(source).toContain('{\n            "alt": "Bild",\n            "filename": "b.jpg"\n          }');
       const files = { 'raw/1.js': source };
       for (const mod of [await importFrom(files, 'raw/1.js'), readBack(files, 'raw/1.js')]) {
         for (const [name, expected] of m) expect(JSON.stringify(mod[name])).toBe(JSON.stringify(expected));
@@ -98,6 +110,15 @@ describe('raw modules', () => {
     expect(versionStoryText(canonicalJson(record), 'draft')).toBeUndefined();
     expect(versionStoryText(canonicalJson({ ...record, published: { ...version, zz: 1 } }), 'published')).toBeUndefined();
     expect(versionStoryText(canonicalJson({ ...record, published: { story: 'x' } }), 'published')).toBeUndefined();
+    // Translations: not indented by two spaces; a language without an overlay; an empty content; a key the text lacks.
+    const de = version.languages!.de!.content as Record<string, unknown>;
+    expect(overlayContentTexts(canonicalJson(record), 'published', 'de', de, false)).toEqual(['"Hallo"']);
+    expect(overlayContentTexts(JSON.stringify(record, null, 4), 'published', 'de', de, false)).toBeUndefined();
+    expect(overlayContentTexts(canonicalJson(record), 'published', 'it', de, false)).toBeUndefined();
+    const empty = { ...record, published: { ...version, languages: { ...version.languages, de: { lang: 'de', content: {} } } } };
+    expect(overlayContentTexts(canonicalJson(empty), 'published', 'de', {}, false)).toBeUndefined();
+    expect(overlayContentTexts(canonicalJson(record), 'published', 'de', { ...de, zz: 1 }, false)).toBeUndefined();
+    expect(overlayContentTexts(canonicalJson(record), 'draft', 'de', de, false)).toBeUndefined();
     // A draft without a story: the published version's is not taken for it.
     expect(versionStoryText(canonicalJson({ ...record, draft: { languages: {} } }), 'draft')).toBeUndefined();
   });
