@@ -414,9 +414,10 @@ export function compileFullChunk(
 /**
  * The raw module of a story: the default language whole, each other language
  * as its overlay over it (see `overlayModuleSource`), so the module is about
- * the size of the record. The default language is the text of the record
- * where it is at hand (`storyText`): serializing it again costs about a tenth
- * of compiling a story; minified, a bundle has the same bytes either way. A
+ * the size of the record. The default language and what each translation
+ * sets in the content are the record's text where it is at hand (`text`, as
+ * sync wrote it, indented): serializing them again cost about a tenth of
+ * compiling a story; minified, a bundle has the same bytes either way. A
  * story with a `__proto__` key anywhere, or an overlay replacing content with
  * none, is written out whole per language (`materialized`).
  */
@@ -432,12 +433,12 @@ export function rawModuleSource(
   const overlays: Parameters<typeof overlayModuleSource>[1][number][] = [];
   for (const lang of languages) {
     if (lang === DEFAULT_LANG) continue;
-    const own = version.languages?.[lang];
-    const overlay = own ?? untranslated(version.story, lang);
+    const translated = version.languages?.[lang];
+    const overlay = translated ?? untranslated(version.story, lang);
     const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
     if (replace && content === undefined) return exportsSource(materialized);
     // What the language sets in the content, as the record has it (a language the record has no overlay for sets nothing).
-    const contentTexts = own && text && layout ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout) : undefined;
+    const contentTexts = translated && text && layout ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout) : undefined;
     overlays.push([exportName(lang), { top, lang, content, replace: Boolean(replace), contentTexts }]);
   }
   return overlayModuleSource(version.story, overlays, '../', storyText) ?? exportsSource(materialized);
