@@ -8,10 +8,10 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Story } from '../api/index.js';
-import { DEFAULT_LANG, FILES, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
+import { DEFAULT_LANG, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { materialize, untranslated } from '../snapshot/languages.js';
-import type { StoryIndexEntry } from '../sync/records.js';
+import { storyFile, type StoryIndexEntry } from '../sync/records.js';
 import type { IndexRow } from '../sync/state.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
@@ -197,7 +197,7 @@ export class RecordCache {
   #read(id: number): { record: StoryRecord; text?: string } | undefined {
     try {
       // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
-      const bytes = readFileSync(path.join(this.#dir, FILES.stories, `${id}.json`));
+      const bytes = readFileSync(path.join(this.#dir, storyFile(id)));
       const text = bytes.toString('utf8');
       const data = JSON.parse(text) as unknown;
       return this.#rows.get(id)?.digest === sha256(bytes).slice(0, 16) ? { record: data as StoryRecord, text } : { record: StoryRecord.parse(data) };
