@@ -797,47 +797,76 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
    */
   const patchedBacklinks = (prev: State): Array<Map<string, string[]> | undefined> => {
     const changedTargets = new Set<string>();
-    for (const [, s] of removed) for (const u of s.references) changedTargets.add(u);
+    /** The stories whose references may have changed (compiled again, or gone), by uuid. */
+    const changedReferrers = new Set<string>();
+    /** Those compiled again, as they refer now. */
+    const referring: StoryState[] = [];
+    // Stories that left (gone from the index, or compiled again to nothing, like a story unpublished) refer no more.
+    const left = [...removed.map(([, s]) => s)];
+    for (const id of affected) if (!newStories.has(id) && prev.stories.has(id)) left.push(prev.stories.get(id)!);
+    for (const s of left) {
+      changedReferrers.add(s.uuid);
+      for (const u of s.references) changedTargets.add(u);
+    }
     for (const [id, s] of newStories) {
       const old = prev.stories.get(id);
       if (old === s) continue;
+      if (old) changedReferrers.add(old.uuid);
+      changedReferrers.add(s.uuid);
+      referring.push(s);
       for (const u of old?.references ?? []) changedTargets.add(u);
       for (const u of s.references) changedTargets.add(u);
     }
     const backlinkBuckets = new Set<number>();
     for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
     const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
+    /** Chunks without a readable previous version: every list collected from the stories. */
     const complete = new Set<number>();
     for (let b = 0; b < buckets; b++) {
       if (!backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
       const previousLists = readJsonChunk(out, CHUNKS.backlinks(b), prev.files);
       const lists = new Map<string, string[]>();
       if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
-        for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) if (!changedTargets.has(u)) lists.set(u, list);
+        // A changed target keeps the referrers that did not change (its list, sorted, without them).
+        for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) {
+          if (!changedTargets.has(u)) lists.set(u, list);
+          else if (Array.isArray(list)) {
+            const kept = list.filter((r) => !changedReferrers.has(r));
+            if (kept.length) lists.set(u, kept);
+          }
+        }
       } else {
         complete.add(b);
       }
       backlinks[b] = lists;
     }
-    for (const e of index) {
-      const s = newStories.get(e.id);
-      if (!s) continue;
+    // ... and gains those compiled again that refer to it now.
+    for (const s of referring) {
       for (const u of s.references) {
-        let lists: Map<string, string[]> | undefined;
-        if (changedTargets.has(u)) lists = backlinks[bucketOfUuid(u, buckets)];
-        else if (complete.size) {
-          const b = bucketOfUuid(u, buckets);
-          if (complete.has(b)) lists = backlinks[b];
-        }
-        if (!lists) continue;
+        if (!changedTargets.has(u)) continue;
+        const b = bucketOfUuid(u, buckets);
+        if (complete.has(b)) continue;
+        const lists = backlinks[b]!;
         const list = lists.get(u);
-        if (list) list.push(e.uuid);
-        else lists.set(u, [e.uuid]);
+        if (list) insertSorted(list, s.uuid);
+        else lists.set(u, [s.uuid]);
       }
     }
-    backlinks.forEach((lists, b) => {
-      for (const [u, list] of lists ?? []) if (changedTargets.has(u) || complete.has(b)) list.sort();
-    });
+    if (complete.size) {
+      for (const e of index) {
+        const s = newStories.get(e.id);
+        if (!s) continue;
+        for (const u of s.references) {
+          const b = bucketOfUuid(u, buckets);
+          if (!complete.has(b)) continue;
+          const lists = backlinks[b]!;
+          const list = lists.get(u);
+          if (list) list.push(e.uuid);
+          else lists.set(u, [e.uuid]);
+        }
+      }
+      for (const b of complete) for (const list of backlinks[b]!.values()) list.sort();
+    }
     return backlinks;
   };
   // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.

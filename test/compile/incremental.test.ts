@@ -257,6 +257,65 @@ describe('incremental compile over the demo space', () => {
     expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
   });
 
+  it('backlinks follow a story that changes its target and is unpublished, and a chunk that cannot be read back', async () => {
+    const dir = await tempDir('compile-backlinks');
+    await doCompile(dir);
+    /** Every backlinks chunk's lists (each chunk is `export default <json>;`). */
+    const backlinksIn = async (): Promise<Record<string, string[]>> => {
+      const lists: Record<string, string[]> = {};
+      for (const rel of (await walk(dir)).filter((r) => r.startsWith('chunks/backlinks-'))) {
+        const text = readFileSync(path.join(dir, rel), 'utf8');
+        Object.assign(lists, JSON.parse(text.slice(text.indexOf('export default ') + 15, text.lastIndexOf(';'))));
+      }
+      return lists;
+    };
+    const expectFull = async (): Promise<void> => {
+      const fresh = await tempDir('compile-backlinks-full');
+      await doCompile(fresh, true);
+      expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
+    };
+    const stories = snapshotStories();
+    const authors = stories.filter((s) => s.component === 'author').map((s) => s.uuid);
+    const article = stories.find((s) => {
+      const record = JSON.parse(s.text) as { published?: { story: Story } | null };
+      return s.component === 'article' && authors.includes(record.published?.story.content.author as string);
+    })!;
+    expect(article).toBeDefined();
+    const from = (JSON.parse(article.text) as { published: { story: Story } }).published.story.content.author as string;
+    const to = authors.find((u) => u !== from)!;
+    expect((await backlinksIn())[from]).toContain(article.uuid);
+
+    // Its author changed: it leaves the first author's list and joins the other's, in order.
+    await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: to } });
+    await admin(server.url, 'POST', `/stories/${article.id}/publish`);
+    await doSync();
+    expect((await doCompile(dir)).mode).toBe('incremental');
+    let lists = await backlinksIn();
+    expect(lists[from] ?? []).not.toContain(article.uuid);
+    expect(lists[to]).toContain(article.uuid);
+    expect(lists[to]).toEqual([...lists[to]!].sort());
+    await expectFull();
+
+    // Unpublished: no module, and no longer a referrer of anything.
+    await admin(server.url, 'POST', `/stories/${article.id}/unpublish`);
+    await doSync();
+    expect((await doCompile(dir)).mode).toBe('incremental');
+    lists = await backlinksIn();
+    expect(Object.values(lists).flat()).not.toContain(article.uuid);
+    await expectFull();
+
+    // Published again, its author's chunk altered on disk since the last compile: that chunk is collected anew.
+    const chunk = path.join(dir, (await walk(dir)).find((r) => r.startsWith('chunks/backlinks-') && readFileSync(path.join(dir, r), 'utf8').includes(`"${to}":`))!);
+    writeFileSync(chunk, readFileSync(chunk, 'utf8').replace('export default {', 'export default {"x":["y"],'));
+    await admin(server.url, 'POST', `/stories/${article.id}/publish`);
+    await doSync();
+    expect((await doCompile(dir)).mode).toBe('incremental');
+    lists = await backlinksIn();
+    expect(lists[to]).toContain(article.uuid);
+    expect(lists).not.toHaveProperty('x');
+    await expectFull();
+  });
+
   it('a state whose type counts cannot be read is compiled again in full, stories gone included', async () => {
     const dir = await tempDir('compile-unreadable-types');
     await doCompile(dir);
