@@ -20,7 +20,7 @@
  * belong to and the small shared modules; a file whose bytes would not change
  * is not touched (bytes and mtime stay).
  */
-import { promises as fs, readFileSync, unlinkSync } from 'node:fs';
+import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Story, Tag } from '../api/index.js';
 // From the modules themselves, not the packages' indexes: a compile loads no more than it uses.
@@ -900,10 +900,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   for (const rel of stale) {
     if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) continue;
     deleted.push(rel);
-    await fs.rm(path.join(out, rel), { force: true });
+    rmSync(path.join(out, rel), { force: true });
   }
   const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: newStories, modules: withModules, files, types: undefined };
-  await fs.mkdir(out, { recursive: true });
+  mkdirSync(out, { recursive: true });
   // The state file is written after this compile returns (the next compile waits for it); until
   // then none exists, so a process that dies first leaves a full compile to the next run.
   const writing = (async () => {
@@ -934,7 +934,7 @@ async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {
   const dir = path.join(snapshot, FILES.datasources);
   let names: string[] = [];
   try {
-    names = (await fs.readdir(dir)).filter((n) => /^\d+\.json$/.test(n));
+    names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n));
   } catch {
     return [];
   }

@@ -29,6 +29,10 @@ async function readJson(file: string): Promise<unknown> {
   } catch (err) {
     throw new SpaceDirectoryError(`cannot read ${file}: ${(err as Error).message}`);
   }
+  return parseJson(text, file);
+}
+
+function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -52,10 +56,10 @@ export async function readJsonFile(file: string): Promise<unknown> {
  */
 export const stampOfStats = (st: BigIntStats): string => `${st.ino}:${st.size}:${st.mtimeNs}`;
 
-/** `stampOfStats` of a file, or undefined if it cannot be read. */
+/** `stampOfStats` of a file, or undefined if it cannot be read (one stat, made synchronously: see readOptional). */
 export async function fileStamp(file: string): Promise<string | undefined> {
   try {
-    return stampOfStats(await fs.stat(file, { bigint: true }));
+    return stampOfStats(fsSync.statSync(file, { bigint: true }));
   } catch {
     return undefined;
   }
@@ -71,14 +75,20 @@ function check<T extends z.ZodType>(schema: T, value: unknown, file: string): z.
   return result.data;
 }
 
+/**
+ * A small file read synchronously: on the thread pool, its access, open, stat, read and close
+ * would each wait for a round trip (milliseconds apiece on a loaded machine, before every compile).
+ */
 async function readOptional<T extends z.ZodType>(dir: string, name: string, schema: T): Promise<z.output<T> | undefined> {
   const file = path.join(dir, name);
+  let text: string;
   try {
-    await fs.access(file);
-  } catch {
-    return undefined;
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SpaceDirectoryError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  return check(schema, await readJson(file), file);
+  return check(schema, parseJson(text, file), file);
 }
 
 /**

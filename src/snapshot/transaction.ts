@@ -13,7 +13,7 @@
  * `.txn/LOCK` holds the writer's pid: one writer at a time, and recovery
  * leaves a live writer's transaction alone.
  */
-import { promises as fs, constants as fsc } from 'node:fs';
+import { existsSync, promises as fs, constants as fsc } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { FILES } from './format.js';
@@ -40,14 +40,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.access(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Synchronous: one stat, which on the thread pool would cost a round trip (every sync and compile asks first). */
+const exists = (p: string): boolean => existsSync(p);
 
 async function lockHolder(dir: string): Promise<number | undefined> {
   try {
@@ -103,16 +97,16 @@ export async function recoverSnapshot(
   const txn = path.join(dir, TXN);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (!(await exists(txn))) return 'clean';
+    if (!exists(txn)) return 'clean';
     const holder = await lockHolder(dir);
     if (holder === undefined || holder === process.pid) break;
     // A live writer still staging: the snapshot itself is untouched and readable.
-    if (!(await exists(path.join(txn, 'COMMIT')))) return 'staging';
+    if (!exists(path.join(txn, 'COMMIT'))) return 'staging';
     if (Date.now() > deadline) return 'busy';
     await new Promise((r) => setTimeout(r, 50));
   }
   const commit = path.join(txn, 'COMMIT');
-  if (await exists(commit)) {
+  if (exists(commit)) {
     const plan = JSON.parse(await fs.readFile(commit, 'utf8')) as Plan;
     await apply(dir, plan);
     await fs.rm(txn, { recursive: true, force: true });

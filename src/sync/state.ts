@@ -9,7 +9,7 @@
  * are still the ones this process wrote (same inode, size and modification
  * time), and from disk otherwise.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FILES, Manifest } from '../snapshot/format.js';
 import { canonicalJson } from '../snapshot/json.js';
@@ -111,11 +111,7 @@ export async function readState(dir: string): Promise<SnapshotState | undefined>
  * undefined, and the disk is the truth.
  */
 export async function rememberedState(dir: string): Promise<SnapshotState | undefined> {
-  try {
-    await fs.access(dir);
-  } catch {
-    return undefined;
-  }
+  if (!existsSync(dir)) return undefined;
   await recoverSnapshot(dir);
   const mem = remembered.get(path.resolve(dir));
   if (!mem) return undefined;

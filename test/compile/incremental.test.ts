@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import { settled } from '../../src/compile/compile.js';
 import { CHUNKS, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
@@ -101,6 +102,8 @@ describe('incremental compile over the demo space', () => {
     const b = await tempDir('compile-b');
     const ra = await doCompile(a, true);
     const rb = await doCompile(b, true);
+    // The state files are written after the compiles return.
+    await settled();
     expect(ra.stories).toBe(published);
     expect(ra.modules).toBe(published * 3);
     expect(ra.written).toEqual(rb.written);

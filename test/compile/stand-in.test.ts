@@ -106,6 +106,7 @@ describe('relation targets from the index', () => {
         const [a, b] = [await tempDir(`stand-in-${view}-${resolveLinks}-index`), await tempDir(`stand-in-${view}-${resolveLinks}-bare`)];
         const x = await compile({ snapshot, out: a, view, ...OPTIONS, resolveLinks });
         const y = await compile({ snapshot: bare, out: b, view, ...OPTIONS, resolveLinks });
+        await settled();
         expect(x.written).toEqual(y.written);
         expect(bytesDiff(await readOutput(a), await readOutput(b))).toEqual([]);
       }
