@@ -180,6 +180,13 @@ function stateText(state: State, types: unknown, encoded?: { refs: readonly stri
   const uuids = ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;
   const positionOf = (u: string): number | undefined => (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
+  // A story read from the last state file keeps its stored references when they index the same uuids (one table for all).
+  const tables = new Map<readonly string[], boolean>();
+  const sameTable = (table: readonly string[]): boolean => {
+    let same = tables.get(table);
+    if (same === undefined) tables.set(table, (same = table.length === uuids.length && table.every((u, k) => u === uuids[k])));
+    return same;
+  };
   const components: string[] = [];
   const componentAt = new Map<string, number>();
   const files = { ...state.files };
@@ -209,7 +216,9 @@ function stateText(state: State, types: unknown, encoded?: { refs: readonly stri
     }
     stored.digests.push(s.digest);
     stored.component.push(c);
-    const [r, i] = encoded ? [encoded.refs[at]!, encoded.imports[at]!] : encodeRefs(storedRefs(s, s.references.map(positionOf)));
+    const [r, i] = encoded
+      ? [encoded.refs[at]!, encoded.imports[at]!]
+      : ((s instanceof StoredStory ? s.encodedIn(uuids, sameTable) : undefined) ?? encodeRefs(storedRefs(s, s.references.map(positionOf))));
     refs.push(r);
     imports.push(i);
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
@@ -217,6 +226,62 @@ function stateText(state: State, types: unknown, encoded?: { refs: readonly stri
   // The references from their texts, then the rest (whose first character opens the object).
   return `{"refs":[${refs.join(',')}],"imports":[${imports.join(',')}],${JSON.stringify(stored).slice(1)}`;
 }
+
+/**
+ * A story of a state file. Its references are decoded from the stored positions when first asked
+ * for: an incremental compile asks for those of the few stories that changed, and learns which
+ * stories a change reaches from the positions (refersToAny), so most are never decoded.
+ */
+class StoredStory implements StoryState {
+  #references: string[] | undefined;
+  #imports: string[] | undefined;
+  constructor(
+    readonly digest: string,
+    readonly uuid: string,
+    readonly component: string,
+    /** As stored: positions in `uuids`, or uuids outside them. */
+    private readonly refs: ReadonlyArray<number | string>,
+    /** The imports' positions in `refs`. */
+    private readonly importAt: readonly number[],
+    private readonly uuids: readonly string[],
+  ) {}
+
+  get references(): string[] {
+    return (this.#references ??= this.refs.map((r) => (typeof r === 'number' ? this.uuids[r]! : r)));
+  }
+
+  get imports(): string[] {
+    return (this.#imports ??= this.importAt.map((k) => this.references[k]!));
+  }
+
+  /** Its stored references as the state file holds them, when `uuids` is the table they index. */
+  encodedIn(uuids: readonly string[], same: (table: readonly string[]) => boolean): EncodedRefs | undefined {
+    return this.uuids === uuids || same(this.uuids) ? [JSON.stringify(this.refs), JSON.stringify(this.importAt)] : undefined;
+  }
+
+  /** refersToAny() without decoding the references. */
+  refersToAny(frontier: ReadonlySet<string>, reshaped: ReadonlySet<string>): boolean {
+    for (let k = 0; k < this.refs.length; k++) {
+      const r = this.refs[k]!;
+      const u = typeof r === 'number' ? this.uuids[r]! : r;
+      if (frontier.has(u) && (reshaped.has(u) || !this.importAt.includes(k))) return true;
+    }
+    return false;
+  }
+}
+
+/**
+ * Whether a story refers to a uuid of `frontier` so that it changes with it: embeds it or points
+ * at it, or only imports it but it left the snapshot or changed content type (`reshaped`).
+ */
+function refersToAny(s: StoryState, frontier: ReadonlySet<string>, reshaped: ReadonlySet<string>): boolean {
+  if (s instanceof StoredStory) return s.refersToAny(frontier, reshaped);
+  return s.references.some((u) => frontier.has(u) && (reshaped.has(u) || !s.imports.includes(u)));
+}
+
+/** A story state as it was with another digest (its record changed but not its modules). */
+const withDigest = (s: StoryState, digest: string): StoryState =>
+  s.digest === digest ? s : { digest, uuid: s.uuid, component: s.component, references: s.references, imports: s.imports };
 
 /** The state of a state file, or undefined when it is not one this version reads. */
 function decodeState(raw: unknown): State | undefined {
@@ -233,14 +298,8 @@ function decodeState(raw: unknown): State | undefined {
   const withModule = new Set<number>();
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    const references = refs[i]!.map((r) => (typeof r === 'number' ? uuids[r]! : r));
-    stories.set(id, {
-      digest: digests[i]!,
-      uuid: uuids[i]!,
-      references,
-      imports: imports[i]!.map((k) => references[k]!),
-      component: components[component[i]!]!,
-    });
+    if (!Array.isArray(refs[i]) || !Array.isArray(imports[i])) return undefined;
+    stories.set(id, new StoredStory(digests[i]!, uuids[i]!, components[component[i]!]!, refs[i]!, imports[i]!, uuids));
     if (modules[i]) withModule.add(id);
   }
   return { v: s.v, fingerprint: s.fingerprint, buckets: s.buckets, snapshotDigests: s.snapshotDigests, stories, modules: withModule, files, types: s.types };
@@ -478,7 +537,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       ? previous
       : undefined;
 
-  const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
+  const byUuid = new Map<string, number>();
+  for (const e of index) byUuid.set(e.uuid, e.id);
 
   const written: string[] = [];
   const files: Record<string, string> = {};
@@ -538,12 +598,17 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const removed: Array<[number, StoryState]> = [];
   const dirtyUuids = new Set<string>();
   if (state) {
+    let known = 0;
     for (const e of index) {
       const old = state.stories.get(e.id);
+      if (old) known++;
       if (!old || old.digest !== e.digest) dirty.add(e.id);
     }
-    const present = new Set(index.map((e) => e.id));
-    for (const [id, s] of state.stories) if (!present.has(id)) removed.push([id, s]);
+    // Stories of the state that the index lacks (none when it holds as many of them as the state has).
+    if (known < state.stories.size) {
+      const present = new Set(index.map((e) => e.id));
+      for (const [id, s] of state.stories) if (!present.has(id)) removed.push([id, s]);
+    }
     for (const [, s] of removed) dirtyUuids.add(s.uuid);
     for (const e of index) if (dirty.has(e.id)) dirtyUuids.add(e.uuid);
   }
@@ -567,7 +632,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       const next = new Set<string>();
       for (const [id, s] of state.stories) {
         if (affected.has(id)) continue;
-        if (s.references.some((u) => frontier.has(u) && (reshaped.has(u) || !s.imports.includes(u)))) {
+        if (refersToAny(s, frontier, reshaped)) {
           affected.add(id);
           next.add(s.uuid);
         }
@@ -752,7 +817,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every(keep)) {
           for (const e of rows) {
             const old = prev.stories.get(e.id)!;
-            newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+            newStories.set(e.id, withDigest(old, e.digest));
             keepModule(e.id);
             modules += languages.length;
           }
@@ -772,7 +837,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
           let storyMetas: EntryMeta[] | undefined;
           if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
             // Unchanged: its module, metadata and references stay as they are.
-            newStories.set(e.id, old.digest === e.digest ? old : { ...old, digest: e.digest });
+            newStories.set(e.id, withDigest(old, e.digest));
             storyMetas = keptMetas;
           } else {
             storyMetas = compileStory(e, old);

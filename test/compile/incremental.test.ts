@@ -32,8 +32,12 @@ let out: string;
 const doSync = () => sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
 const doCompile = (dir = out, full = false): Promise<CompileResult> => compile({ snapshot, out: dir, ...OPTIONS, ...(full ? { full: true } : {}) });
 
-/** Sets every output file's mtime to a fixed past instant, so that any write shows. */
+/**
+ * Sets every output file's mtime to a fixed past instant, so that any write shows. The state file
+ * too, once written: the next compile reads it from disk rather than from this process's memory.
+ */
 async function ageOutput(dir: string): Promise<void> {
+  await settled();
   for (const rel of await walk(dir)) utimesSync(path.join(dir, rel), PAST, PAST);
 }
 
@@ -292,6 +296,8 @@ describe('incremental compile over the demo space', () => {
     await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: to } });
     await admin(server.url, 'POST', `/stories/${article.id}/publish`);
     await doSync();
+    // This compile reads the last one's state from its file, the next from this process's memory.
+    await ageOutput(dir);
     expect((await doCompile(dir)).mode).toBe('incremental');
     let lists = await backlinksIn();
     expect(lists[from] ?? []).not.toContain(article.uuid);
@@ -310,6 +316,7 @@ describe('incremental compile over the demo space', () => {
     // Published again, its author's chunk altered on disk since the last compile: that chunk is collected anew.
     const chunk = path.join(dir, (await walk(dir)).find((r) => r.startsWith('chunks/backlinks-') && readFileSync(path.join(dir, r), 'utf8').includes(`"${to}":`))!);
     writeFileSync(chunk, readFileSync(chunk, 'utf8').replace('export default {', 'export default {"x":["y"],'));
+    await ageOutput(dir);
     await admin(server.url, 'POST', `/stories/${article.id}/publish`);
     await doSync();
     expect((await doCompile(dir)).mode).toBe('incremental');
