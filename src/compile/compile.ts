@@ -543,8 +543,14 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const written: string[] = [];
   const files: Record<string, string> = {};
   const oldFiles = state?.files ?? {};
-  const withModules = new Set<number>();
   const oldModules = state?.modules ?? new Set<number>();
+  /**
+   * The stories that have modules after this compile. An incremental compile changes the last
+   * compile's set in place (as it does its stories, below): kept stories, nearly all, cost nothing.
+   */
+  let withModules = new Set<number>();
+  /** The stories whose modules an incremental compile removed from the last compile's set. */
+  const droppedModules: number[] = [];
   const writer = new FileWriter(out);
   /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
   const write = (rel: string, text: string): void => {
@@ -557,12 +563,13 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const replacedRaw = new Map<string, string>();
   /** Writes a story's two modules: the state only notes they exist; an unchanged one is told by its bytes. */
   const writeStory = (id: number, compiled: { source: string; raw: string }): void => {
+    const had = oldModules.has(id);
     withModules.add(id);
     for (const [rel, text, isRaw] of [
       [rawModulePath(id), compiled.raw, true],
       [storyModulePath(id), compiled.source, false],
     ] as const) {
-      if (oldModules.has(id)) {
+      if (had) {
         try {
           const before = readFileSync(path.join(out, rel), 'utf8');
           if (before === text) continue;
@@ -578,12 +585,6 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     written.push(rel);
     writer.put(rel, text);
   };
-  /** An unchanged story module of the last compile, kept as it is. */
-  const keepModule = (id: number): boolean => {
-    if (!oldModules.has(id)) return false;
-    withModules.add(id);
-    return true;
-  };
   /** An unchanged file of the last compile, kept as it is. */
   const keep = (rel: string): boolean => {
     const digest = oldFiles[rel];
@@ -593,7 +594,26 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   };
 
   // Which stories need their modules regenerated (without a state: all of them, see below).
-  const newStories: State['stories'] = new Map();
+  /** The stories after this compile: an incremental compile's are the last compile's, changed in place. */
+  let newStories: State['stories'] = new Map();
+  /** What an incremental compile replaced or removed in them, and the stories it added. */
+  const replaced = new Map<number, StoryState>();
+  const added: number[] = [];
+  /** Sets a story's state, noting what it replaces. */
+  const setStory = (id: number, s: StoryState): void => {
+    const old = newStories.get(id);
+    if (old === s) return;
+    if (!old) added.push(id);
+    else if (!replaced.has(id)) replaced.set(id, old);
+    newStories.set(id, s);
+  };
+  /** A story without modules any more (gone, or compiled to nothing). */
+  const dropStory = (id: number): void => {
+    const old = newStories.get(id);
+    if (old && !replaced.has(id)) replaced.set(id, old);
+    newStories.delete(id);
+    if (withModules.delete(id)) droppedModules.push(id);
+  };
   const dirty = new Set<number>();
   const removed: Array<[number, StoryState]> = [];
   const dirtyUuids = new Set<string>();
@@ -723,9 +743,12 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const compileStory = (e: IndexRow, old: StoryState | undefined): EntryMeta[] | undefined => {
     if (old) forget(e.id);
     const compiled = stories.compile(e);
-    if (!compiled) return undefined;
+    if (!compiled) {
+      dropStory(e.id);
+      return undefined;
+    }
     missing.push(...compiled.missing);
-    newStories.set(e.id, compiled.state);
+    setStory(e.id, compiled.state);
     writeStory(e.id, compiled);
     return compiled.metas;
   };
@@ -808,19 +831,21 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         missing.push(...missingOf[b]!);
       }
     } else {
-      // An incremental compile: a chunk none of whose stories changed is kept as it is.
+      // An incremental compile: a chunk none of whose stories changed is kept as it is. The last
+      // compile's stories and set of modules become this one's: what changes is changed in them
+      // (the state is not kept in memory while a compile runs: see `remembered`).
       const prev = state;
+      newStories = prev.stories;
+      withModules = oldModules;
+      for (const [id] of removed) dropStory(id);
       const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
       for (let b = 0; b < buckets; b++) {
         const rows = members[b]!;
+        // (Each story is changed only when its chunk is compiled: what the state held is still there for the others.)
         const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !prev.stories.has(e.id));
         if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every(keep)) {
-          for (const e of rows) {
-            const old = prev.stories.get(e.id)!;
-            newStories.set(e.id, withDigest(old, e.digest));
-            keepModule(e.id);
-            modules += languages.length;
-          }
+          // Not one story of the chunk changed: their digests are the state's, their modules kept.
+          modules += rows.length * languages.length;
           continue;
         }
         // The metadata of the chunk's unchanged stories, as the last compile wrote it.
@@ -835,9 +860,9 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
           const old = prev.stories.get(e.id);
           const keptMetas = kept.get(e.id);
           let storyMetas: EntryMeta[] | undefined;
-          if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && keepModule(e.id)) {
+          if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && oldModules.has(e.id)) {
             // Unchanged: its module, metadata and references stay as they are.
-            newStories.set(e.id, withDigest(old, e.digest));
+            setStory(e.id, withDigest(old, e.digest));
             storyMetas = keptMetas;
           } else {
             storyMetas = compileStory(e, old);
@@ -860,28 +885,27 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
    * patched (the lists of their other targets read back from them) and written again; without a
    * readable previous chunk, every list of the chunk is collected from the stories.
    */
-  const patchedBacklinks = (prev: State): Array<Map<string, string[]> | undefined> => {
+  const patchedBacklinks = (prev: Pick<State, 'files'>): Array<Map<string, string[]> | undefined> => {
     const changedTargets = new Set<string>();
     /** The stories whose references may have changed (compiled again, or gone), by uuid. */
     const changedReferrers = new Set<string>();
     /** Those compiled again, as they refer now. */
     const referring: StoryState[] = [];
-    // Stories that left (gone from the index, or compiled again to nothing, like a story unpublished) refer no more.
-    const left = [...removed.map(([, s]) => s)];
-    for (const id of affected) if (!newStories.has(id) && prev.stories.has(id)) left.push(prev.stories.get(id)!);
-    for (const s of left) {
-      changedReferrers.add(s.uuid);
-      for (const u of s.references) changedTargets.add(u);
-    }
-    for (const [id, s] of newStories) {
-      const old = prev.stories.get(id);
-      if (old === s) continue;
-      if (old) changedReferrers.add(old.uuid);
+    // The stories this compile changed: those that left (gone from the index, or compiled to nothing,
+    // like a story unpublished) refer no more, the others as they do now.
+    const now = (id: number): void => {
+      const s = newStories.get(id);
+      if (!s) return;
       changedReferrers.add(s.uuid);
       referring.push(s);
-      for (const u of old?.references ?? []) changedTargets.add(u);
       for (const u of s.references) changedTargets.add(u);
+    };
+    for (const [id, old] of replaced) {
+      changedReferrers.add(old.uuid);
+      for (const u of old.references) changedTargets.add(u);
+      now(id);
     }
+    for (const id of added) now(id);
     const backlinkBuckets = new Set<number>();
     for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
     const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
@@ -961,7 +985,9 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const deleted: string[] = [];
   const stale: string[] = [];
   if (previous?.files && typeof previous.files === 'object') for (const rel of Object.keys(previous.files)) if (!(rel in files)) stale.push(rel);
-  for (const id of previous?.modules ?? []) if (!withModules.has(id)) stale.push(storyModulePath(id), rawModulePath(id));
+  // (An incremental compile changed the last compile's set of modules: it knows which it dropped.)
+  const goneModules = previous?.modules === withModules ? droppedModules : [...(previous?.modules ?? [])].filter((id) => !withModules.has(id));
+  for (const id of goneModules) stale.push(storyModulePath(id), rawModulePath(id));
   for (const rel of stale) {
     if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) continue;
     deleted.push(rel);

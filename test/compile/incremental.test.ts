@@ -20,6 +20,7 @@ import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { bytesDiff, importFresh, readGenerated, readOutput, touched, walk, type FileState } from './support.js';
 
 const TOKEN = 'incremental-public';
+const PREVIEW = 'incremental-preview';
 const STATE = '.content-sync-compile.json';
 const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: ['article.author'], resolveLinks: 'url', chunkSize: 10 };
 const PAST = new Date('2001-01-01T00:00:00Z');
@@ -89,7 +90,7 @@ async function expectEqualsFull(): Promise<void> {
 beforeAll(async () => {
   const space = generateDemoSpace({ stories: 150 });
   published = space.stories.filter((r) => r.published).length;
-  server = await startServer({ space, publicToken: TOKEN, rateLimit: false, admin: true });
+  server = await startServer({ space, publicToken: TOKEN, previewToken: PREVIEW, rateLimit: false, admin: true });
   snapshot = await tempDir('compile-snapshot');
   out = await tempDir('compile-out');
   await doSync();
@@ -265,8 +266,14 @@ describe('incremental compile over the demo space', () => {
   });
 
   it('backlinks follow a story that changes its target and is unpublished, and a chunk that cannot be read back', async () => {
+    // A snapshot of both views: unpublished, the story stays in it as a draft, and the compile of
+    // the published view compiles it to nothing.
+    const both = await tempDir('compile-backlinks-snapshot');
+    const syncBoth = () => sync({ baseUrl: server.url, token: PREVIEW, out: both, views: ['published', 'draft'], ...unpaced() });
+    const compileBoth = (dir: string, full = false) => compile({ snapshot: both, out: dir, view: 'published', ...OPTIONS, ...(full ? { full: true } : {}) });
+    await syncBoth();
     const dir = await tempDir('compile-backlinks');
-    await doCompile(dir);
+    await compileBoth(dir);
     /** Every backlinks chunk's lists (each chunk is `export default <json>;`). */
     const backlinksIn = async (): Promise<Record<string, string[]>> => {
       const lists: Record<string, string[]> = {};
@@ -278,7 +285,7 @@ describe('incremental compile over the demo space', () => {
     };
     const expectFull = async (): Promise<void> => {
       const fresh = await tempDir('compile-backlinks-full');
-      await doCompile(fresh, true);
+      await compileBoth(fresh, true);
       expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
     };
     const stories = snapshotStories();
@@ -295,10 +302,10 @@ describe('incremental compile over the demo space', () => {
     // Its author changed: it leaves the first author's list and joins the other's, in order.
     await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: to } });
     await admin(server.url, 'POST', `/stories/${article.id}/publish`);
-    await doSync();
+    await syncBoth();
     // This compile reads the last one's state from its file, the next from this process's memory.
     await ageOutput(dir);
-    expect((await doCompile(dir)).mode).toBe('incremental');
+    expect((await compileBoth(dir)).mode).toBe('incremental');
     let lists = await backlinksIn();
     expect(lists[from] ?? []).not.toContain(article.uuid);
     expect(lists[to]).toContain(article.uuid);
@@ -307,8 +314,10 @@ describe('incremental compile over the demo space', () => {
 
     // Unpublished: no module, and no longer a referrer of anything.
     await admin(server.url, 'POST', `/stories/${article.id}/unpublish`);
-    await doSync();
-    expect((await doCompile(dir)).mode).toBe('incremental');
+    await syncBoth();
+    expect((await compileBoth(dir)).mode).toBe('incremental');
+    expect(JSON.parse(readFileSync(path.join(both, INDEX_FILES.stories), 'utf8'))).toContainEqual(expect.objectContaining({ id: article.id, published: false }));
+    expect(existsSync(path.join(dir, `stories/${article.id}.js`))).toBe(false);
     lists = await backlinksIn();
     expect(Object.values(lists).flat()).not.toContain(article.uuid);
     await expectFull();
@@ -318,8 +327,8 @@ describe('incremental compile over the demo space', () => {
     writeFileSync(chunk, readFileSync(chunk, 'utf8').replace('export default {', 'export default {"x":["y"],'));
     await ageOutput(dir);
     await admin(server.url, 'POST', `/stories/${article.id}/publish`);
-    await doSync();
-    expect((await doCompile(dir)).mode).toBe('incremental');
+    await syncBoth();
+    expect((await compileBoth(dir)).mode).toBe('incremental');
     lists = await backlinksIn();
     expect(lists[to]).toContain(article.uuid);
     expect(lists).not.toHaveProperty('x');
