@@ -61,6 +61,7 @@ import {
   StoryCompiler,
   compileFullChunk,
   fileDigest,
+  positionOfId,
   recordsOf,
   visibleVersion,
   type ChunkResult,
@@ -385,20 +386,6 @@ function insertSorted(list: string[], value: string): void {
     else hi = mid;
   }
   list.splice(lo, 0, value);
-}
-
-/** The position in `index` (sorted by id) of the story with this id, or undefined. */
-function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
-  let lo = 0;
-  let hi = index.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = index[mid]!.id;
-    if (at === id) return mid;
-    if (at < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
 }
 
 function parseIndexRows(text: string): IndexRow[] | undefined {

@@ -101,7 +101,8 @@ export class RecordCache {
   readonly #dir: string;
   /** The stories index, whose entries `linkView` reads one at a time. */
   readonly #indexFile: string;
-  readonly #rows: ReadonlyMap<number, IndexRow>;
+  /** Every story's index row, sorted by id. */
+  readonly #rows: readonly IndexRow[];
   readonly #cache: RecentCache<number, StoryRecord | null>;
   /** Index entries read for links (every language of a story reads the same). */
   readonly #entries = new RecentCache<number, Partial<StoryIndexEntry> | null>(ENTRY_LIMIT);
@@ -109,8 +110,8 @@ export class RecordCache {
   /** The stories index, open while links are read (see release()). */
   #indexFd: number | undefined;
 
-  /** `rows`: the index entry of every story, by id. */
-  constructor(dir: string, rows: ReadonlyMap<number, IndexRow>, limit = 128) {
+  /** `rows`: the index entry of every story, sorted by id (as compile reads the index). */
+  constructor(dir: string, rows: readonly IndexRow[], limit = 128) {
     this.#dir = dir;
     this.#indexFile = path.join(dir, INDEX_FILES.stories);
     this.#rows = rows;
@@ -119,12 +120,13 @@ export class RecordCache {
 
   /** The uuid of the story with this id, if the snapshot has one. */
   uuidOf(id: number): string | undefined {
-    return this.#rows.get(id)?.uuid;
+    return this.row(id)?.uuid;
   }
 
   /** The index entry of the story with this id. */
   row(id: number): IndexRow | undefined {
-    return this.#rows.get(id);
+    const at = positionOfId(this.#rows, id);
+    return at === undefined ? undefined : this.#rows[at];
   }
 
   /**
@@ -134,7 +136,7 @@ export class RecordCache {
    * where its entry is or the entry is not the one the row was read from.
    */
   linkView(id: number, lang: string): Story | undefined {
-    const row = this.#rows.get(id);
+    const row = this.row(id);
     if (row?.at === undefined || row.size === undefined) return undefined;
     let entry = this.#entries.get(id);
     if (entry === undefined) {
@@ -200,7 +202,7 @@ export class RecordCache {
       const bytes = readFileSync(path.join(this.#dir, storyFile(id)));
       const text = bytes.toString('utf8');
       const data = JSON.parse(text) as unknown;
-      return this.#rows.get(id)?.digest === sha256(bytes).slice(0, 16) ? { record: data as StoryRecord, text } : { record: StoryRecord.parse(data) };
+      return this.row(id)?.digest === sha256(bytes).slice(0, 16) ? { record: data as StoryRecord, text } : { record: StoryRecord.parse(data) };
     } catch {
       return undefined;
     }
@@ -208,7 +210,23 @@ export class RecordCache {
 }
 
 /** The record cache of a snapshot whose index is `index`. */
-export const recordsOf = (snapshot: string, index: readonly IndexRow[]) => new RecordCache(snapshot, new Map(index.map((e) => [e.id, e])));
+/** The records of a snapshot whose index rows are `index`, sorted by id (ordered here if they are not). */
+export const recordsOf = (snapshot: string, index: readonly IndexRow[]) =>
+  new RecordCache(snapshot, index.every((e, k) => k === 0 || index[k - 1]!.id < e.id) ? index : [...index].sort((a, b) => a.id - b.id));
+
+/** The position in `index` (sorted by id) of the story with this id, or undefined. */
+export function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
+  let lo = 0;
+  let hi = index.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = index[mid]!.id;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
 
 /** The version of a record a compile of `view` shows: the draft view falls back to the published one. */
 export function visibleVersion(r: StoryRecord | undefined, view: 'published' | 'draft'): StoryVersion | undefined {
