@@ -338,7 +338,7 @@ async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; rea
       throw new Error(unreadable);
     }
     // The index as sync writes it is read off its lines; anything else is parsed.
-    const rows = scanIndexRows(bytes.toString('latin1'), true) ?? parseIndexRows(bytes.toString('utf8'));
+    const rows = scanIndexRows(bytes.toString('latin1'), bytes) ?? parseIndexRows(bytes.toString('utf8'));
     if (!rows) throw new Error(unreadable);
     return rows.sort((a, b) => a.id - b.id);
   };

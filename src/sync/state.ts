@@ -300,46 +300,62 @@ export interface IndexRow {
 }
 
 /**
+ * Up to this length (characters), the rows' uuids and digests stay slices of the index's text, which
+ * they keep alive: less than copying them costs (a few megabytes, at 10,000 stories); a larger
+ * index's are copied, so that its text can go.
+ */
+const KEEP_SLICES_OF = 16 * 1024 * 1024;
+
+/**
  * The rows of every entry of a stories index as sync writes it (canonical
  * JSON: two-space indentation, sorted keys, one key per line), read off its
  * lines without building the entries; undefined when the text is not laid out
- * so (then parse it). `latin1`: the text is the file's bytes decoded as
- * latin1, one character a byte (several times cheaper to decode than UTF-8
- * for a large index; the keys and every value read but content types are ASCII).
+ * so (then parse it). `bytes`: the file's bytes, which `text` is decoded from
+ * as latin1, one character a byte (several times cheaper to decode than UTF-8
+ * for a large index; the keys and every value read but content types are
+ * ASCII); the rows then say where their entries are in the file.
  */
-export function scanIndexRows(text: string, latin1 = false): IndexRow[] | undefined {
-  if (!text.startsWith('[')) return undefined;
+export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefined {
+  // Entries open and close lines of their own at two spaces ("  {", "  }" or "  },"), in an array.
+  const OPEN = '\n  {\n';
+  const CLOSE = '\n  }';
   // Sorted keys, each on a line at four spaces: component, digest, id, published, uuid (others between).
   const C = '\n    "component": ';
   const D = '\n    "digest": "';
   const I = '\n    "id": ';
   const P = '\n    "published": ';
   const U = '\n    "uuid": "';
-  // A space has few content types: one string each.
-  const components = new Map<string, string>();
-  /** The JSON string that fills the rest of the line at `from` (a trailing comma is the entry's). */
-  const lineString = (from: number): string | undefined => {
-    const end = text.indexOf('\n', from);
-    if (end < 0 || text.charCodeAt(from) !== 34) return undefined;
-    const close = text.charCodeAt(end - 1) === 44 ? end - 1 : end;
-    if (text.charCodeAt(close - 1) !== 34) return undefined;
-    let value = text.slice(from + 1, close - 1);
-    // Bytes read as latin1 give back the UTF-8 they were.
-    if (latin1 && /[^\x00-\x7f]/.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
-    if (!value.includes('\\')) return value;
-    try {
-      const parsed = JSON.parse(`"${value}"`) as unknown;
-      return typeof parsed === 'string' ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  /** The boolean at `from`. */
-  const lineBoolean = (from: number): boolean | undefined => (text.startsWith('true', from) ? true : text.startsWith('false', from) ? false : undefined);
   const rows: IndexRow[] = [];
-  for (let at = 0; ; ) {
-    const c = text.indexOf(C, at);
-    if (c < 0) break;
+  if (!text.startsWith('[')) return undefined;
+  if (!text.startsWith(OPEN, 1)) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
+  /** Content types by the text of their line (a space has few): each decoded once. */
+  const components = new Map<string, string>();
+  const component = (line: string): string | undefined => {
+    let value = components.get(line);
+    if (value !== undefined) return value;
+    const raw = line.endsWith(',') ? line.slice(0, -1) : line;
+    if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return undefined;
+    value = raw.slice(1, -1);
+    // Bytes read as latin1 give back the UTF-8 they were.
+    if (bytes && /[^\x00-\x7f]/.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
+    if (value.includes('\\')) {
+      try {
+        const parsed = JSON.parse(`"${value}"`) as unknown;
+        if (typeof parsed !== 'string') return undefined;
+        value = parsed;
+      } catch {
+        return undefined;
+      }
+    }
+    // A copy of its own, not a slice of the text (which would keep all of it alive).
+    value = JSON.parse(JSON.stringify(value)) as string;
+    components.set(line, value);
+    return value;
+  };
+  for (let open = 1; ; ) {
+    // The entry, from the line of its brace to the line that closes it: every key read lies within.
+    const close = text.indexOf(CLOSE, open + 4);
+    const c = text.indexOf(C, open + 4);
     const d = text.indexOf(D, c);
     const dEnd = text.indexOf('"', d + D.length);
     const i = text.indexOf(I, dEnd);
@@ -347,37 +363,42 @@ export function scanIndexRows(text: string, latin1 = false): IndexRow[] | undefi
     const p = text.indexOf(P, iEnd);
     const u = text.indexOf(U, p);
     const uEnd = text.indexOf('"', u + U.length);
-    if (d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0) return undefined;
+    if (close < 0 || c < 0 || d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0 || uEnd > close) return undefined;
+    const cEnd = text.indexOf('\n', c + C.length);
+    const type = component(text.slice(c + C.length, cEnd));
     const id = Number(text.slice(i + I.length, iEnd));
-    const component = lineString(c + C.length);
-    const published = lineBoolean(p + P.length);
-    if (!Number.isSafeInteger(id) || typeof component !== 'string' || typeof published !== 'boolean') return undefined;
-    // A copy, not a slice of the text (which would keep all of it alive).
-    if (!components.has(component)) components.set(component, JSON.parse(JSON.stringify(component)) as string);
-    const row: IndexRow = { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: components.get(component)!, published };
-    if (latin1) {
-      // One character a byte: where the entry's braces are in the text is where they are in the file.
-      const open = text.lastIndexOf('\n  {', c);
-      const close = text.indexOf('\n  }', uEnd);
-      if (open < 0 || close < 0) return undefined;
-      row.at = open + 3;
-      row.size = close + 4 - row.at;
+    const published = text.startsWith('true', p + P.length) ? true : text.startsWith('false', p + P.length) ? false : undefined;
+    if (type === undefined || !Number.isSafeInteger(id) || published === undefined) return undefined;
+    rows.push(
+      bytes
+        ? // One character a byte: where the entry's braces are in the text is where they are in the file.
+          { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: type, published, at: open + 3, size: close + 1 - open }
+        : { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: type, published },
+    );
+    // A comma and the next entry, else the end of the array.
+    const after = close + CLOSE.length;
+    if (text.charCodeAt(after) === 44) {
+      open = after + 1;
+      if (!text.startsWith(OPEN, open)) return undefined;
+      continue;
     }
-    rows.push(row);
-    at = uEnd;
+    if (!text.startsWith('\n]', after) || text.slice(after + 2).trim() !== '') return undefined;
+    break;
   }
-  // Every entry opens a line of its own at two spaces: as many as rows were read, or an entry lacked a key.
-  let entries = 0;
-  for (let at = text.indexOf('\n  {\n'); at >= 0; at = text.indexOf('\n  {\n', at + 1)) entries++;
-  if (rows.length === 0) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
-  if (entries !== rows.length) return undefined;
-  // The uuids and digests are slices of the index text and would keep all of it alive (tens of
-  // megabytes at 100,000 stories): copied into one string of their own, then sliced from it.
-  const own = rows.map((r) => `${r.uuid}\n${r.digest}`).join('\n').split('\n');
-  rows.forEach((r, k) => {
-    r.uuid = own[2 * k]!;
-    r.digest = own[2 * k + 1]!;
-  });
+  if (text.length > KEEP_SLICES_OF) {
+    // The uuids and digests are slices of the text, which they would keep alive (tens of megabytes at
+    // 100,000 stories): copied into one string of their own, then sliced from it.
+    const parts = new Array<string>(2 * rows.length);
+    rows.forEach((r, k) => {
+      parts[2 * k] = r.uuid;
+      parts[2 * k + 1] = r.digest;
+    });
+    const copied = parts.join('\n').split('\n');
+    rows.forEach((r, k) => {
+      r.uuid = copied[2 * k]!;
+      r.digest = copied[2 * k + 1]!;
+    });
+  }
   return rows;
 }
 

@@ -43,7 +43,7 @@ describe('scanIndexRows', () => {
   it('reads the bytes of the index as latin1, content types in any script included', () => {
     const entries = [entry(1, { component: 'Über-Seite "ü" \\ 記事' }), entry(2), entry(3, { name: 'Ärger', slugs: { default: 'ä/ö' } })];
     const bytes = Buffer.from(canonicalJson(entries));
-    const read = scanIndexRows(bytes.toString('latin1'), true)!;
+    const read = scanIndexRows(bytes.toString('latin1'), bytes)!;
     expect(read.map(({ at: _at, size: _size, ...row }) => row)).toEqual(rows(entries));
     // Each row says where its entry's bytes are, multi-byte characters before it or not.
     expect(read.map((r) => JSON.parse(bytes.toString('utf8', r.at, r.at! + r.size!)) as unknown)).toEqual(entries);
@@ -68,6 +68,18 @@ describe('scanIndexRows', () => {
     const { component: _component, ...noComponent } = entry(2);
     expect(scanIndexRows(canonicalJson([entry(1), noComponent, entry(3)]))).toBeUndefined();
     expect(scanIndexRows(canonicalJson([entry(1), { ...entry(2), published: 'yes' }]))).toBeUndefined();
+    // Nor can an entry borrow the next one's key.
+    const { uuid: _uuid, ...noUuid } = entry(2);
+    expect(scanIndexRows(canonicalJson([entry(1), noUuid, entry(3)]))).toBeUndefined();
+  });
+
+  it('refuses anything after the array, and entries not laid out one after the other', () => {
+    const text = canonicalJson([entry(1), entry(2)]);
+    expect(scanIndexRows(text)).toHaveLength(2);
+    expect(scanIndexRows(`${text}\n`)).toHaveLength(2);
+    expect(scanIndexRows(`${text.trimEnd()} x`)).toBeUndefined();
+    expect(scanIndexRows(text.replace('\n  },\n  {\n', '\n  }\n  {\n'))).toBeUndefined();
+    expect(scanIndexRows(text.replace('\n  },\n  {\n', '\n  },\n\n  {\n'))).toBeUndefined();
   });
 });
 
