@@ -539,11 +539,19 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   /** The stories whose modules an incremental compile removed from the last compile's set. */
   const droppedModules: number[] = [];
   const writer = new FileWriter(out);
+  /** Chunks of the last compile found changed on disk since (or unreadable): written again even if their bytes are due unchanged. */
+  const altered = new Set<string>();
+  /** The data of a chunk of the last compile, as it wrote it (see readJsonChunk); noted as altered when it is not. */
+  const readChunk = (rel: string): unknown => {
+    const data = readJsonChunk(out, rel, oldFiles);
+    if (data === undefined && oldFiles[rel] !== undefined) altered.add(rel);
+    return data;
+  };
   /** Writes a file whose digest the state keeps (the chunks and shared files, read back or compared later). */
   const write = (rel: string, text: string): void => {
     const digest = fileDigest(text);
     files[rel] = digest;
-    if (oldFiles[rel] === digest) return;
+    if (oldFiles[rel] === digest && !altered.has(rel)) return;
     put(rel, text);
   };
   /** Raw modules this compile replaced, as they were: previous story modules import them (see forget). */
@@ -632,17 +640,53 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       if (!old || !now || now.story.content.component !== old.component) reshaped.add(e.uuid);
     }
   }
+  /** The last compile's backlinks chunks, as it wrote them (undefined: changed or unreadable), each read once. */
+  const previousBacklinks = new Map<number, Record<string, unknown> | undefined>();
+  const backlinksChunkOf = (b: number): Record<string, unknown> | undefined => {
+    if (!previousBacklinks.has(b)) {
+      const lists = readChunk(CHUNKS.backlinks(b));
+      previousBacklinks.set(b, lists && typeof lists === 'object' && !Array.isArray(lists) ? (lists as Record<string, unknown>) : undefined);
+    }
+    return previousBacklinks.get(b);
+  };
+  /**
+   * The stories that referred to a uuid of `uuids` when the last compile wrote its backlinks, by id
+   * (those still in the index); undefined when a chunk of them cannot be read back.
+   */
+  const referrersOf = (uuids: ReadonlySet<string>): number[] | undefined => {
+    const ids: number[] = [];
+    for (const u of uuids) {
+      const lists = backlinksChunkOf(bucketOfUuid(u, buckets));
+      if (!lists) return undefined;
+      const list = Object.hasOwn(lists, u) ? lists[u] : [];
+      if (!Array.isArray(list)) return undefined;
+      for (const r of list) {
+        const id = byUuid.get(r as string);
+        if (id !== undefined) ids.push(id);
+      }
+    }
+    return ids;
+  };
   const affected = new Set<number>(dirty);
   if (state) {
+    const prev = state;
     let frontier = new Set(dirtyUuids);
     for (let level = 0; level < Math.max(1, options.depth ?? 1) && frontier.size; level++) {
       const next = new Set<string>();
-      for (const [id, s] of state.stories) {
-        if (affected.has(id)) continue;
-        if (refersToAny(s, frontier, reshaped)) {
-          affected.add(id);
-          next.add(s.uuid);
+      const reach = (id: number, s: StoryState): void => {
+        if (affected.has(id) || !refersToAny(s, frontier, reshaped)) return;
+        affected.add(id);
+        next.add(s.uuid);
+      };
+      // The stories that referred to the frontier are those its backlinks list (else every story is asked).
+      const candidates = referrersOf(frontier);
+      if (candidates) {
+        for (const id of candidates) {
+          const s = prev.stories.get(id);
+          if (s) reach(id, s);
         }
+      } else {
+        for (const [id, s] of prev.stories) reach(id, s);
       }
       frontier = next;
     }
@@ -837,7 +881,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
         }
         // The metadata of the chunk's unchanged stories, as the last compile wrote it.
         const kept = new Map<number, EntryMeta[]>();
-        const previousMetas = readJsonChunk(out, CHUNKS.entries(b), oldFiles);
+        const previousMetas = readChunk(CHUNKS.entries(b));
         for (const m of (Array.isArray(previousMetas) ? validMetas(previousMetas) : undefined) ?? []) {
           (kept.get(m.id) ?? kept.set(m.id, []).get(m.id)!).push(m);
         }
@@ -872,7 +916,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
    * patched (the lists of their other targets read back from them) and written again; without a
    * readable previous chunk, every list of the chunk is collected from the stories.
    */
-  const patchedBacklinks = (prev: Pick<State, 'files'>): Array<Map<string, string[]> | undefined> => {
+  const patchedBacklinks = (): Array<Map<string, string[]> | undefined> => {
     const changedTargets = new Set<string>();
     /** The stories whose references may have changed (compiled again, or gone), by uuid. */
     const changedReferrers = new Set<string>();
@@ -900,7 +944,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     const complete = new Set<number>();
     for (let b = 0; b < buckets; b++) {
       if (!backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
-      const previousLists = readJsonChunk(out, CHUNKS.backlinks(b), prev.files);
+      const previousLists = backlinksChunkOf(b);
       const lists = new Map<string, string[]>();
       if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
         // A changed target keeps the referrers that did not change (its list, sorted, without them).
@@ -946,7 +990,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     return backlinks;
   };
   // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.
-  const backlinks = gathered ?? patchedBacklinks(state!);
+  const backlinks = gathered ?? patchedBacklinks();
   backlinks.forEach((lists, b) => {
     if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });

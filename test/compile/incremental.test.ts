@@ -333,6 +333,19 @@ describe('incremental compile over the demo space', () => {
     expect(lists[to]).toContain(article.uuid);
     expect(lists).not.toHaveProperty('x');
     await expectFull();
+
+    // Its author unpublished, with that author's backlinks chunk altered: the stories that embed the
+    // author are found without it (asking every story), compiled again, and hold its uuid.
+    writeFileSync(chunk, readFileSync(chunk, 'utf8').replace('export default {', 'export default {"x":["y"],'));
+    await ageOutput(dir);
+    const author = stories.find((s) => s.uuid === to)!;
+    await admin(server.url, 'POST', `/stories/${author.id}/unpublish`);
+    await syncBoth();
+    const unpublished = await compileBoth(dir);
+    expect(unpublished.mode).toBe('incremental');
+    expect(unpublished.compiled).toBeGreaterThan(1);
+    expect(readGenerated<Record<string, Story>>(dir, `stories/${article.id}.js`).default!.content.author).toBe(to);
+    await expectFull();
   });
 
   it('a state whose type counts cannot be read is compiled again in full, stories gone included', async () => {
