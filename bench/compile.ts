@@ -5,8 +5,9 @@
  *   dominates on slow disks;
  * - an incremental compile after one story change in a 10,000-story snapshot (target under
  *   200 ms) and the files it rewrote, for a story nothing embeds and for an author that
- *   articles embed through relations: as a command (a new process reading its state file)
- *   and in one process compiling again and again (the dev server), median of several edits.
+ *   articles embed through relations: as a command (a new process reading its state file,
+ *   median of five edits) and in one process compiling again and again (the dev server), median
+ *   of seven.
  * Commands are timed as users run them: the built CLI (compiled from the sources first).
  */
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,8 @@ import { sync } from '../src/sync/index.js';
 import { DATA, demoSpace, fmt, json, percentile, runBuiltCli, runCli, serve } from './lib.js';
 
 const RELATIONS = 'article.author,article.categories,product.related_products';
+/** Edits compiled by a command, per kind of edit (the median is reported). */
+const COMMAND_RUNS = 5;
 /** The edits measured: a story nothing embeds, and one that many embed (listing filters that find each). */
 const CHANGES = [
   ['an article nothing embeds', 'filter_query[component][in]=article&sort_by=id:desc'],
@@ -83,19 +86,29 @@ async function incremental10k(): Promise<void> {
     const none = await compileCli(dir, out);
     console.log(`compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written`);
     for (const [label, filter] of CHANGES) {
-      const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
-      const cv = space.space.version;
-      const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
-      const story = list.stories[0]!;
-      await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name} (edited ${Date.now()})` });
-      await json('POST', `${url}/__admin/stories/${story.id}/publish`);
-      const events = path.join(DATA, 'compile-event.json');
-      await fs.writeFile(events, JSON.stringify({ action: 'published', space_id: 1, story_id: story.id }));
-      const s = await runCli(['sync', '--base-url', url!, '--token', 'bench-public', '--out', dir, '--events', events, '--json']);
-      if (s.code !== 0) throw new Error(`sync failed: ${s.stderr}`);
-      const r = await compileCli(dir, out);
-      const shown = r.written.length > 6 ? `${r.written.slice(0, 6).join(', ')}, ... (${r.written.length - 6} more)` : r.written.join(', ');
-      console.log(`compile: incremental after one change (${label}, a command): ${fmt(r.ms, 0)} ms (target < 200 ms); rewrote ${r.written.length} files: ${shown}`);
+      // Several edits, each synced and compiled by a new process: single runs vary with the machine's load.
+      const times: number[] = [];
+      let written: string[] = [];
+      for (let run = 0; run < COMMAND_RUNS; run++) {
+        const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
+        const cv = space.space.version;
+        const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
+        const story = list.stories[0]!;
+        await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name.replace(/ \(edited.*$/, '')} (edited ${Date.now()})` });
+        await json('POST', `${url}/__admin/stories/${story.id}/publish`);
+        const events = path.join(DATA, 'compile-event.json');
+        await fs.writeFile(events, JSON.stringify({ action: 'published', space_id: 1, story_id: story.id }));
+        const s = await runCli(['sync', '--base-url', url!, '--token', 'bench-public', '--out', dir, '--events', events, '--json']);
+        if (s.code !== 0) throw new Error(`sync failed: ${s.stderr}`);
+        const r = await compileCli(dir, out);
+        times.push(r.ms);
+        written = r.written;
+      }
+      const shown = written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
+      console.log(
+        `compile: incremental after one change (${label}, a command), median of ${times.length}: ${fmt(percentile(times, 50), 0)} ms ` +
+          `(min ${fmt(Math.min(...times), 0)}, max ${fmt(Math.max(...times), 0)}; target < 200 ms); the last rewrote ${written.length} files: ${shown}`,
+      );
     }
     await inProcess(url!, dir, out);
   } finally {
