@@ -20,14 +20,14 @@
  * belong to and the small shared modules; a file whose bytes would not change
  * is not touched (bytes and mtime stay).
  */
-import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { Story, Tag } from '../api/index.js';
 // From the modules themselves, not the packages' indexes: a compile loads no more than it uses.
 import { DEFAULT_LANG, FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp, readJsonFile, readManifest } from '../snapshot/read.js';
-import { indexRowOf, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
+import { indexRowOf, parseIndexRowsText, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -331,6 +331,17 @@ async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; rea
   if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
   const readIndex = (): IndexRow[] => {
     const unreadable = `${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`;
+    // The rows sync writes beside the index, when they describe the index the manifest names, as large as it is.
+    const digest = (manifest.digests as Record<string, string> | undefined)?.stories;
+    if (digest) {
+      try {
+        const bytes = statSync(path.join(snapshot, INDEX_FILES.stories)).size;
+        const rows = parseIndexRowsText(readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'), { digest, bytes });
+        if (rows) return rows;
+      } catch {
+        // No rows file (an older sync), or no index: read below.
+      }
+    }
     let bytes: Buffer;
     try {
       bytes = readFileSync(path.join(snapshot, INDEX_FILES.stories));

@@ -35,6 +35,7 @@ import {
 import {
   committedStamps,
   forgetState,
+  indexRowsText,
   loadState,
   readText,
   rememberState,
@@ -248,6 +249,10 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
     [FILES.tags, tags],
     [INDEX_FILES.datasources, datasourcesIndex],
   ];
+  // What a compile needs of each story, beside the stories index (which it scans when this is missing or describes another).
+  const rowsText = layout && indexRowsText(layout, storiesIndexDigest);
+  if (rowsText) small.push([INDEX_FILES.storyRows, rowsText]);
+  else if ((await readText(path.join(out, INDEX_FILES.storyRows))) !== undefined) pass.txn.delete(INDEX_FILES.storyRows);
   for (const [rel, text] of small) {
     if ((await readText(path.join(out, rel))) !== text) await pass.txn.put(rel, text);
   }

@@ -6,7 +6,7 @@
  * shows. The output is the one reading every record gives, in both views,
  * with drafts, unpublished targets and a draft that changed content type.
  */
-import { cpSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
@@ -96,6 +96,32 @@ describe('relation targets from the index', () => {
     expect(index.find((e) => e.id === author.id)).toMatchObject({ published: true, component: 'author' });
     // And what links show: the German variant of the linked story has a name of its own.
     expect(index.find((e) => e.id === linked.id)).toMatchObject({ link_fields: { de: { name: GERMAN } } });
+  });
+
+  it('reads the rows sync writes beside the index, else the index itself: the same output', async () => {
+    expect(existsSync(path.join(snapshot, INDEX_FILES.storyRows))).toBe(true);
+    const copyWith = async (name: string, change: (rows: string) => string | undefined): Promise<string> => {
+      const copy = await tempDir(`stand-in-rows-${name}`);
+      cpSync(snapshot, copy, { recursive: true });
+      const file = path.join(copy, INDEX_FILES.storyRows);
+      const text = change(readFileSync(file, 'utf8'));
+      if (text === undefined) rmSync(file);
+      else writeFileSync(file, text);
+      return copy;
+    };
+    // Without rows (an older sync), and with rows that describe another index (a size it does not have).
+    const none = await copyWith('none', () => undefined);
+    const other = await copyWith('other', (text) => text.replace(/"bytes": (\d+)/, (_, n: string) => `"bytes": ${Number(n) + 1}`));
+    expect(readFileSync(path.join(other, INDEX_FILES.storyRows), 'utf8')).not.toBe(readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'));
+    const outs = await Promise.all(['rows', 'none', 'other'].map((n) => tempDir(`stand-in-rows-out-${n}`)));
+    const results = [];
+    for (const [k, dir] of [snapshot, none, other].entries()) results.push(await compile({ snapshot: dir, out: outs[k]!, ...OPTIONS }));
+    await settled();
+    expect(results[1]!.written).toEqual(results[0]!.written);
+    expect(results[2]!.written).toEqual(results[0]!.written);
+    const [a, b, c] = await Promise.all(outs.map((o) => readOutput(o)));
+    expect(bytesDiff(a!, b!)).toEqual([]);
+    expect(bytesDiff(a!, c!)).toEqual([]);
   });
 
   for (const view of ['published', 'draft'] as const) {

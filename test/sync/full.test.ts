@@ -8,6 +8,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { StoryRecord, materialize, readSpaceDirectory } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
+import { parseIndexRowsText, scanIndexRows } from '../../src/sync/state.js';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { SPACE_VERSION } from '../helpers/fixture-space.js';
 import { readJsonFile, readTree, removeTempDirs, tempDir, treeDiff } from './support.js';
@@ -64,6 +65,7 @@ describe('full sync of the fixture space', () => {
       'datasources/200.json',
       'indexes/datasources.json',
       'indexes/stories.json',
+      'indexes/stories.rows.json',
       'manifest.json',
       'space.json',
       'tags.json',
@@ -124,6 +126,14 @@ describe('full sync of the fixture space', () => {
     });
     expect(manifest.space.version).toBe(SPACE_VERSION);
     expect(typeof manifest.synced_at).toBe('string');
+    // Beside the stories index, what a compile needs of it: the rows a scan of the index gives.
+    const indexBytes = Buffer.from(tree.get('indexes/stories.json')!);
+    const rows = parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length });
+    expect(rows).toEqual(scanIndexRows(indexBytes.toString('latin1'), indexBytes));
+    expect(rows!.map((r) => r.id)).toEqual(PUBLISHED_IDS);
+    // It names the index it describes: another index, or another size, and it is not read.
+    expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: 'other', bytes: indexBytes.length })).toBeUndefined();
+    expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length + 1 })).toBeUndefined();
     expect(await readJsonFile(`${out}/space.json`)).toEqual(manifest.space);
   });
 

@@ -94,9 +94,9 @@ describe('incremental sync', () => {
     expect(L).toBe(2);
     expect(result.requests).toBeLessThanOrEqual(1 + L + 1);
     expect(await serviceRequests(s.url)).toBe(result.requests);
-    // The record, the story index, the manifest and space.json (it carries the cache version).
+    // The record, the story index (and its rows), the manifest and space.json (it carries the cache version).
     const touched = changedFiles(times, await mtimes(s.dir));
-    expect(touched).toEqual(['indexes/stories.json', 'manifest.json', 'space.json', 'stories/13.json']);
+    expect(touched).toEqual(['indexes/stories.json', 'indexes/stories.rows.json', 'manifest.json', 'space.json', 'stories/13.json']);
     expect(treeDiff(bytesBefore, await readTree(s.dir))).toEqual(touched);
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
   });
@@ -112,7 +112,7 @@ describe('incremental sync', () => {
     expect(result.mode).toBe('incremental');
     expect(result.changed.stories).toEqual([13]);
     expect(result.changed.removed).toEqual([]);
-    expect(changedFiles(times, await mtimes(s.dir))).toEqual(['indexes/stories.json', 'manifest.json', 'space.json', 'stories/13.json']);
+    expect(changedFiles(times, await mtimes(s.dir))).toEqual(['indexes/stories.json', 'indexes/stories.rows.json', 'manifest.json', 'space.json', 'stories/13.json']);
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
   });
 

@@ -7,8 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { canonicalJson, type StoryRecord, type StoryVersion } from '../../src/snapshot/index.js';
-import { indexEntry } from '../../src/sync/records.js';
-import { scanIndexRows } from '../../src/sync/state.js';
+import { indexEntry, type StoryIndexEntry } from '../../src/sync/records.js';
+import { indexRowsText, parseIndexRowsText, scanIndexRows, sortedIndexPieces } from '../../src/sync/state.js';
+import { sha256 } from '../../src/snapshot/json.js';
 import { story } from '../compile/resolve/fixtures.js';
 
 const entry = (id: number, extra: Record<string, unknown> = {}) => ({
@@ -80,6 +81,50 @@ describe('scanIndexRows', () => {
     expect(scanIndexRows(`${text.trimEnd()} x`)).toBeUndefined();
     expect(scanIndexRows(text.replace('\n  },\n  {\n', '\n  }\n  {\n'))).toBeUndefined();
     expect(scanIndexRows(text.replace('\n  },\n  {\n', '\n  },\n\n  {\n'))).toBeUndefined();
+  });
+});
+
+describe('the rows file beside the index', () => {
+  /** The index of these entries as sync writes it, its layout, and the rows file describing it. */
+  async function written(entries: Array<ReturnType<typeof entry>>) {
+    let layout: Parameters<typeof indexRowsText>[0] | undefined;
+    const pieces: Uint8Array[] = [];
+    const map = new Map(entries.map((e) => [e.id, e as unknown as StoryIndexEntry]));
+    for await (const piece of sortedIndexPieces(map, undefined, (l) => (layout = l))) pieces.push(piece);
+    const bytes = Buffer.concat(pieces);
+    const digest = sha256(bytes);
+    return { bytes, digest, rows: indexRowsText(layout!, digest) };
+  }
+
+  it('gives back the rows a scan of the index gives, and only for that index', async () => {
+    const entries = [entry(3), entry(1000000001, { published: false, component: 'quote"d \\ type' }), entry(42, { component: 'Über-Seite 記事' })];
+    const { bytes, digest, rows } = await written(entries);
+    expect(bytes.toString('utf8')).toBe(canonicalJson([...entries].sort((a, b) => a.id - b.id)));
+    const read = parseIndexRowsText(rows!, { digest, bytes: bytes.length });
+    expect(read).toEqual(scanIndexRows(bytes.toString('latin1'), bytes));
+    expect(parseIndexRowsText(rows!, { digest: sha256('other'), bytes: bytes.length })).toBeUndefined();
+    expect(parseIndexRowsText(rows!, { digest, bytes: bytes.length - 1 })).toBeUndefined();
+    const empty = await written([]);
+    expect(parseIndexRowsText(empty.rows!, { digest: empty.digest, bytes: empty.bytes.length })).toEqual([]);
+  });
+
+  it('refuses a damaged rows file, and is not written for a uuid it cannot hold', async () => {
+    const { bytes, digest, rows } = await written([entry(1), entry(2), entry(3)]);
+    const index = { digest, bytes: bytes.length };
+    const damaged = (change: (f: Record<string, unknown>) => void) => {
+      const f = JSON.parse(rows!) as Record<string, unknown>;
+      change(f);
+      return parseIndexRowsText(JSON.stringify(f), index);
+    };
+    expect(damaged(() => undefined)).toHaveLength(3);
+    expect(damaged((f) => (f.published = '10'))).toBeUndefined();
+    expect(damaged((f) => (f.published = '1x1'))).toBeUndefined();
+    expect(damaged((f) => (f.ids = '1 1 0'))).toBeUndefined();
+    expect(damaged((f) => (f.sizes = (f.sizes as string).replace(/^\d+/, (n) => String(Number(n) + 1))))).toBeUndefined();
+    expect(damaged((f) => (f.component = '0 0 7'))).toBeUndefined();
+    expect(damaged((f) => delete f.uuids)).toBeUndefined();
+    expect(parseIndexRowsText('not json', index)).toBeUndefined();
+    expect((await written([entry(1, { uuid: 'has a space' })])).rows).toBeUndefined();
   });
 });
 
