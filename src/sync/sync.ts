@@ -16,7 +16,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Space } from '../api/index.js';
 import { ContentClient, type ClientOptions } from '../client/index.js';
-import { DEFAULT_LANG, FILES, StoryRecord, SnapshotTransaction, canonicalJson, type DatasourceRecord, type StoryVersion } from '../snapshot/index.js';
+import { DEFAULT_LANG, FILES, StoryRecord, SnapshotTransaction, canonicalJson, sha256, type DatasourceRecord, type StoryVersion } from '../snapshot/index.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import {
   INDEX_FILES,
@@ -39,6 +39,7 @@ import {
   loadState,
   readText,
   rememberState,
+  scanIndexRows,
   sortedIndex,
   sortedIndexPieces,
   type IndexLayout,
@@ -264,6 +265,43 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
   return { tagsChanged: oldTags !== tags };
 }
 
+/**
+ * The rows file of a snapshot that has none (written by an older version), for an unchanged
+ * sync: read off the stories index as it stands, in a transaction of its own. Compiles read it
+ * instead of scanning the index; nothing else changes.
+ */
+async function addMissingRows(out: string, state: SnapshotState): Promise<void> {
+  const digest = (state.manifest.digests as Record<string, string> | undefined)?.stories;
+  if (!digest || (await readText(path.join(out, INDEX_FILES.storyRows))) !== undefined) return;
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(path.join(out, INDEX_FILES.stories));
+  } catch {
+    return;
+  }
+  // Only an index as sync writes it, the one the manifest names.
+  const rows = sha256(bytes) === digest ? scanIndexRows(bytes.toString('latin1'), bytes) : undefined;
+  if (!rows || rows.some((r) => !state.stories.has(r.id)) || rows.length !== state.stories.size) return;
+  const text = indexRowsText(
+    {
+      entries: state.stories,
+      ids: Float64Array.from(rows, (r) => r.id),
+      starts: Float64Array.from(rows, (r) => r.at! - 2),
+      ends: Float64Array.from(rows, (r) => r.at! + r.size!),
+    },
+    digest,
+  );
+  if (!text) return;
+  const txn = await SnapshotTransaction.begin(out);
+  try {
+    await txn.put(INDEX_FILES.storyRows, text);
+    await txn.commit();
+  } catch (err) {
+    await txn.abort();
+    throw err;
+  }
+}
+
 /** Splits entries into batches whose by_ids + by_slugs fit a URL comfortably. */
 function censusBatches(entries: StoryIndexEntry[], maxChars = 6000): StoryIndexEntry[][] {
   const out: StoryIndexEntry[][] = [];
@@ -478,7 +516,10 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       passes: passNo,
       durationMs: performance.now() - started,
     });
-    if (incremental && !options.events?.length && state!.manifest.cv === space.version) return result('unchanged');
+    if (incremental && !options.events?.length && state!.manifest.cv === space.version) {
+      await addMissingRows(out, state!);
+      return result('unchanged');
+    }
 
     const txn = await SnapshotTransaction.begin(out);
     const pass: Pass = {

@@ -2,6 +2,7 @@
  * Full sync against the real local service: what lands on disk, per view and
  * API version, byte for byte, and the round trip serve -> sync -> serve.
  */
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
@@ -134,6 +135,12 @@ describe('full sync of the fixture space', () => {
     // It names the index it describes: another index, or another size, and it is not read.
     expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: 'other', bytes: indexBytes.length })).toBeUndefined();
     expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length + 1 })).toBeUndefined();
+    // A snapshot without it (an older version's) gets it at the next sync, even one that finds nothing new.
+    rmSync(`${out}/indexes/stories.rows.json`);
+    const again = await sync({ baseUrl: server.url, token: PUBLIC, out });
+    expect(again.mode).toBe('unchanged');
+    expect(readFileSync(`${out}/indexes/stories.rows.json`, 'utf8')).toBe(tree.get('indexes/stories.rows.json'));
+    expect([...(await readTree(out)).keys()]).toEqual([...tree.keys()]);
     expect(await readJsonFile(`${out}/space.json`)).toEqual(manifest.space);
   });
 
