@@ -12,7 +12,7 @@
  * Published content that moves while a pass reads it is detected (a newer
  * cache version in a redirect or a body) and the pass is redone.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Space } from '../api/index.js';
 import { ContentClient, type ClientOptions } from '../client/index.js';
@@ -253,7 +253,7 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
   // What a compile needs of each story, beside the stories index (which it scans when this is missing or describes another).
   const rowsText = layout && indexRowsText(layout, storiesIndexDigest);
   if (rowsText) small.push([INDEX_FILES.storyRows, rowsText]);
-  else if ((await readText(path.join(out, INDEX_FILES.storyRows))) !== undefined) pass.txn.delete(INDEX_FILES.storyRows);
+  else if (existsSync(path.join(out, INDEX_FILES.storyRows))) pass.txn.delete(INDEX_FILES.storyRows);
   for (const [rel, text] of small) {
     if ((await readText(path.join(out, rel))) !== text) await pass.txn.put(rel, text);
   }
@@ -272,7 +272,7 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
  */
 async function addMissingRows(out: string, state: SnapshotState): Promise<void> {
   const digest = (state.manifest.digests as Record<string, string> | undefined)?.stories;
-  if (!digest || (await readText(path.join(out, INDEX_FILES.storyRows))) !== undefined) return;
+  if (!digest || existsSync(path.join(out, INDEX_FILES.storyRows))) return;
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(path.join(out, INDEX_FILES.stories));
