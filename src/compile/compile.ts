@@ -280,10 +280,6 @@ function refersToAny(s: StoryState, frontier: ReadonlySet<string>, reshaped: Rea
   return s.references.some((u) => frontier.has(u) && (reshaped.has(u) || !s.imports.includes(u)));
 }
 
-/** A story state as it was with another digest (its record changed but not its modules). */
-const withDigest = (s: StoryState, digest: string): StoryState =>
-  s.digest === digest ? s : { digest, uuid: s.uuid, component: s.component, references: s.references, imports: s.imports };
-
 /** The state of a state file, or undefined when it is not one this version reads. */
 function decodeState(raw: unknown): State | undefined {
   const s = raw as StoredState | undefined;
@@ -903,8 +899,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
           const keptMetas = kept.get(e.id);
           let storyMetas: EntryMeta[] | undefined;
           if (old && !affected.has(e.id) && keptMetas && keptMetas.length === languages.length && oldModules.has(e.id)) {
-            // Unchanged: its module, metadata and references stay as they are.
-            setStory(e.id, withDigest(old, e.digest));
+            // Unchanged (its digest is the state's, or it would be affected): its module, metadata and
+            // references stay as the state holds them.
             storyMetas = keptMetas;
           } else {
             storyMetas = compileStory(e, old);
@@ -957,10 +953,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       if (!backlinkBuckets.has(b) && keep(CHUNKS.backlinks(b))) continue;
       const previousLists = backlinksChunkOf(b);
       const lists = new Map<string, string[]>();
-      if (previousLists && typeof previousLists === 'object' && !Array.isArray(previousLists)) {
+      if (previousLists) {
         // A changed target keeps the referrers that did not change (its list, sorted, without them).
-        for (const [u, list] of Object.entries(previousLists as Record<string, string[]>)) {
-          if (!changedTargets.has(u)) lists.set(u, list);
+        for (const [u, list] of Object.entries(previousLists)) {
+          if (!changedTargets.has(u)) lists.set(u, list as string[]);
           else if (Array.isArray(list)) {
             const kept = list.filter((r) => !changedReferrers.has(r));
             if (kept.length) lists.set(u, kept);

@@ -209,7 +209,6 @@ export class RecordCache {
   }
 }
 
-/** The record cache of a snapshot whose index is `index`. */
 /** The records of a snapshot whose index rows are `index`, sorted by id (ordered here if they are not). */
 export const recordsOf = (snapshot: string, index: readonly IndexRow[]) =>
   new RecordCache(snapshot, index.every((e, k) => k === 0 || index[k - 1]!.id < e.id) ? index : [...index].sort((a, b) => a.id - b.id));

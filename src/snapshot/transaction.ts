@@ -40,9 +40,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Synchronous: one stat, which on the thread pool would cost a round trip (every sync and compile asks first). */
-const exists = (p: string): boolean => existsSync(p);
-
 async function lockHolder(dir: string): Promise<number | undefined> {
   try {
     const pid = Number((await fs.readFile(path.join(dir, TXN, 'LOCK'), 'utf8')).trim());
@@ -97,16 +94,17 @@ export async function recoverSnapshot(
   const txn = path.join(dir, TXN);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (!exists(txn)) return 'clean';
+    // Synchronous: one stat, which on the thread pool would cost a round trip (every sync and compile asks first).
+    if (!existsSync(txn)) return 'clean';
     const holder = await lockHolder(dir);
     if (holder === undefined || holder === process.pid) break;
     // A live writer still staging: the snapshot itself is untouched and readable.
-    if (!exists(path.join(txn, 'COMMIT'))) return 'staging';
+    if (!existsSync(path.join(txn, 'COMMIT'))) return 'staging';
     if (Date.now() > deadline) return 'busy';
     await new Promise((r) => setTimeout(r, 50));
   }
   const commit = path.join(txn, 'COMMIT');
-  if (exists(commit)) {
+  if (existsSync(commit)) {
     const plan = JSON.parse(await fs.readFile(commit, 'utf8')) as Plan;
     await apply(dir, plan);
     await fs.rm(txn, { recursive: true, force: true });

@@ -317,8 +317,8 @@ const KEEP_SLICES_OF = 16 * 1024 * 1024;
  */
 export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefined {
   // Entries open and close lines of their own at two spaces ("  {", "  }" or "  },"), in an array.
-  const OPEN = '\n  {\n';
-  const CLOSE = '\n  }';
+  const ENTRY_OPEN = '\n  {\n';
+  const ENTRY_CLOSE = '\n  }';
   // Sorted keys, each on a line at four spaces: component, digest, id, published, uuid (others between).
   const C = '\n    "component": ';
   const D = '\n    "digest": "';
@@ -327,7 +327,7 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
   const U = '\n    "uuid": "';
   const rows: IndexRow[] = [];
   if (!text.startsWith('[')) return undefined;
-  if (!text.startsWith(OPEN, 1)) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
+  if (!text.startsWith(ENTRY_OPEN, 1)) return /^\[\s*\]\s*$/.test(text) ? rows : undefined;
   /** Content types by the text of their line (a space has few): each decoded once. */
   const components = new Map<string, string>();
   const component = (line: string): string | undefined => {
@@ -354,7 +354,7 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
   };
   for (let open = 1; ; ) {
     // The entry, from the line of its brace to the line that closes it: every key read lies within.
-    const close = text.indexOf(CLOSE, open + 4);
+    const close = text.indexOf(ENTRY_CLOSE, open + 4);
     const c = text.indexOf(C, open + 4);
     const d = text.indexOf(D, c);
     const dEnd = text.indexOf('"', d + D.length);
@@ -376,10 +376,10 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
         : { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: type, published },
     );
     // A comma and the next entry, else the end of the array.
-    const after = close + CLOSE.length;
+    const after = close + ENTRY_CLOSE.length;
     if (text.charCodeAt(after) === 44) {
       open = after + 1;
-      if (!text.startsWith(OPEN, open)) return undefined;
+      if (!text.startsWith(ENTRY_OPEN, open)) return undefined;
       continue;
     }
     if (!text.startsWith('\n]', after) || text.slice(after + 2).trim() !== '') return undefined;
