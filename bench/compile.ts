@@ -12,10 +12,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { compile, settled } from '../src/compile/compile.js';
 import { sync } from '../src/sync/index.js';
-import { DATA, demoSpace, fmt, json, percentile, runBuiltCli, runCli, serve } from './lib.js';
+import { DATA, demoSpace, fmt, json, loadavg, percentile, runBuiltCli, runCli, serve } from './lib.js';
 
 const RELATIONS = 'article.author,article.categories,product.related_products';
 /** Edits compiled by a command, per kind of edit (the median is reported). */
@@ -35,17 +36,23 @@ async function snapshotOf(stories: number): Promise<{ dir: string; url?: string;
   return { dir, url: s.url, stop: s.stop };
 }
 
-async function compileCli(snapshot: string, out: string, extra: string[] = []): Promise<{ ms: number; written: string[]; rssMb: number }> {
+async function compileCli(
+  snapshot: string,
+  out: string,
+  extra: string[] = [],
+): Promise<{ ms: number; written: string[]; rssMb: number; userS: number; systemS: number }> {
   const rssFile = path.join(DATA, 'compile-rss.txt');
-  await fs.rm(rssFile, { force: true });
+  const cpuFile = path.join(DATA, 'compile-cpu.txt');
+  await Promise.all([rssFile, cpuFile].map((f) => fs.rm(f, { force: true })));
   const r = await runBuiltCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', RELATIONS, '--resolve-links', 'url', '--json', ...extra], {
-    env: { BENCH_RSS_FILE: rssFile },
+    env: { BENCH_RSS_FILE: rssFile, BENCH_CPU_FILE: cpuFile },
     node: ['--import', path.join(import.meta.dirname, 'rss-probe.mjs')],
   });
   if (r.code !== 0) throw new Error(`compile failed: ${r.stderr}`);
   const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { durationMs: number; written: string[] };
   const rssKb = Number(await fs.readFile(rssFile, 'utf8').catch(() => 'NaN'));
-  return { ms: summary.durationMs, written: summary.written, rssMb: rssKb / 1024 };
+  const [user, system] = (await fs.readFile(cpuFile, 'utf8').catch(() => 'NaN NaN')).split(' ').map(Number);
+  return { ms: summary.durationMs, written: summary.written, rssMb: rssKb / 1024, userS: user! / 1e6, systemS: system! / 1e6 };
 }
 
 async function full100k(): Promise<void> {
@@ -62,7 +69,7 @@ async function full100k(): Promise<void> {
     if (label === 'disk') settle();
     const r = await compileCli(source.dir, out);
     console.log(
-      `compile: 100,000-story snapshot into a fresh directory on ${label} (built CLI): ${fmt(r.ms / 1000, 1)} s, peak RSS ${fmt(r.rssMb, 0)} MB, ${r.written.length} files (targets < 20 s, < 512 MB)`,
+      `compile: 100,000-story snapshot into a fresh directory on ${label} (built CLI): ${fmt(r.ms / 1000, 1)} s, peak RSS ${fmt(r.rssMb, 0)} MB, ${r.written.length} files (targets < 20 s, < 512 MB); CPU time of the process ${fmt(r.userS, 1)} s user, ${fmt(r.systemS, 1)} s system`,
     );
     if (label === 'tmpfs') await fs.rm(out, { recursive: true, force: true });
   }
@@ -152,6 +159,8 @@ async function inProcess(url: string, snapshot: string, out: string): Promise<vo
 }
 
 export async function benchCompile(): Promise<void> {
+  console.log(`compile: load average at start ${loadavg()} (${os.cpus().length} cores)`);
   await incremental10k();
   await full100k();
+  console.log(`compile: load average at end ${loadavg()}`);
 }

@@ -4,6 +4,7 @@
  * loop, percentiles and cached demo spaces.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import http from 'node:http';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -185,3 +186,10 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+/** The system's load averages (1, 5 and 15 minutes), printed beside figures that other work on the machine moves. */
+export const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');

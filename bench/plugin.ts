@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { build, createServer, type Logger, type ViteDevServer } from 'vite';
 import { contentSync, type ContentSyncOptions } from '../src/index.js';
 import { signWebhook } from '../src/server/index.js';
-import { demoSpace, fmt, json, percentile, serve, type ServedSpace } from './lib.js';
+import { demoSpace, fmt, json, loadavg, percentile, serve, type ServedSpace } from './lib.js';
 
 const TOKEN = 'bench-public';
 const SECRET = 'bench-webhook-secret';
@@ -28,11 +28,6 @@ interface RequestStats {
   by_route: Record<string, number>;
 }
 
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
 
 /** A Vite logger that keeps messages and prints only errors. */
 function quietLogger(): Logger & { lines: string[] } {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { requestCost } from '../src/api/limits.js';
-import { DATA, ROOT, demoSpace, finished, fmt, json, runCli, script, serve, type CliOptions, type ServedSpace } from './lib.js';
+import { DATA, ROOT, demoSpace, finished, fmt, json, loadavg, runCli, script, serve, type CliOptions, type ServedSpace } from './lib.js';
 
 const TOKEN = 'bench-public';
 const LATENCY_MS = 40;
@@ -46,11 +46,6 @@ interface StoryblokResult {
 }
 
 const seconds = (ms: number) => fmt(ms / 1000, 2);
-const loadavg = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
 
 /** Runs `content-sync sync --json` as a child process; its JSON summary. */
 async function runSync(url: string, out: string, extra: string[] = [], options: CliOptions = {}): Promise<{ summary: SyncSummary; stderr: string }> {
