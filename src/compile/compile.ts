@@ -521,6 +521,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       previous = undefined;
     }
   }
+  // Without the last compile's list of files (no state yet, one deleted or unreadable, or a compile that
+  // died before writing it), the modules and chunks in the directory stand for it: the files of stories
+  // gone since are removed all the same. Listed now, before this compile adds its own.
+  const leftovers = previous?.files && typeof previous.files === 'object' ? undefined : generatedFiles(out);
   let state: State | undefined =
     !options.full &&
     previous?.v === STATE_VERSION &&
@@ -1026,6 +1030,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // (An incremental compile changed the last compile's set of modules: it knows which it dropped.)
   const goneModules = previous?.modules === withModules ? droppedModules : [...(previous?.modules ?? [])].filter((id) => !withModules.has(id));
   for (const id of goneModules) stale.push(storyModulePath(id), rawModulePath(id));
+  for (const rel of leftovers ?? []) {
+    const id = moduleId(rel);
+    if (id === undefined ? !(rel in files) : !withModules.has(id)) stale.push(rel);
+  }
   for (const rel of stale) {
     if (path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) continue;
     deleted.push(rel);
@@ -1057,6 +1065,34 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     warnings: warning ? [warning] : [],
     durationMs: performance.now() - started,
   };
+}
+
+/** What a compile writes in each of its directories: the two modules of a story, and the chunks. */
+const GENERATED: ReadonlyArray<readonly [string, RegExp]> = [
+  ['raw', /^\d+\.js$/],
+  ['stories', /^\d+\.js$/],
+  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js)$/],
+];
+
+/** The modules of stories and the chunks in an output directory, as paths relative to it (none when it does not exist). */
+function generatedFiles(out: string): string[] {
+  const found: string[] = [];
+  for (const [dir, name] of GENERATED) {
+    let names: string[];
+    try {
+      names = readdirSync(path.join(out, dir));
+    } catch {
+      continue;
+    }
+    for (const n of names) if (name.test(n)) found.push(`${dir}/${n}`);
+  }
+  return found;
+}
+
+/** The story whose module `rel` is (`raw/<id>.js`, `stories/<id>.js`), or undefined for another file. */
+function moduleId(rel: string): number | undefined {
+  const m = /^(?:raw|stories)\/(\d+)\.js$/.exec(rel);
+  return m ? Number(m[1]) : undefined;
 }
 
 async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {

@@ -6,7 +6,7 @@
  * deletion removes both modules; the output is deterministic and equals a
  * full compile's. Chunks are small here (16 chunks), so most are left alone.
  */
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
@@ -244,6 +244,32 @@ describe('incremental compile over the demo space', () => {
     const fresh = await tempDir('compile-fresh');
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE])).toEqual([]);
+  });
+
+  it('without the last state (deleted, or a compile killed before writing it), removes the modules of stories gone since', async () => {
+    const used = await tempDir('compile-stateless');
+    await doCompile(used);
+    await settled();
+    const gone = snapshotStories().find((s) => s.component === 'product')!;
+    await admin(server.url, 'DELETE', `/stories/${gone.id}`);
+    await doSync();
+    // What a compile killed while writing leaves: no state, a module cut short, a chunk of another layout.
+    rmSync(path.join(used, STATE));
+    const cut = (await walk(used)).find((r) => r.startsWith('raw/') && r !== `raw/${gone.id}.js`)!;
+    writeFileSync(path.join(used, cut), readFileSync(path.join(used, cut), 'utf8').slice(0, 100));
+    const otherLayout = CHUNKS.entries(chunkCount(published, OPTIONS.chunkSize) + 7);
+    writeFileSync(path.join(used, otherLayout), 'export default [];\n');
+    // Files that are not the compile's stay where they are.
+    const mine = ['raw/notes.txt', 'chunks/entries-draft.js', 'notes.md'];
+    for (const rel of mine) writeFileSync(path.join(used, rel), 'mine');
+
+    const result = await doCompile(used);
+    expect(result.mode).toBe('full');
+    expect(result.deleted).toEqual([otherLayout, `raw/${gone.id}.js`, `stories/${gone.id}.js`]);
+    for (const rel of mine) expect(readFileSync(path.join(used, rel), 'utf8')).toBe('mine');
+    const fresh = await tempDir('compile-fresh');
+    await doCompile(fresh, true);
+    expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE, ...mine])).toEqual([]);
   });
 
   it('a relation that names its target by id resolves whether or not the target was read before', async () => {
