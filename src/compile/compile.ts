@@ -27,7 +27,7 @@ import type { Story, Tag } from '../api/index.js';
 import { DEFAULT_LANG, FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp, readJsonFile, readManifest } from '../snapshot/read.js';
-import { indexRowOf, parseIndexRowsText, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
+import { indexRowOf, indexRowsOfLayout, parseIndexRowsText, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
@@ -319,6 +319,11 @@ export async function settled(): Promise<void> {
 async function openSnapshot(snapshot: string): Promise<{ manifest: Manifest; readIndex: () => IndexRow[] }> {
   const mem = await rememberedState(snapshot);
   if (mem) {
+    // Written by this process: where each entry sits in the index is known, so links read entries as from disk.
+    if (mem.index) {
+      const index = indexRowsOfLayout(mem.index);
+      return { manifest: mem.manifest, readIndex: () => index };
+    }
     const index: IndexRow[] = [];
     for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
     return { manifest: mem.manifest, readIndex: () => index.sort((a, b) => a.id - b.id) };

@@ -495,6 +495,23 @@ export function parseIndexRowsText(text: string, index: { digest: string; bytes:
   return rows;
 }
 
+/**
+ * The rows of the stories index this process wrote (its layout), with where each entry's bytes
+ * are: what parseIndexRowsText gives for the rows file written beside it.
+ */
+export function indexRowsOfLayout(layout: Omit<IndexLayout, 'stamp'>): IndexRow[] {
+  const rows: IndexRow[] = new Array(layout.ids.length);
+  for (let i = 0; i < rows.length; i++) {
+    const e = layout.entries.get(layout.ids[i]!)!;
+    const row = indexRowOf(e as unknown as Record<string, unknown>) ?? { id: e.id, uuid: e.uuid, digest: e.digest };
+    // An entry's text starts with its two spaces of indentation: its brace is two bytes on.
+    row.at = layout.starts[i]! + 2;
+    row.size = layout.ends[i]! - layout.starts[i]! - 2;
+    rows[i] = row;
+  }
+  return rows;
+}
+
 /** The row of a parsed index entry; undefined when it lacks id, uuid or digest. */
 export function indexRowOf(e: Record<string, unknown>): IndexRow | undefined {
   if (!e || typeof e.id !== 'number' || typeof e.uuid !== 'string' || typeof e.digest !== 'string') return undefined;

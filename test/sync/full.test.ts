@@ -9,7 +9,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { StoryRecord, materialize, readSpaceDirectory } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
-import { parseIndexRowsText, scanIndexRows } from '../../src/sync/state.js';
+import { indexRowsOfLayout, parseIndexRowsText, rememberedState, scanIndexRows } from '../../src/sync/state.js';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { SPACE_VERSION } from '../helpers/fixture-space.js';
 import { readJsonFile, readTree, removeTempDirs, tempDir, treeDiff } from './support.js';
@@ -132,6 +132,10 @@ describe('full sync of the fixture space', () => {
     const rows = parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length });
     expect(rows).toEqual(scanIndexRows(indexBytes.toString('latin1'), indexBytes));
     expect(rows!.map((r) => r.id)).toEqual(PUBLISHED_IDS);
+    // The same rows from what this process remembers of the index it wrote (a compile after a sync in one process reads those).
+    const mem = await rememberedState(out);
+    expect(mem?.index).toBeDefined();
+    expect(indexRowsOfLayout(mem!.index!)).toEqual(rows);
     // It names the index it describes: another index, or another size, and it is not read.
     expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: 'other', bytes: indexBytes.length })).toBeUndefined();
     expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length + 1 })).toBeUndefined();
