@@ -32,6 +32,7 @@ import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {
   CHUNKS,
+  GENERATED_NAMES,
   backlinksChunk,
   backlinksDeclaration,
   backlinksModule,
@@ -1072,17 +1073,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   };
 }
 
-/** What a compile writes in each of its directories: the two modules of a story, and the chunks. */
-const GENERATED: ReadonlyArray<readonly [string, RegExp]> = [
-  ['raw', /^\d+\.js$/],
-  ['stories', /^\d+\.js$/],
-  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js)$/],
-];
-
 /** The modules of stories and the chunks in an output directory, as paths relative to it (none when it does not exist). */
 function generatedFiles(out: string): string[] {
   const found: string[] = [];
-  for (const [dir, name] of GENERATED) {
+  for (const [dir, name] of GENERATED_NAMES) {
     let names: string[];
     try {
       names = readdirSync(path.join(out, dir));

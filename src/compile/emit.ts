@@ -111,6 +111,13 @@ export const CHUNKS = {
   backlinks: (b: number) => `chunks/backlinks-${b}.js`,
 };
 
+/** The names of the files a compile writes in each of its directories (rawModulePath, storyModulePath, CHUNKS). */
+export const GENERATED_NAMES: ReadonlyArray<readonly [dir: string, name: RegExp]> = [
+  ['raw', /^\d+\.js$/],
+  ['stories', /^\d+\.js$/],
+  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js)$/],
+];
+
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 const byLangThenId = (a: EntryMeta, b: EntryMeta) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id);

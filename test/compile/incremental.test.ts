@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
-import { CHUNKS, bucketOfId, chunkCount } from '../../src/compile/emit.js';
+import { CHUNKS, GENERATED_NAMES, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
@@ -270,6 +270,10 @@ describe('incremental compile over the demo space', () => {
     const fresh = await tempDir('compile-fresh');
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE, ...mine])).toEqual([]);
+    // What it takes for its own: every file a compile writes in a directory (and only those here).
+    const own = (rel: string) => GENERATED_NAMES.some(([dir, name]) => rel.startsWith(`${dir}/`) && name.test(rel.slice(dir.length + 1)));
+    expect((await walk(fresh)).filter((rel) => rel.includes('/') && !own(rel))).toEqual([]);
+    expect(mine.filter(own)).toEqual([]);
   });
 
   it('a relation that names its target by id resolves whether or not the target was read before', async () => {
