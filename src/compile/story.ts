@@ -192,20 +192,46 @@ export class RecordCache {
    * Read even when kept (as another story's target): the text is part of what is compiled, so
    * the output does not depend on what was read before.
    */
-  own(id: number): { record: StoryRecord; text?: string } | undefined {
+  own(id: number): { record: StoryRecord; text?: string } {
     return this.#read(id);
   }
 
-  #read(id: number): { record: StoryRecord; text?: string } | undefined {
+  /** Throws a DamagedRecordError when the index lists the story but its record cannot be read or is not one. */
+  #read(id: number): { record: StoryRecord; text: string | undefined } {
+    const rel = storyFile(id);
+    let bytes: Buffer;
     try {
-      // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
-      const bytes = readFileSync(path.join(this.#dir, storyFile(id)));
-      const text = bytes.toString('utf8');
-      const data = JSON.parse(text) as unknown;
-      return this.row(id)?.digest === sha256(bytes).slice(0, 16) ? { record: data as StoryRecord, text } : { record: StoryRecord.parse(data) };
-    } catch {
-      return undefined;
+      bytes = readFileSync(path.join(this.#dir, rel));
+    } catch (err) {
+      throw new DamagedRecordError(this.#dir, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
     }
+    const text = bytes.toString('utf8');
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new DamagedRecordError(this.#dir, rel, `not JSON (${(err as Error).message})`);
+    }
+    // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
+    if (this.row(id)?.digest === sha256(bytes).slice(0, 16)) return { record: data as StoryRecord, text };
+    // Not the record sync wrote (edited by hand): checked before it is compiled, and written out anew.
+    const checked = StoryRecord.safeParse(data);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new DamagedRecordError(this.#dir, rel, `not a story record (${issue.path.join('.') || 'the record'}: ${issue.message})`);
+    }
+    return { record: checked.data, text: undefined };
+  }
+}
+
+/**
+ * A story the stories index lists whose record is missing, unreadable or not a story record: the
+ * snapshot was changed by something other than sync. Its message names the file and the remedy.
+ */
+export class DamagedRecordError extends Error {
+  constructor(snapshot: string, rel: string, problem: string) {
+    super(`${path.join(snapshot, rel)} is ${problem}; the snapshot is damaged: \`content-sync sync --full\` fetches every story again`);
+    this.name = 'DamagedRecordError';
   }
 }
 

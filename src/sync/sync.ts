@@ -115,6 +115,16 @@ interface Pass {
   previousIndexDigest: string | undefined;
   /** Layout of the stories index on disk, when this process wrote it. */
   previousIndex: IndexLayout | undefined;
+  /**
+   * Asked for a full sync (`--full`): a record the index already has is still compared with the
+   * file on disk, and written when that differs (a file damaged or edited by hand is put right).
+   */
+  verify: boolean;
+}
+
+/** Whether a file of the snapshot (or of this pass's staging) does not hold `text` (missing or unreadable included). */
+async function differsOnDisk(pass: Pass, rel: string, text: string): Promise<boolean> {
+  return (await readText(path.join(pass.txn.dir, rel))) !== text;
 }
 
 function languagesOf(space: Space): string[] {
@@ -127,7 +137,12 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   const entry = indexEntry(record, text, languagesOf(pass.space));
   const old = pass.stories.get(record.id);
   pass.stories.set(record.id, entry);
-  if (old?.digest === entry.digest) return;
+  if (old?.digest === entry.digest) {
+    if (!pass.verify || !(await differsOnDisk(pass, storyFile(record.id), text))) return;
+    // The index was right and the file was not: repaired, but the story has not changed.
+    await pass.txn.put(storyFile(record.id), text);
+    return;
+  }
   pass.changed.add(record.id);
   await pass.txn.put(storyFile(record.id), text);
 }
@@ -192,7 +207,10 @@ async function putDatasource(pass: Pass, record: DatasourceRecord): Promise<void
   const entry = datasourceIndexEntry(record, text);
   const old = pass.datasources.get(entry.id);
   pass.datasources.set(entry.id, entry);
-  if (old?.digest === entry.digest) return;
+  if (old?.digest === entry.digest) {
+    if (pass.verify && (await differsOnDisk(pass, datasourceFile(entry.id), text))) await pass.txn.put(datasourceFile(entry.id), text);
+    return;
+  }
   pass.changedDatasources.add(entry.id);
   await pass.txn.put(datasourceFile(entry.id), text);
 }
@@ -537,6 +555,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       report,
       previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
       previousIndex: state?.index,
+      verify: options.full === true && state !== undefined,
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.
