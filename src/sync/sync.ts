@@ -122,7 +122,7 @@ interface Pass {
   verify: boolean;
 }
 
-/** Whether a file of the snapshot (or of this pass's staging) does not hold `text` (missing or unreadable included). */
+/** Whether the snapshot's file `rel` does not hold `text` (a missing or unreadable file does not). */
 async function differsOnDisk(pass: Pass, rel: string, text: string): Promise<boolean> {
   return (await readText(path.join(pass.txn.dir, rel))) !== text;
 }
@@ -138,9 +138,8 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   const old = pass.stories.get(record.id);
   pass.stories.set(record.id, entry);
   if (old?.digest === entry.digest) {
-    if (!pass.verify || !(await differsOnDisk(pass, storyFile(record.id), text))) return;
-    // The index was right and the file was not: repaired, but the story has not changed.
-    await pass.txn.put(storyFile(record.id), text);
+    // Unchanged. With --full the file is checked too, and put right if it is not what the index says.
+    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
     return;
   }
   pass.changed.add(record.id);
