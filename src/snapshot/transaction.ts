@@ -211,6 +211,13 @@ export class SnapshotTransaction {
     return digest;
   }
 
+  /** Drops a file put() staged: the snapshot keeps the file it holds. */
+  async unstage(rel: string): Promise<void> {
+    const safe = safeRelative(rel);
+    if (!this.#puts.delete(safe)) return;
+    await fs.rm(path.join(this.#dir, TXN, 'files', safe), { force: true });
+  }
+
   /** Marks a file for deletion at commit. */
   delete(rel: string): void {
     const safe = safeRelative(rel);

@@ -120,6 +120,8 @@ interface Pass {
    * file on disk, and written when that differs (a file damaged or edited by hand is put right).
    */
   verify: boolean;
+  /** The index entries of the snapshot as this pass found it. */
+  committed: ReadonlyMap<number, StoryIndexEntry>;
 }
 
 /** Whether the snapshot's file `rel` does not hold `text` (a missing or unreadable file does not). */
@@ -140,6 +142,13 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   if (old?.digest === entry.digest) {
     // Unchanged. With --full the file is checked too, and put right if it is not what the index says.
     if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
+    return;
+  }
+  if (old && pass.committed.get(record.id)?.digest === entry.digest && !(pass.verify && (await differsOnDisk(pass, storyFile(record.id), text)))) {
+    // Back to the record the snapshot holds, after another this pass: with both views, the
+    // published pass stages a story without its draft, and the draft pass puts the draft back.
+    pass.changed.delete(record.id);
+    await pass.txn.unstage(storyFile(record.id));
     return;
   }
   pass.changed.add(record.id);
@@ -555,6 +564,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
       previousIndex: state?.index,
       verify: options.full === true && state !== undefined,
+      committed: state?.stories ?? new Map(),
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.

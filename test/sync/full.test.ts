@@ -12,7 +12,7 @@ import { sync } from '../../src/sync/index.js';
 import { indexRowsOfLayout, parseIndexRowsText, rememberedState, scanIndexRows } from '../../src/sync/state.js';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { SPACE_VERSION } from '../helpers/fixture-space.js';
-import { readJsonFile, readTree, removeTempDirs, tempDir, treeDiff } from './support.js';
+import { mtimes, readJsonFile, readTree, removeTempDirs, tempDir, treeDiff } from './support.js';
 
 const PUBLISHED_IDS = [10, 11, 12, 13, 14, 16, 17, 18, 19, 20];
 
@@ -181,6 +181,12 @@ describe('full sync of the fixture space', () => {
     expect(manifest.counts).toMatchObject({ stories: 11, published: 10 });
     const tags = await readJsonFile(`${bothDir}/tags.json`);
     expect(Object.keys(tags).sort()).toEqual(['draft', 'published']);
+    // Both views read again with nothing changed (there is no cache version for drafts): no story changed, no record written.
+    const before = await mtimes(bothDir);
+    const again = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir, views: ['published', 'draft'] });
+    expect(again.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
+    const after = await mtimes(bothDir);
+    expect([...after].filter(([rel, t]) => rel.startsWith('stories/') && before.get(rel) !== t).map(([rel]) => rel)).toEqual([]);
   });
 
   it('gives the same story records through v1 and v2', async () => {
