@@ -22,7 +22,9 @@
  */
 import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { Story, Tag } from '../api/index.js';
+import { z } from 'zod';
+import type { Story } from '../api/index.js';
+import { Tag } from '../api/resources.js';
 // From the modules themselves, not the packages' indexes: a compile loads no more than it uses.
 import { DEFAULT_LANG, FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
@@ -58,6 +60,7 @@ import {
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule } from './serialize.js';
 import { CompileWorkers, compileInThreads, defaultThreads } from './parallel.js';
 import {
+  DamagedSnapshotError,
   FileWriter,
   StoryCompiler,
   compileFullChunk,
@@ -1103,17 +1106,37 @@ async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {
     return [];
   }
   const out: DatasourceRecord[] = [];
-  // A few files: parsed without the code zod would generate to parse many faster (see snapshot/read.ts).
-  for (const n of names) out.push(DatasourceRecordSchema.parse(await readJsonFile(path.join(dir, n)), { jitless: true }));
+  for (const n of names) {
+    const rel = `${FILES.datasources}/${n}`;
+    // A few files: parsed without the code zod would generate to parse many faster (see snapshot/read.ts).
+    const checked = DatasourceRecordSchema.safeParse(readSnapshotJson(snapshot, rel), { jitless: true });
+    if (!checked.success) throw DamagedSnapshotError.notA(snapshot, rel, 'a datasource record', checked.error);
+    out.push(checked.data);
+  }
   return out.sort((a, b) => a.datasource.id - b.datasource.id);
 }
 
+/** What sync writes in tags.json: the tags of each view it read. */
+const TagsFile = z.object({ published: z.array(Tag).optional(), draft: z.array(Tag).optional() });
+
 async function readTags(snapshot: string, view: 'published' | 'draft'): Promise<Tag[]> {
+  const checked = TagsFile.safeParse(readSnapshotJson(snapshot, FILES.tags), { jitless: true });
+  if (!checked.success) throw DamagedSnapshotError.notA(snapshot, FILES.tags, 'a tags file', checked.error);
+  return checked.data[view] ?? checked.data.published ?? [];
+}
+
+/** A JSON file of the snapshot, parsed; a DamagedSnapshotError when it is missing or not JSON. */
+function readSnapshotJson(snapshot: string, rel: string): unknown {
+  let text: string;
   try {
-    const tags = (await readJsonFile(path.join(snapshot, FILES.tags))) as { published?: Tag[]; draft?: Tag[] };
-    return tags[view] ?? tags.published ?? [];
-  } catch {
-    return [];
+    text = readFileSync(path.join(snapshot, rel), 'utf8');
+  } catch (err) {
+    throw new DamagedSnapshotError(snapshot, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new DamagedSnapshotError(snapshot, rel, `not JSON (${(err as Error).message})`);
   }
 }
 

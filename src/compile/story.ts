@@ -196,42 +196,47 @@ export class RecordCache {
     return this.#read(id);
   }
 
-  /** Throws a DamagedRecordError when the index lists the story but its record cannot be read or is not one. */
+  /** Throws a DamagedSnapshotError when the index lists the story but its record cannot be read or is not one. */
   #read(id: number): { record: StoryRecord; text: string | undefined } {
     const rel = storyFile(id);
     let bytes: Buffer;
     try {
       bytes = readFileSync(path.join(this.#dir, rel));
     } catch (err) {
-      throw new DamagedRecordError(this.#dir, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
+      throw new DamagedSnapshotError(this.#dir, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
     }
     const text = bytes.toString('utf8');
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new DamagedRecordError(this.#dir, rel, `not JSON (${(err as Error).message})`);
+      throw new DamagedSnapshotError(this.#dir, rel, `not JSON (${(err as Error).message})`);
     }
     // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
     if (this.row(id)?.digest === sha256(bytes).slice(0, 16)) return { record: data as StoryRecord, text };
     // Not the record sync wrote (edited by hand): checked before it is compiled, and written out anew.
     const checked = StoryRecord.safeParse(data);
-    if (!checked.success) {
-      const issue = checked.error.issues[0]!;
-      throw new DamagedRecordError(this.#dir, rel, `not a story record (${issue.path.join('.') || 'the record'}: ${issue.message})`);
-    }
+    if (!checked.success) throw DamagedSnapshotError.notA(this.#dir, rel, 'a story record', checked.error);
     return { record: checked.data, text: undefined };
   }
 }
 
 /**
- * A story the stories index lists whose record is missing, unreadable or not a story record: the
- * snapshot was changed by something other than sync. Its message names the file and the remedy.
+ * A file of the snapshot the compile needs and cannot use: missing, not JSON, or not what sync
+ * writes there. Something other than sync changed the snapshot; the message names the file, what
+ * is wrong with it and the remedy.
  */
-export class DamagedRecordError extends Error {
+export class DamagedSnapshotError extends Error {
   constructor(snapshot: string, rel: string, problem: string) {
-    super(`${path.join(snapshot, rel)} is ${problem}; the snapshot is damaged: \`content-sync sync --full\` fetches every story again`);
-    this.name = 'DamagedRecordError';
+    super(`${path.join(snapshot, rel)} is ${problem}; the snapshot is damaged: \`content-sync sync --full\` reads the space again and puts it right`);
+    this.name = 'DamagedSnapshotError';
+  }
+
+  /** For a file that is JSON but not `what`: where zod's first issue is, and what it says. */
+  static notA(snapshot: string, rel: string, what: string, error: { issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> }): DamagedSnapshotError {
+    const issue = error.issues[0];
+    const where = issue?.path.map(String).join('.') || 'the file';
+    return new DamagedSnapshotError(snapshot, rel, `not ${what} (${where}: ${issue?.message ?? 'invalid'})`);
   }
 }
 

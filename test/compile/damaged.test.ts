@@ -1,16 +1,16 @@
 /**
  * A snapshot changed by something other than sync: a story record cut short, replaced by JSON
- * that is not a record, or gone. The compile refuses it, in one thread or several, naming the
- * file and the remedy, instead of compiling the site without that story; `sync --full` puts the
- * files right (the stories have not changed), and the compile then gives what an intact
- * snapshot gives.
+ * that is not a record, or gone; a datasource or the tags file likewise. The compile refuses it,
+ * in one thread or several, naming the file and the remedy, instead of compiling the site without
+ * that story (or those labels, or tags); `sync --full` puts the files right (the content has not
+ * changed), and the compile then gives what an intact snapshot gives.
  */
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
-import { DamagedRecordError } from '../../src/compile/story.js';
+import { DamagedSnapshotError } from '../../src/compile/story.js';
 import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { readJsonFile, readTree, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
@@ -65,10 +65,28 @@ describe('a compile of a damaged snapshot', () => {
         const err = (await attempt.catch((e: unknown) => e)) as Error;
         expect(err.message).toContain(path.join(snapshot, 'stories', `${victim}.json`));
         expect(err.message).toContain('content-sync sync --full');
-        if (threads === 1) expect(err).toBeInstanceOf(DamagedRecordError);
+        if (threads === 1) expect(err).toBeInstanceOf(DamagedSnapshotError);
       }
     });
   }
+
+  it('refuses a datasource or tags file that is not JSON or not what sync writes, naming it', async () => {
+    const datasource = `datasources/${[...(await readTree(path.join(intact, 'datasources'))).keys()][0]!}`;
+    const damages: Array<[string, string, RegExp]> = [
+      [datasource, '{', /is not JSON \(/],
+      [datasource, JSON.stringify({ datasource: { id: 'x' } }), /is not a datasource record \(datasource\.id: /],
+      ['tags.json', '[', /is not JSON \(/],
+      ['tags.json', JSON.stringify({ published: [{ taggings_count: 1 }] }), /is not a tags file \(published\.0\.name: /],
+    ];
+    for (const [rel, text, problem] of damages) {
+      const snapshot = await damagedCopy(() => undefined);
+      writeFileSync(path.join(snapshot, rel), text);
+      const attempt = compile({ snapshot, out: await tempDir('damaged-out'), ...OPTIONS });
+      await expect(attempt, rel).rejects.toThrow(problem);
+      await expect(attempt, rel).rejects.toThrow(`${path.join(snapshot, rel)} is `);
+      await expect(attempt, rel).rejects.toBeInstanceOf(DamagedSnapshotError);
+    }
+  });
 
   it('compiles after `sync --full` has put the files right, as from the intact snapshot', async () => {
     const snapshot = await damagedCopy((f) => writeFileSync(f, readFileSync(f, 'utf8').slice(0, 120)));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
 import { rawModulePath } from '../../src/compile/emit.js';
-import { DamagedRecordError, RecentCache, recordsOf } from '../../src/compile/story.js';
+import { DamagedSnapshotError, RecentCache, recordsOf } from '../../src/compile/story.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { FILES } from '../../src/snapshot/index.js';
@@ -277,7 +277,7 @@ describe('the record cache', () => {
     expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);
     // Both records leave the disk: the one kept is still known, the other is read again, and is missing.
     for (const e of [once!, kept!]) rmSync(path.join(copy, FILES.stories, `${e.id}.json`));
-    expect(() => records.get(once!.id)).toThrow(DamagedRecordError);
+    expect(() => records.get(once!.id)).toThrow(DamagedSnapshotError);
     expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);
   });
 });
