@@ -8,7 +8,10 @@
  *   articles embed through relations: as a command (a new process reading its state file,
  *   median of five edits) and in one process compiling again and again (the dev server), median
  *   of seven.
- * Commands are timed as users run them: the built CLI (compiled from the sources first).
+ * Commands are run as users run them: the built CLI (compiled from the sources first). The figure
+ * against a target is the compile's own duration (`durationMs` of `--json`); for a command the
+ * process from start to exit is printed beside it (starting Node, loading the modules, writing the
+ * state file after the compile returns).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -40,19 +43,21 @@ async function compileCli(
   snapshot: string,
   out: string,
   extra: string[] = [],
-): Promise<{ ms: number; written: string[]; rssMb: number; userS: number; systemS: number }> {
+): Promise<{ ms: number; wallMs: number; written: string[]; rssMb: number; userS: number; systemS: number }> {
   const rssFile = path.join(DATA, 'compile-rss.txt');
   const cpuFile = path.join(DATA, 'compile-cpu.txt');
   await Promise.all([rssFile, cpuFile].map((f) => fs.rm(f, { force: true })));
+  const started = performance.now();
   const r = await runBuiltCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', RELATIONS, '--resolve-links', 'url', '--json', ...extra], {
     env: { BENCH_RSS_FILE: rssFile, BENCH_CPU_FILE: cpuFile },
     node: ['--import', path.join(import.meta.dirname, 'rss-probe.mjs')],
   });
+  const wallMs = performance.now() - started;
   if (r.code !== 0) throw new Error(`compile failed: ${r.stderr}`);
   const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { durationMs: number; written: string[] };
   const rssKb = Number(await fs.readFile(rssFile, 'utf8').catch(() => 'NaN'));
   const [user, system] = (await fs.readFile(cpuFile, 'utf8').catch(() => 'NaN NaN')).split(' ').map(Number);
-  return { ms: summary.durationMs, written: summary.written, rssMb: rssKb / 1024, userS: user! / 1e6, systemS: system! / 1e6 };
+  return { ms: summary.durationMs, wallMs, written: summary.written, rssMb: rssKb / 1024, userS: user! / 1e6, systemS: system! / 1e6 };
 }
 
 async function full100k(): Promise<void> {
@@ -91,10 +96,11 @@ async function incremental10k(): Promise<void> {
     const first = await compileCli(dir, out);
     console.log(`compile: 10,000-story snapshot (built CLI, ${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
     const none = await compileCli(dir, out);
-    console.log(`compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written`);
+    console.log(`compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written; the process ${fmt(none.wallMs, 0)} ms`);
     for (const [label, filter] of CHANGES) {
       // Several edits, each synced and compiled by a new process: single runs vary with the machine's load.
       const times: number[] = [];
+      const walls: number[] = [];
       let written: string[] = [];
       for (let run = 0; run < COMMAND_RUNS; run++) {
         const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
@@ -109,12 +115,14 @@ async function incremental10k(): Promise<void> {
         if (s.code !== 0) throw new Error(`sync failed: ${s.stderr}`);
         const r = await compileCli(dir, out);
         times.push(r.ms);
+        walls.push(r.wallMs);
         written = r.written;
       }
       const shown = written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
       console.log(
         `compile: incremental after one change (${label}, a command), median of ${times.length}: ${fmt(percentile(times, 50), 0)} ms ` +
-          `(min ${fmt(Math.min(...times), 0)}, max ${fmt(Math.max(...times), 0)}; target < 200 ms); the last rewrote ${written.length} files: ${shown}`,
+          `(min ${fmt(Math.min(...times), 0)}, max ${fmt(Math.max(...times), 0)}; target < 200 ms); the process, from start to exit, ${fmt(percentile(walls, 50), 0)} ms; ` +
+          `the last rewrote ${written.length} files: ${shown}`,
       );
     }
     await inProcess(url!, dir, out);
