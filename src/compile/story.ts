@@ -103,7 +103,7 @@ export class RecordCache {
   readonly #indexFile: string;
   /** Every story's index row, sorted by id. */
   readonly #rows: readonly IndexRow[];
-  readonly #cache: RecentCache<number, StoryRecord | null>;
+  readonly #cache: RecentCache<number, StoryRecord>;
   /** Index entries read for links (every language of a story reads the same). */
   readonly #entries = new RecentCache<number, Partial<StoryIndexEntry> | null>(ENTRY_LIMIT);
   #buffer = Buffer.allocUnsafe(4096);
@@ -178,12 +178,12 @@ export class RecordCache {
   }
 
   /** The record of the story with this id (kept for later reads). */
-  get(id: number): StoryRecord | undefined {
+  get(id: number): StoryRecord {
     const hit = this.#cache.get(id);
-    if (hit !== undefined) return hit ?? undefined;
-    const record = this.#read(id)?.record ?? null;
+    if (hit !== undefined) return hit;
+    const record = this.#read(id).record;
     this.#cache.set(id, record);
-    return record ?? undefined;
+    return record;
   }
 
   /**
@@ -354,7 +354,7 @@ export class StoryCompiler {
         let record = full.get(story.uuid);
         if (!record) {
           // The index entry says what url and story links show (a stand-in's entry describes the version
-          // this view shows); routing links show more. A record that cannot be read: what the stand-in knows.
+          // this view shows); routing links show more. A record without a version in this view: what the stand-in knows.
           if (this.#setup.resolve.links !== 'link') record = this.records.linkView(story.id, lang);
           record ??= read(story.id) ?? story;
           full.set(story.uuid, record);
@@ -367,7 +367,7 @@ export class StoryCompiler {
   /** One story in every language: its module and metadata; undefined when the view has no version of it. */
   compile(e: IndexRow): CompiledStory | undefined {
     const own = this.records.own(e.id);
-    const version = this.visible(own?.record);
+    const version = this.visible(own.record);
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
     const rawExports = this.#setup.languages.map((lang) => [exportName(lang), materialize(version, lang)] as [string, Story]);
@@ -376,7 +376,7 @@ export class StoryCompiler {
       version,
       this.#setup.languages,
       rawExports,
-      own?.text === undefined ? undefined : { record: own.text, version: version === own.record.published ? 'published' : 'draft' },
+      own.text === undefined ? undefined : { record: own.text, version: version === own.record.published ? 'published' : 'draft' },
     );
     /** The stories as the snapshot has them that the exports embed: imported from their raw modules. */
     const raws = new Map<object, RawRef>();
