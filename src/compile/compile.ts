@@ -65,7 +65,9 @@ import {
   StoryCompiler,
   compileFullChunk,
   fileDigest,
+  parseSnapshotJson,
   positionOfId,
+  readSnapshotFile,
   recordsOf,
   visibleVersion,
   type ChunkResult,
@@ -1126,18 +1128,6 @@ async function readTags(snapshot: string, view: 'published' | 'draft'): Promise<
 }
 
 /** A JSON file of the snapshot, parsed; a DamagedSnapshotError when it is missing or not JSON. */
-function readSnapshotJson(snapshot: string, rel: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path.join(snapshot, rel), 'utf8');
-  } catch (err) {
-    throw new DamagedSnapshotError(snapshot, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new DamagedSnapshotError(snapshot, rel, `not JSON (${(err as Error).message})`);
-  }
-}
+const readSnapshotJson = (snapshot: string, rel: string): unknown => parseSnapshotJson(snapshot, rel, readSnapshotFile(snapshot, rel).toString('utf8'));
 
 export { DEFAULT_LANG };

@@ -199,19 +199,9 @@ export class RecordCache {
   /** Throws a DamagedSnapshotError when the index lists the story but its record cannot be read or is not one. */
   #read(id: number): { record: StoryRecord; text: string | undefined } {
     const rel = storyFile(id);
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path.join(this.#dir, rel));
-    } catch (err) {
-      throw new DamagedSnapshotError(this.#dir, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
-    }
+    const bytes = readSnapshotFile(this.#dir, rel);
     const text = bytes.toString('utf8');
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (err) {
-      throw new DamagedSnapshotError(this.#dir, rel, `not JSON (${(err as Error).message})`);
-    }
+    const data = parseSnapshotJson(this.#dir, rel, text);
     // The digest is of the bytes: hashed before decoding (hashing a string encodes it again).
     if (this.row(id)?.digest === sha256(bytes).slice(0, 16)) return { record: data as StoryRecord, text };
     // Not the record sync wrote (edited by hand): checked before it is compiled, and written out anew.
@@ -237,6 +227,24 @@ export class DamagedSnapshotError extends Error {
     const issue = error.issues[0];
     const where = issue?.path.map(String).join('.') || 'the file';
     return new DamagedSnapshotError(snapshot, rel, `not ${what} (${where}: ${issue?.message ?? 'invalid'})`);
+  }
+}
+
+/** The bytes of a file of the snapshot; a DamagedSnapshotError when it is missing or cannot be read. */
+export function readSnapshotFile(snapshot: string, rel: string): Buffer {
+  try {
+    return readFileSync(path.join(snapshot, rel));
+  } catch (err) {
+    throw new DamagedSnapshotError(snapshot, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
+  }
+}
+
+/** The text of the snapshot's file `rel`, parsed; a DamagedSnapshotError when it is not JSON. */
+export function parseSnapshotJson(snapshot: string, rel: string, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new DamagedSnapshotError(snapshot, rel, `not JSON (${(err as Error).message})`);
   }
 }
 
