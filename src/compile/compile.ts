@@ -48,6 +48,7 @@ import {
   exportName,
   indexDeclaration,
   indexModule,
+  moduleId,
   validMetas,
   storiesDeclaration,
   rawModulePath,
@@ -1091,12 +1092,6 @@ function generatedFiles(out: string): string[] {
     for (const n of names) if (name.test(n)) found.push(`${dir}/${n}`);
   }
   return found;
-}
-
-/** The story whose module `rel` is (`raw/<id>.js`, `stories/<id>.js`), or undefined for another file. */
-function moduleId(rel: string): number | undefined {
-  const m = /^(?:raw|stories)\/(\d+)\.js$/.exec(rel);
-  return m ? Number(m[1]) : undefined;
 }
 
 async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {

@@ -57,6 +57,12 @@ export const storyModulePath = (id: number) => `stories/${id}.js`;
 /** The module of a story as the snapshot has it (each language), which story modules import. */
 export const rawModulePath = (id: number) => `raw/${id}.js`;
 
+/** The story whose module `rel` is (rawModulePath, storyModulePath), or undefined for another file. */
+export function moduleId(rel: string): number | undefined {
+  const m = /^(?:raw|stories)\/(\d+)\.js$/.exec(rel);
+  return m ? Number(m[1]) : undefined;
+}
+
 const RESERVED = new Set(
   'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await'.split(' '),
 );
