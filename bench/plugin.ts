@@ -28,7 +28,6 @@ interface RequestStats {
   by_route: Record<string, number>;
 }
 
-
 /** A Vite logger that keeps messages and prints only errors. */
 function quietLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
