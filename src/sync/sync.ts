@@ -144,11 +144,13 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
     if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
     return;
   }
-  if (old && pass.committed.get(record.id)?.digest === entry.digest && !(pass.verify && (await differsOnDisk(pass, storyFile(record.id), text)))) {
+  if (old && pass.committed.get(record.id)?.digest === entry.digest) {
     // Back to the record the snapshot holds, after another this pass: with both views, the
     // published pass stages a story without its draft, and the draft pass puts the draft back.
+    // Not a change; with --full a file on disk that is not that record is still put right.
     pass.changed.delete(record.id);
-    await pass.txn.unstage(storyFile(record.id));
+    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
+    else await pass.txn.unstage(storyFile(record.id));
     return;
   }
   pass.changed.add(record.id);

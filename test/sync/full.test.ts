@@ -2,7 +2,7 @@
  * Full sync against the real local service: what lands on disk, per view and
  * API version, byte for byte, and the round trip serve -> sync -> serve.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
@@ -187,6 +187,12 @@ describe('full sync of the fixture space', () => {
     expect(again.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
     const after = await mtimes(bothDir);
     expect([...after].filter(([rel, t]) => rel.startsWith('stories/') && before.get(rel) !== t).map(([rel]) => rel)).toEqual([]);
+    // A record damaged by hand, of the story whose draft differs: `--full` writes it again, and the story has not changed.
+    const intact = readFileSync(`${bothDir}/stories/12.json`, 'utf8');
+    writeFileSync(`${bothDir}/stories/12.json`, intact.slice(0, 100));
+    const repaired = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir, views: ['published', 'draft'], full: true });
+    expect(repaired.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
+    expect(readFileSync(`${bothDir}/stories/12.json`, 'utf8')).toBe(intact);
   });
 
   it('gives the same story records through v1 and v2', async () => {
