@@ -1020,7 +1020,16 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   const datasources = await readDatasources(snapshot);
   const tags = await readTags(snapshot, view);
-  const model = inferrer.model();
+  let model = inferrer.model();
+  if (model.undecided) {
+    // Rare: removed stories took literal values the counts held while others were past the cap,
+    // and what is left may be few enough to print as literals. Every story is observed again, as
+    // a full compile does (nothing is written), so the types are those of a full compile.
+    inferrer = new TypeInferrer(inferOptions);
+    const observer = new StoryCompiler(setup, byUuid, inferrer, records);
+    for (const e of index) observer.compile(e);
+    model = inferrer.model();
+  }
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
   write('types.ts', emitTypes(model));

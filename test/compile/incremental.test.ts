@@ -378,6 +378,36 @@ describe('incremental compile over the demo space', () => {
     await expectFull();
   });
 
+  it('an option past the literal cap that loses a held value gets the types of a full compile', async () => {
+    const dir = await tempDir('compile-literal-cap');
+    // Thirteen values, each on two articles: one past the cap of twelve literals, so a string.
+    const articles = snapshotStories().filter((s) => s.component === 'article').slice(0, 26);
+    const valueOf = (k: number) => `edition-${String(k).padStart(2, '0')}`;
+    const set = async (id: number, value: string) => {
+      await admin(server.url, 'PUT', `/stories/${id}`, { content: { edition: value } });
+      await admin(server.url, 'POST', `/stories/${id}/publish`);
+    };
+    for (const [i, a] of articles.entries()) await set(a.id, valueOf(i >> 1));
+    await doSync();
+    expect((await doCompile(dir)).mode).toBe('full');
+    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
+    await settled();
+    // The state holds twelve of the values (which depends on the order they were seen); one of those leaves.
+    const state = JSON.parse(readFileSync(path.join(dir, STATE), 'utf8')) as { types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> } };
+    const held = Object.keys(state.types.comps.article!.f.edition!.str.vals);
+    expect(held).toHaveLength(12);
+    const leaving = articles.filter((_, i) => valueOf(i >> 1) === held[0]);
+    for (const a of leaving) await set(a.id, held[1]!);
+    await doSync();
+    const again = await doCompile(dir);
+    expect(again.mode).toBe('incremental');
+    const left = Array.from({ length: 13 }, (_, k) => valueOf(k)).filter((v) => v !== held[0]);
+    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toContain(`edition?: ${left.map((v) => JSON.stringify(v)).join(' | ')};`);
+    const fresh = await tempDir('compile-literal-cap-fresh');
+    await doCompile(fresh, true);
+    expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
+  });
+
   it('a state whose type counts cannot be read is compiled again in full, stories gone included', async () => {
     const dir = await tempDir('compile-unreadable-types');
     await doCompile(dir);

@@ -48,6 +48,13 @@ export interface TypeModel {
   links: NamedShape[];
   plugins: NamedShape[];
   richText: { nodes: string[]; marks: string[] };
+  /**
+   * Some string field's type depends on values the counts no longer hold: stories removed from
+   * the counts (an incremental compile) took values that were held while others were past the
+   * cap, and the values left may be few enough to print as literals. Only observing every story
+   * again tells; counts built by observing alone (a full compile) never leave this in doubt.
+   */
+  undecided: boolean;
 }
 
 export interface ModelOptions {
@@ -159,6 +166,7 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
   };
 
   const literals = (values: string[]): TypeExpr => union([...new Set(values)].sort(compare).map(lit));
+  let undecided = false;
 
   const stringType = (s: StrStat, literalsAllowed: boolean, ctx: FieldCtx | undefined, inArray: boolean): TypeExpr => {
     const members: TypeExpr[] = [];
@@ -167,6 +175,9 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     if (nonEmpty === 0) return union(members);
     const vals = Object.keys(s.vals);
     const exact = s.over === 0;
+    // Observing fills the held values up to the cap before counting any past it; fewer held with
+    // some past it means removals took held ones, and the values past the cap are not known.
+    const unknown = s.over > 0 && vals.length < opts.maxLiterals;
     const sf = ctx?.schema;
     if (ctx && s.uuid === nonEmpty) {
       const configured = opts.relations.has(`${ctx.component}.${ctx.key}`) || sf?.source === 'internal_stories';
@@ -187,15 +198,20 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
         return union(members);
       }
     }
-    if (sf?.options && sf.options.length > 0 && exact && vals.every((v) => sf.options!.includes(v))) {
-      members.push(literals(sf.options));
+    const options = sf?.options && sf.options.length > 0 && vals.every((v) => sf.options!.includes(v));
+    if (options && exact) {
+      members.push(literals(sf.options!));
       return union(members);
     }
     const vetoed = sf !== undefined && TEXT_TYPES.has(sf.type);
-    if (literalsAllowed && !vetoed && exact && s.prose === 0 && vals.length <= opts.maxLiterals && vals.every((v) => s.vals[v]! >= 2) && s.date < nonEmpty && (inArray || s.numeric < nonEmpty)) {
+    // Besides the values, what counts for literals is known exactly (prose, dates and numbers are counted, not held).
+    const literal = literalsAllowed && !vetoed && s.prose === 0 && vals.length <= opts.maxLiterals && vals.every((v) => s.vals[v]! >= 2) && s.date < nonEmpty && (inArray || s.numeric < nonEmpty);
+    if (literal && exact) {
       members.push(literals(vals));
       return union(members);
     }
+    // Where the unknown values could have made either of those, the type is in doubt.
+    if (unknown && (options || literal)) undecided = true;
     if (s.date === nonEmpty) members.push(ref('DateString'));
     else if (s.numeric === nonEmpty && !inArray) members.push(ref('NumericString'));
     else members.push(kw('string'));
@@ -364,5 +380,6 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     links,
     plugins: pluginModels,
     richText: { nodes: Object.keys(state.rtNodes).sort(compare), marks: Object.keys(state.rtMarks).sort(compare) },
+    undecided,
   };
 }

@@ -117,6 +117,29 @@ describe('determinism and incremental state', () => {
     expect(JSON.stringify(one.state())).not.toContain('"v":2');
   });
 
+  it('says when removals leave a literal type in doubt, and observing again decides it', () => {
+    const cap = 2;
+    // Three values past a cap of two, each repeated: a string. Which two are held depends on the order.
+    const mk = (v: string, i: number): Story => ({ ...story({ component: 'p', o: v, title: `Title ${i}` }), uuid: `u${i}` });
+    const all = ['a', 'a', 'b', 'b', 'c', 'c'].map(mk);
+    const counts = new TypeInferrer({ maxLiterals: cap });
+    for (const s of all) counts.add(s);
+    expect(counts.model().undecided).toBe(false);
+    expect(counts.emit()).toContain('o: string;');
+    // The stories of a held value leave: two values are left, and the counts cannot name the one past the cap.
+    for (const s of all.slice(0, 2)) counts.remove(s);
+    expect(counts.model().undecided).toBe(true);
+    const again = new TypeInferrer({ maxLiterals: cap });
+    for (const s of all.slice(2)) again.add(s);
+    expect(again.model().undecided).toBe(false);
+    expect(again.emit()).toContain('o: "b" | "c";');
+    // Titles are past the cap too, but each is seen once: never literals, so never in doubt.
+    const titles = new TypeInferrer({ maxLiterals: cap });
+    for (const s of all) titles.add(mk('a', Number(s.uuid.slice(1))));
+    titles.remove(mk('a', 0));
+    expect(titles.model().undecided).toBe(false);
+  });
+
   it('addVariants() records what add() of each variant records, and remove() of each undoes it', () => {
     const base = story({ component: 'p', title: 'Hello', tags: ['a', 'b'], body: [{ component: 'q', _uid: 'x', n: 1 }], hero: { filename: 'a.jpg', id: 1 } });
     const content = base.content as Record<string, unknown>;
