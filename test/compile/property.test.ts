@@ -16,7 +16,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type SpaceStore } from '../../src/server/index.js';
 import { sync } from '../../src/sync/index.js';
 import { PREVIEW, PUBLIC } from '../helpers/server.js';
-import { Prng, admin, removeTempDirs, tempDir, unpaced, walk } from '../sync/support.js';
+import { Prng, admin, attemptAdmin, removeTempDirs, tempDir, unpaced, walk } from '../sync/support.js';
 import { bytesDiff, readOutput, touched } from './support.js';
 
 const ROUNDS = 15;
@@ -41,16 +41,7 @@ type Operation = (w: World) => Promise<string>;
 const all = (w: World) => w.store.toData().stories.filter((r) => !(r.draft ?? r.published)!.story.is_folder);
 const ofComponent = (w: World, component: string) => all(w).filter((r) => (r.draft ?? r.published)!.story.content.component === component);
 
-/** A call the service may refuse (a slug taken): the refusal is part of the log. */
-async function attempt(w: World, method: string, route: string, body?: unknown): Promise<string> {
-  const said = `${method} ${route}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`;
-  try {
-    await admin(w.url, method, route, body);
-    return said;
-  } catch (err) {
-    return `${said} (refused: ${(err as Error).message.slice(0, 80)})`;
-  }
-}
+const attempt = (w: World, method: string, route: string, body?: unknown) => attemptAdmin(w.url, method, route, body);
 
 /** Changes a story and, most of the time, publishes the change. */
 async function change(w: World, id: number, body: unknown): Promise<string> {

@@ -10,7 +10,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer } from '../../src/server/index.js';
 import { sync, type WebhookEvent } from '../../src/sync/index.js';
 import { PUBLIC } from '../helpers/server.js';
-import { Prng, admin, unpaced, readTree, removeTempDirs, startReceiver, tempDir, treeDiff } from './support.js';
+import { Prng, admin, attemptAdmin, unpaced, readTree, removeTempDirs, startReceiver, tempDir, treeDiff } from './support.js';
 
 const ROUNDS = 30;
 const STORIES = 150;
@@ -38,15 +38,7 @@ function folders(w: World) {
   return w.store.toData().folders;
 }
 
-/** A call the service may refuse (a slug taken, a folder into itself): the refusal is part of the log. */
-async function attempt(w: World, method: string, route: string, body?: unknown): Promise<string> {
-  try {
-    await admin(w.url, method, route, body);
-    return `${method} ${route}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`;
-  } catch (err) {
-    return `${method} ${route}${body === undefined ? '' : ` ${JSON.stringify(body)}`} (refused: ${(err as Error).message.slice(0, 80)})`;
-  }
-}
+const attempt = (w: World, method: string, route: string, body?: unknown) => attemptAdmin(w.url, method, route, body);
 
 const operations: Array<[name: string, weight: number, op: Operation]> = [
   [

@@ -88,6 +88,20 @@ export async function admin(baseUrl: string, method: string, route: string, body
   return text ? JSON.parse(text) : undefined;
 }
 
+/**
+ * A control-plane call the service may refuse (a slug taken, a folder into itself), for randomized
+ * tests: what was asked, and the refusal if there was one (it is part of the log).
+ */
+export async function attemptAdmin(baseUrl: string, method: string, route: string, body?: unknown): Promise<string> {
+  const asked = `${method} ${route}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`;
+  try {
+    await admin(baseUrl, method, route, body);
+    return asked;
+  } catch (err) {
+    return `${asked} (refused: ${(err as Error).message.slice(0, 80)})`;
+  }
+}
+
 /** Total requests the service counted since start (or the last reset). */
 export async function serviceRequests(baseUrl: string): Promise<number> {
   const stats = (await admin(baseUrl, 'GET', '/stats')) as { total: number };
