@@ -1,18 +1,22 @@
 /**
  * The property of incremental sync: after any sequence of changes made
  * through the control plane, an incremental sync yields the same files as a
- * fresh full sync. Randomized and seeded; a failure prints the seed, the
- * round and the operations, and `SYNC_PROPERTY_SEED=<seed>` replays it.
+ * fresh full sync, and reports changed exactly the stories whose records it
+ * rewrote or removed. Of the published view (from a census, or from the
+ * service's webhooks) and of both views. Randomized and seeded; a failure
+ * prints the seed, the round and the operations, and
+ * `SYNC_PROPERTY_SEED=<seed>` replays it.
  */
 import { promises as fs } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer } from '../../src/server/index.js';
 import { sync, type WebhookEvent } from '../../src/sync/index.js';
-import { PUBLIC } from '../helpers/server.js';
+import { PREVIEW, PUBLIC } from '../helpers/server.js';
 import { Prng, admin, attemptAdmin, unpaced, readTree, removeTempDirs, startReceiver, tempDir, treeDiff } from './support.js';
 
 const ROUNDS = 30;
+const BOTH_ROUNDS = 12;
 const STORIES = 150;
 const LANGS = ['de', 'fr'];
 
@@ -168,21 +172,24 @@ function pickOperation(rng: Prng): [string, Operation] {
   return [operations[0]![0], operations[0]![2]];
 }
 
-async function runProperty(mode: 'census' | 'events', seed: number): Promise<void> {
+async function runProperty(mode: 'census' | 'events' | 'both views', seed: number, rounds = ROUNDS): Promise<void> {
   const receiver = await startReceiver();
   const server = await startServer({
     space: generateDemoSpace({ stories: STORIES }),
     rateLimit: false,
     admin: true,
     publicToken: PUBLIC,
+    previewToken: PREVIEW,
     webhook: { url: receiver.url, secret: 'property-secret' },
   });
   const w: World = { url: server.url, store: server.service.store, rng: new Prng(seed), seed, counter: { n: 0 } };
   const history: string[] = [];
+  // Both views read with the preview token: drafts and unpublished stories beside the published versions.
+  const access = mode === 'both views' ? { token: PREVIEW, views: ['published', 'draft'] as Array<'published' | 'draft'> } : { token: PUBLIC };
   try {
-    const dir = await tempDir(`property-${mode}`);
-    await sync({ baseUrl: server.url, token: PUBLIC, out: dir, ...unpaced() });
-    for (let round = 1; round <= ROUNDS; round++) {
+    const dir = await tempDir(`property-${mode.replace(' ', '-')}`);
+    await sync({ baseUrl: server.url, ...access, out: dir, ...unpaced() });
+    for (let round = 1; round <= rounds; round++) {
       const count = w.rng.int(1, 6);
       const ops: string[] = [];
       for (let i = 0; i < count; i++) {
@@ -194,15 +201,25 @@ async function runProperty(mode: 'census' | 'events', seed: number): Promise<voi
       const events: WebhookEvent[] = receiver.take();
       const failure = (what: string) =>
         new Error(`${mode} mode, seed ${seed} (replay: SYNC_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`);
+      const before = await readTree(dir);
       let result;
       try {
-        result = await sync({ baseUrl: server.url, token: PUBLIC, out: dir, ...unpaced(), ...(mode === 'events' ? { events } : {}) });
+        result = await sync({ baseUrl: server.url, ...access, out: dir, ...unpaced(), ...(mode === 'events' ? { events } : {}) });
       } catch (err) {
         throw failure(`the incremental sync failed: ${(err as Error).message}`);
       }
-      if (result.mode === 'full') throw failure('the sync was full, not incremental');
+      // Both views are read in full each time (the drafts have no cache version), writing only what changed.
+      if (result.mode === 'full' && mode !== 'both views') throw failure('the sync was full, not incremental');
+      // What it reports changed is what it wrote: the stories whose records changed bytes, and those removed.
+      const after = await readTree(dir);
+      const ids = (files: string[]) => files.map((rel) => Number(/^stories\/(\d+)\.json$/.exec(rel)?.[1])).filter((id) => id > 0).sort((a, b) => a - b);
+      const rewritten = ids([...after.keys()].filter((rel) => before.get(rel) !== after.get(rel)));
+      const gone = ids([...before.keys()].filter((rel) => !after.has(rel)));
+      if (rewritten.join() !== result.changed.stories.join() || gone.join() !== result.changed.removed.join()) {
+        throw failure(`reported changed ${result.changed.stories.join(',')} and removed ${result.changed.removed.join(',')}; records rewritten ${rewritten.join(',')}, removed ${gone.join(',')}`);
+      }
       const freshDir = await tempDir(`property-fresh`);
-      await sync({ baseUrl: server.url, token: PUBLIC, out: freshDir, ...unpaced() });
+      await sync({ baseUrl: server.url, ...access, out: freshDir, ...unpaced() });
       const diff = treeDiff(await readTree(dir), await readTree(freshDir));
       await fs.rm(freshDir, { recursive: true, force: true });
       if (diff.length) throw failure(`the incremental snapshot differs from a fresh full sync in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`);
@@ -223,5 +240,10 @@ describe('incremental sync equals a fresh full sync after any changes', () => {
 
   it(`events mode (the service's webhooks), ${ROUNDS} rounds`, { timeout: 60_000 }, async () => {
     await expect(runProperty('events', seedOf(19700101))).resolves.toBeUndefined();
+  });
+
+  // Fewer rounds: each sync of both views reads every story (twice as long as a census).
+  it(`both views (no events: drafts have no cache version), ${BOTH_ROUNDS} rounds`, { timeout: 60_000 }, async () => {
+    await expect(runProperty('both views', seedOf(31337), BOTH_ROUNDS)).resolves.toBeUndefined();
   });
 });
