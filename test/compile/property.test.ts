@@ -19,7 +19,7 @@ import { PREVIEW, PUBLIC } from '../helpers/server.js';
 import { Prng, admin, attemptAdmin, removeTempDirs, tempDir, unpaced, walk } from '../sync/support.js';
 import { bytesDiff, readOutput, touched } from './support.js';
 
-const ROUNDS = 15;
+const ROUNDS = 12;
 const STORIES = 120;
 const STATE = '.content-sync-compile.json';
 const PAST = new Date('2001-01-01T00:00:00Z');
