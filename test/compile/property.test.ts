@@ -123,13 +123,13 @@ function pickOperation(rng: Prng): [string, Operation] {
 
 async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, seed: number): Promise<void> {
   const server = await startServer({ space: generateDemoSpace({ stories: STORIES }), rateLimit: false, admin: true, publicToken: PUBLIC, previewToken: PREVIEW });
+  const snapshot = await tempDir('compile-property-snapshot');
+  const out = await tempDir('compile-property-out');
   // The draft view from a snapshot of both views (drafts and unpublished stories included).
   const doSync = () =>
     sync({ baseUrl: server.url, out: snapshot, ...unpaced(), ...(options.view === 'draft' ? { token: PREVIEW, views: ['published', 'draft'] } : { token: PUBLIC }) });
   const w: World = { url: server.url, store: server.service.store, rng: new Prng(seed), n: 0 };
   const history: string[] = [];
-  const snapshot = await tempDir('compile-property-snapshot');
-  const out = await tempDir('compile-property-out');
   try {
     await doSync();
     await compile({ snapshot, out, ...options });
