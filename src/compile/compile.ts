@@ -1018,8 +1018,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });
 
-  const datasources = await readDatasources(snapshot);
-  const tags = await readTags(snapshot, view);
+  const datasources = readDatasources(snapshot);
+  const tags = readTags(snapshot, view);
   let model = inferrer.model();
   if (model.undecided) {
     // Rare: removed stories took literal values the counts held while others were past the cap,
@@ -1103,7 +1103,8 @@ function generatedFiles(out: string): string[] {
   return found;
 }
 
-async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {
+/** The datasource records of the snapshot, by id; none when sync wrote no datasources directory. */
+function readDatasources(snapshot: string): DatasourceRecord[] {
   const dir = path.join(snapshot, FILES.datasources);
   let names: string[] = [];
   try {
@@ -1125,7 +1126,7 @@ async function readDatasources(snapshot: string): Promise<DatasourceRecord[]> {
 /** What sync writes in tags.json: the tags of each view it read. */
 const TagsFile = z.object({ published: z.array(Tag).optional(), draft: z.array(Tag).optional() });
 
-async function readTags(snapshot: string, view: 'published' | 'draft'): Promise<Tag[]> {
+function readTags(snapshot: string, view: 'published' | 'draft'): Tag[] {
   const checked = TagsFile.safeParse(readSnapshotJson(snapshot, FILES.tags), { jitless: true });
   if (!checked.success) throw DamagedSnapshotError.notA(snapshot, FILES.tags, 'a tags file', checked.error);
   return checked.data[view] ?? checked.data.published ?? [];
