@@ -122,9 +122,10 @@ function pickOperation(rng: Prng): [string, Operation] {
 }
 
 async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, seed: number): Promise<void> {
-  const server = await startServer({ space: generateDemoSpace({ stories: STORIES }), rateLimit: false, admin: true, publicToken: PUBLIC, previewToken: PREVIEW });
+  // The directories first: nothing is left running if making them fails.
   const snapshot = await tempDir('compile-property-snapshot');
   const out = await tempDir('compile-property-out');
+  const server = await startServer({ space: generateDemoSpace({ stories: STORIES }), rateLimit: false, admin: true, publicToken: PUBLIC, previewToken: PREVIEW });
   // The draft view from a snapshot of both views (drafts and unpublished stories included).
   const doSync = () =>
     sync({ baseUrl: server.url, out: snapshot, ...unpaced(), ...(options.view === 'draft' ? { token: PREVIEW, views: ['published', 'draft'] } : { token: PUBLIC }) });
