@@ -8,7 +8,7 @@ import { buildModel } from './model.js';
 import type { TypeModel } from './model.js';
 import { parseSchema } from './schema.js';
 import type { Schema } from './schema.js';
-import { Observer, canonical, emptyState, mergeState } from './stats.js';
+import { Observer, adoptStoryCounts, canonical, emptyState, mergeState } from './stats.js';
 import type { InferState, ObserveConfig } from './stats.js';
 
 export { emitTypes, printType } from './emit.js';
@@ -110,11 +110,16 @@ export class TypeInferrer {
     return new TypeInferrer(options, this.data);
   }
 
+  /**
+   * Resumes from a state() or observations() as parsed JSON. Its story counts are taken over, not
+   * copied (see adoptStoryCounts): `state` is the inferrer's afterwards.
+   */
   static fromState(state: unknown, options: InferOptions = {}): TypeInferrer {
-    const s = canonical(state, true) as InferState | undefined;
-    if (!s || typeof s !== 'object' || s.v !== 1 || typeof s.opts !== 'string') {
-      throw new Error('TypeInferrer.fromState: not a type inference state');
-    }
+    const { stories, ...counts } = (state !== null && typeof state === 'object' ? state : {}) as Record<string, unknown>;
+    const s = canonical(counts, true) as InferState;
+    const adopted = s.v === 1 && typeof s.opts === 'string' ? adoptStoryCounts(stories) : undefined;
+    if (!adopted) throw new Error('TypeInferrer.fromState: not a type inference state');
+    s.stories = adopted;
     return new TypeInferrer(options, s);
   }
 

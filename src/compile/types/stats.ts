@@ -447,6 +447,29 @@ function mergeVals(into: StrStat, vals: Dict<number>, cap: number): void {
   sizes.set(into.vals, size);
 }
 
+/**
+ * The story counts of a parsed state (story uuid -> content type -> count),
+ * taken over as they are: their objects lose their prototypes (so a uuid or
+ * component named `__proto__` is an ordinary key) instead of being copied in
+ * sorted order. They are only ever looked up by uuid, and they are most of a
+ * large space's state: copying them was most of resuming from it. Objects
+ * that cannot take another prototype are copied; undefined when the value is
+ * not such a dictionary.
+ */
+export function adoptStoryCounts(value: unknown): Dict<Dict<number>> | undefined {
+  if (!isObject(value)) return undefined;
+  let adoptable = Object.isExtensible(value);
+  for (const uuid of Object.keys(value)) {
+    const byComp = value[uuid];
+    if (!isObject(byComp)) return undefined;
+    if (!Object.isExtensible(byComp)) adoptable = false;
+  }
+  if (!adoptable) return canonical(value, true) as Dict<Dict<number>>;
+  Object.setPrototypeOf(value, null);
+  for (const uuid in value) Object.setPrototypeOf(value[uuid], null);
+  return value as Dict<Dict<number>>;
+}
+
 /** Deep copy with sorted keys and null-prototype dictionaries. */
 export function canonical(value: unknown, nullProto: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => canonical(v, nullProto));

@@ -57,6 +57,54 @@ describe('determinism and incremental state', () => {
     expect(resumed.emit()).toContain('"__proto__": string;');
   });
 
+  it('resuming takes the story counts over, keys named __proto__ included, and refuses counts that are not dictionaries', () => {
+    const options = { relations: ['article.author'] };
+    const author = story({ component: 'author', name: 'A' });
+    // A story whose uuid and component are both `__proto__`, in a relation field, and one pointing at the author.
+    const odd = story({ component: '__proto__' }, { uuid: '__proto__' });
+    const article = story({ component: 'article', author: author.uuid });
+    const pointing = story({ component: 'article', author: '__proto__' });
+    const all = [author, odd, article, pointing];
+    const full = new TypeInferrer(options);
+    for (const s of all) full.add(s);
+    const json = JSON.stringify(full.state());
+
+    const parsed = JSON.parse(json);
+    const resumed = TypeInferrer.fromState(parsed, options);
+    expect(resumed.emit()).toBe(full.emit());
+    expect(Object.getPrototypeOf(parsed.stories)).toBe(null);
+    // What it took over is counted on as it would have been: removing stories gives the state of a
+    // fresh inferrer with the rest, and nothing reaches Object.prototype.
+    resumed.remove(odd);
+    resumed.remove(article);
+    const rest = new TypeInferrer(options);
+    for (const s of [author, pointing]) rest.add(s);
+    expect(resumed.state()).toEqual(rest.state());
+    expect(resumed.emit()).toBe(rest.emit());
+    // Keys named __proto__ added after resuming: a new uuid, and a new component for a uuid it held.
+    const before = TypeInferrer.fromState(JSON.parse(JSON.stringify(rest.state())), options);
+    const renamed = story({ component: '__proto__' }, { uuid: author.uuid });
+    before.add(odd);
+    before.add(renamed);
+    const fresh = new TypeInferrer(options);
+    for (const s of [author, pointing, odd, renamed]) fresh.add(s);
+    expect(before.state()).toEqual(fresh.state());
+    expect(before.emit()).toBe(fresh.emit());
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).author).toBeUndefined();
+
+    // A frozen state is copied, not taken over.
+    const frozen = JSON.parse(json);
+    for (const byComp of Object.values(frozen.stories)) Object.freeze(byComp);
+    Object.freeze(frozen.stories);
+    expect(TypeInferrer.fromState(frozen, options).emit()).toBe(full.emit());
+    expect(Object.getPrototypeOf(frozen.stories)).toBe(Object.prototype);
+
+    for (const stories of [[], { [author.uuid]: 1 }, { [author.uuid]: [] }, undefined]) {
+      expect(() => TypeInferrer.fromState({ ...JSON.parse(json), stories }, options)).toThrow(/not a type inference state/);
+    }
+  });
+
   it('literal tracking is bounded and exact again after removals', () => {
     const t = new TypeInferrer({ maxLiterals: 2 });
     const mk = (v: string): Story => story({ component: 'p', o: v });
