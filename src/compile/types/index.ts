@@ -84,8 +84,9 @@ export class TypeInferrer {
   /**
    * The observations as they are held (not a copy: serialize them before
    * observing more), for merge() in another thread or a state file: not sorted,
-   * in the order first seen (merge() and fromState() read a state in sorted
-   * order whatever its order), so cheaper than state() for a large space.
+   * in the order first seen (merge() and fromState() read the counts whose
+   * order matters in sorted order whatever its order; the story counts are
+   * only looked up), so cheaper than state() for a large space.
    */
   observations(): unknown {
     return this.data;

@@ -458,15 +458,17 @@ function mergeVals(into: StrStat, vals: Dict<number>, cap: number): void {
  */
 export function adoptStoryCounts(value: unknown): Dict<Dict<number>> | undefined {
   if (!isObject(value)) return undefined;
+  // All checked before any is changed: a refused value is left as it was.
+  const uuids = Object.keys(value);
   let adoptable = Object.isExtensible(value);
-  for (const uuid of Object.keys(value)) {
+  for (const uuid of uuids) {
     const byComp = value[uuid];
     if (!isObject(byComp)) return undefined;
     if (!Object.isExtensible(byComp)) adoptable = false;
   }
   if (!adoptable) return canonical(value, true) as Dict<Dict<number>>;
   Object.setPrototypeOf(value, null);
-  for (const uuid in value) Object.setPrototypeOf(value[uuid], null);
+  for (const uuid of uuids) Object.setPrototypeOf(value[uuid], null);
   return value as Dict<Dict<number>>;
 }
 
