@@ -59,6 +59,7 @@ import {
   type EntryMeta,
 } from './emit.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule } from './serialize.js';
+import { BacklinkGatherer } from './backlinks.js';
 import { CompileWorkers, compileInThreads, defaultThreads } from './parallel.js';
 import {
   DamagedSnapshotError,
@@ -811,21 +812,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const members = chunkMembers(index, buckets);
   /** A full compile's stored references (see stateText), by position in the index. */
   const encoded = { refs: new Array<string>(state ? 0 : index.length), imports: new Array<string>(state ? 0 : index.length) };
-  /**
-   * A full compile's backlinks, gathered as chunks finish (while the other threads still compile),
-   * by chunk of the target: each list kept sorted as it grows (no sort at the end, on one core).
-   */
-  const gathered: Array<Map<string, string[]>> | undefined = state ? undefined : Array.from({ length: buckets }, () => new Map());
-  const gather = (r: ChunkResult): void => {
-    for (const [, s] of r.stories) {
-      for (const u of s.references) {
-        const lists = gathered![bucketOfUuid(u, buckets)]!;
-        const list = lists.get(u);
-        if (list) insertSorted(list, s.uuid);
-        else lists.set(u, [s.uuid]);
-      }
-    }
-  };
+  /** A full compile's backlinks, gathered as chunks finish (while the other threads still compile). */
+  const gatherer = state ? undefined : new BacklinkGatherer(index.map((e) => e.uuid));
   // Link targets are read from the stories index, kept open until every chunk is compiled.
   try {
     if (!state) {
@@ -836,10 +824,9 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       const missingOf: Array<ChunkResult['missing']> = [];
       // Where each reference is in the index: where the state file will list it when every story of
       // the index has a module (see below); so the state's references are worked out here too.
-      const indexPosition = (u: string): number | undefined => {
-        const id = byUuid.get(u);
-        return id === undefined ? undefined : positionOfId(index, id);
-      };
+      // (Mapped when the first chunk is in, not before the other threads are given their work.)
+      let positionOfUuid: Map<string, number> | undefined;
+      const indexPosition = (u: string): number | undefined => (positionOfUuid ??= new Map(index.map((e, at) => [e.uuid, at]))).get(u);
       const take = (b: number, r: ChunkResult): void => {
         for (const [id, s] of r.stories) {
           // A worker's result holds copies of the index's strings: the index's own are kept instead
@@ -854,8 +841,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
           newStories.set(id, s);
           withModules.add(id);
           [encoded.refs[at], encoded.imports[at]] = encodeRefs(stored);
+          s.references.forEach((u, k) => gatherer!.add(at, positions[k], u));
         }
-        gather(r);
         modules += r.stories.length * languages.length;
         compiled += members[b]!.length;
         filesOf[b] = r.files;
@@ -1013,7 +1000,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     return backlinks;
   };
   // Backlinks, by target: after a full compile, every chunk, from the lists gathered as chunks finished.
-  const backlinks = gathered ?? patchedBacklinks();
+  const backlinks = gatherer?.byChunk(buckets) ?? patchedBacklinks();
   backlinks.forEach((lists, b) => {
     if (lists) write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });

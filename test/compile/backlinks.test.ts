@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { BacklinkGatherer } from '../../src/compile/backlinks.js';
+import { bucketOfUuid } from '../../src/compile/emit.js';
+
+/** A small seeded generator (mulberry32), so a failure names the case that found it. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const uuidOf = (next: () => number): string =>
+  'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replace(/x/g, () => Math.floor(next() * 16).toString(16));
+
+describe('backlinks gathered by position', () => {
+  it('lists the referrers of each target sorted by uuid, in the chunk of the target, whatever order they come in', () => {
+    for (const seed of [1, 2, 3]) {
+      const next = random(seed);
+      const uuids = Array.from({ length: 300 }, () => uuidOf(next));
+      const outside = Array.from({ length: 5 }, () => uuidOf(next));
+      const gatherer = new BacklinkGatherer(uuids);
+      // What the lists must be, gathered as strings and sorted at the end.
+      const expected = new Map<string, string[]>();
+      for (let referrer = 0; referrer < uuids.length; referrer++) {
+        for (let k = Math.floor(next() * 4); k > 0; k--) {
+          const inside = next() < 0.9;
+          const target = inside ? Math.floor(next() * uuids.length) : undefined;
+          const uuid = inside ? uuids[target!]! : outside[Math.floor(next() * outside.length)]!;
+          gatherer.add(referrer, target, uuid);
+          (expected.get(uuid) ?? expected.set(uuid, []).get(uuid)!).push(uuids[referrer]!);
+        }
+      }
+      const buckets = 7;
+      const chunks = gatherer.byChunk(buckets);
+      expect(chunks).toHaveLength(buckets);
+      const seen = new Map<string, string[]>();
+      chunks.forEach((lists, b) => {
+        for (const [target, list] of lists) {
+          expect(bucketOfUuid(target, buckets)).toBe(b);
+          seen.set(target, list);
+        }
+      });
+      expect(seen.size).toBe(expected.size);
+      for (const [target, list] of expected) expect(seen.get(target), `seed ${seed}, ${target}`).toEqual(list.sort());
+    }
+  });
+
+  it('gives nothing for a target no story references, and empty chunks when nothing was added', () => {
+    const gatherer = new BacklinkGatherer(['b', 'a', 'c']);
+    expect(gatherer.byChunk(2).map((lists) => lists.size)).toEqual([0, 0]);
+    gatherer.add(2, 0, 'b');
+    gatherer.add(1, 0, 'b');
+    const lists = new Map(gatherer.byChunk(2).flatMap((m) => [...m]));
+    expect([...lists]).toEqual([['b', ['a', 'c']]]);
+  });
+});
