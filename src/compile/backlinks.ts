@@ -44,8 +44,19 @@ export class BacklinkGatherer {
     const chunks = Array.from({ length: buckets }, () => new Map<string, string[]>());
     const sorted = (referrers: number[]): string[] => {
       if (referrers.length === 1) return [this.#uuids[referrers[0]!]!];
-      const ranks = Int32Array.from(referrers, (p) => rank[p]!).sort();
-      return Array.from(ranks, (r) => this.#uuids[order[r]!]!);
+      // Most lists are short: sorted in place; a long one as a typed array (sorted numerically, natively).
+      if (referrers.length <= 32) {
+        for (let k = 0; k < referrers.length; k++) referrers[k] = rank[referrers[k]!]!;
+        referrers.sort((a, b) => a - b);
+      } else {
+        const ranks = new Int32Array(referrers.length);
+        for (let k = 0; k < referrers.length; k++) ranks[k] = rank[referrers[k]!]!;
+        ranks.sort();
+        for (let k = 0; k < referrers.length; k++) referrers[k] = ranks[k]!;
+      }
+      const uuids = new Array<string>(referrers.length);
+      for (let k = 0; k < referrers.length; k++) uuids[k] = this.#uuids[order[referrers[k]!]!]!;
+      return uuids;
     };
     const put = (target: string, referrers: number[]) => chunks[bucketOfUuid(target, buckets)]!.set(target, sorted(referrers));
     for (const p of order) {

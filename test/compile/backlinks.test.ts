@@ -18,7 +18,7 @@ const uuidOf = (next: () => number): string =>
   'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replace(/x/g, () => Math.floor(next() * 16).toString(16));
 
 describe('backlinks gathered by position', () => {
-  it('lists the referrers of each target sorted by uuid, in the chunk of the target, whatever order they come in', () => {
+  it('lists the referrers of each target sorted by uuid, in the chunk of the target, whatever order they come in, short lists and long', () => {
     for (const seed of [1, 2, 3]) {
       const next = random(seed);
       const uuids = Array.from({ length: 300 }, () => uuidOf(next));
@@ -27,6 +27,11 @@ describe('backlinks gathered by position', () => {
       // What the lists must be, gathered as strings and sorted at the end.
       const expected = new Map<string, string[]>();
       for (let referrer = 0; referrer < uuids.length; referrer++) {
+        // About half of the stories also reference the first (a long list, like an author's).
+        if (next() < 0.5) {
+          gatherer.add(referrer, 0, uuids[0]!);
+          (expected.get(uuids[0]!) ?? expected.set(uuids[0]!, []).get(uuids[0]!)!).push(uuids[referrer]!);
+        }
         for (let k = Math.floor(next() * 4); k > 0; k--) {
           const inside = next() < 0.9;
           const target = inside ? Math.floor(next() * uuids.length) : undefined;
