@@ -182,11 +182,14 @@ const encodeRefs = ([refs, imports]: StoredRefs): EncodedRefs => [JSON.stringify
 /**
  * The state file's text. `encoded`: the stored references of every story as JSON, in the order
  * of their ids, worked out beforehand (a full compile's, while its chunks were compiled, rather
- * than all of them here, on one core); without it they are encoded here.
+ * than all of them here, on one core), and the index they were worked out in, whose rows are the
+ * state's stories; without it they are encoded here.
  */
-function stateText(state: State, types: unknown, encoded?: { refs: readonly string[]; imports: readonly string[] }): string {
-  const ids = Array.from(Float64Array.from(state.stories.keys()).sort());
-  const uuids = ids.map((id) => state.stories.get(id)!.uuid);
+function stateText(state: State, types: unknown, encoded?: { refs: readonly string[]; imports: readonly string[]; index: readonly IndexRow[] }): string {
+  // The stories in the order of their ids: the index's when it is theirs (sorted by id, as sync writes it).
+  const inIndex = encoded && encoded.index.every((e, k) => k === 0 || encoded.index[k - 1]!.id < e.id);
+  const ids = inIndex ? encoded.index.map((e) => e.id) : Array.from(Float64Array.from(state.stories.keys()).sort());
+  const uuids = inIndex ? encoded.index.map((e) => e.uuid) : ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;
   const positionOf = (u: string): number | undefined => (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
   // A story read from the last state file keeps its stored references when they index the same uuids (one table for all).
@@ -1055,7 +1058,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     await new Promise((r) => setImmediate(r));
     // The observations as they are held: sorted when read back (fromState), so not sorted here.
     // The positions worked out in the index (a full compile's) are those in the state when it lists every story of the index.
-    const text = stateText(newState, inferrer.observations(), !state && newStories.size === index.length ? encoded : undefined);
+    const text = stateText(newState, inferrer.observations(), !state && newStories.size === index.length ? { ...encoded, index } : undefined);
     await fs.writeFile(stateFile, text);
     const stamped = await fileStamp(stateFile);
     if (stamped !== undefined) remembered.set(stateFile, { state: newState, inferrer, stamp: stamped });

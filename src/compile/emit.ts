@@ -358,9 +358,24 @@ export declare const tags: Array<{ name: TagName; taggings_count: number }>;
  * key by key (an object would hold the keys as property names, ordered as such).
  */
 export function backlinksChunk(backlinks: ReadonlyMap<string, readonly string[]>): string {
+  const keys = [...backlinks.keys()].sort();
+  if (!keys.some(isArrayIndex)) {
+    // One JSON.stringify of an object holding the lists in that order: the same text as entry by
+    // entry, at a fraction of the calls (a full compile writes every chunk at its end, on one core).
+    // Without a prototype, `__proto__` is a key like any other.
+    const lists = Object.create(null) as Record<string, readonly string[]>;
+    for (const key of keys) lists[key] = backlinks.get(key)!;
+    return `${GENERATED_HEADER}export default ${JSON.stringify(lists)};\n`;
+  }
+  // An object lists keys that are array indexes first, whatever the order they were set in.
   const entries: string[] = [];
-  for (const key of [...backlinks.keys()].sort()) entries.push(`${JSON.stringify(key)}:${JSON.stringify(backlinks.get(key))}`);
+  for (const key of keys) entries.push(`${JSON.stringify(key)}:${JSON.stringify(backlinks.get(key))}`);
   return `${GENERATED_HEADER}export default {${entries.join(',')}};\n`;
+}
+
+/** Whether a property name is an array index (which objects enumerate before other names, in numeric order). */
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
 }
 
 export function backlinksModule(buckets: number): string {

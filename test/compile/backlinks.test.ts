@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BacklinkGatherer } from '../../src/compile/backlinks.js';
-import { bucketOfUuid } from '../../src/compile/emit.js';
+import { backlinksChunk, bucketOfUuid } from '../../src/compile/emit.js';
 
 /** A small seeded generator (mulberry32), so a failure names the case that found it. */
 function random(seed: number): () => number {
@@ -62,5 +62,30 @@ describe('backlinks gathered by position', () => {
     gatherer.add(1, 0, 'b');
     const lists = new Map(gatherer.byChunk(2).flatMap((m) => [...m]));
     expect([...lists]).toEqual([['b', ['a', 'c']]]);
+  });
+});
+
+describe('a backlinks chunk', () => {
+  /** The object a chunk's text exports, parsed as JSON (it is JSON after `export default`). */
+  const parsed = (text: string): Record<string, unknown> => JSON.parse(text.slice(text.indexOf('export default ') + 15, text.lastIndexOf(';'))) as Record<string, unknown>;
+
+  it('lists its targets sorted, each with its list, whatever names they have', () => {
+    const lists = new Map<string, string[]>([
+      ['b', ['2', '1']],
+      ['__proto__', ['x']],
+      ['a"quoted\\', ['y']],
+      ['A', []],
+    ]);
+    const text = backlinksChunk(lists);
+    expect(text).toContain('export default {"A":[],"__proto__":["x"],"a\\"quoted\\\\":["y"],"b":["2","1"]};');
+    const data = parsed(text);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.hasOwn(data, '__proto__')).toBe(true);
+    expect(Object.keys(data)).toEqual(['A', '__proto__', 'a"quoted\\', 'b']);
+  });
+
+  it('keeps names that are array indexes in sorted order too', () => {
+    const text = backlinksChunk(new Map([['b', ['1']], ['10', ['2']], ['9', ['3']], ['4294967295', ['4']]]));
+    expect(text).toContain('export default {"10":["2"],"4294967295":["4"],"9":["3"],"b":["1"]};');
   });
 });
