@@ -70,11 +70,12 @@ async function full100k(): Promise<void> {
   ] as const) {
     if (label === 'tmpfs' && !existsSync('/dev/shm')) continue;
     await fs.rm(out, { recursive: true, force: true });
-    // The removal of the last run's 196,000 files is written back before this run is timed.
-    if (label === 'disk') settle();
+    // What earlier runs left to write back (the removal of the last run's 196,000 files, or the
+    // gigabyte the disk run just wrote) is written back before this run is timed, not during it.
+    settle();
     const r = await compileCli(source.dir, out);
     console.log(
-      `compile: 100,000-story snapshot into a fresh directory on ${label} (built CLI): ${fmt(r.ms / 1000, 1)} s, peak RSS ${fmt(r.rssMb, 0)} MB, ${r.written.length} files (targets < 20 s, < 512 MB); CPU time of the process ${fmt(r.userS, 1)} s user, ${fmt(r.systemS, 1)} s system`,
+      `compile: 100,000-story snapshot into a fresh directory on ${label} (built CLI): ${fmt(r.ms / 1000, 1)} s (the process, from start to exit, ${fmt(r.wallMs / 1000, 1)} s), peak RSS ${fmt(r.rssMb, 0)} MB, ${r.written.length} files (targets < 20 s, < 512 MB); CPU time of the process ${fmt(r.userS, 1)} s user, ${fmt(r.systemS, 1)} s system`,
     );
     if (label === 'tmpfs') await fs.rm(out, { recursive: true, force: true });
   }
