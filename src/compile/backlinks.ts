@@ -38,6 +38,7 @@ export class BacklinkGatherer {
   /**
    * Every list, by chunk of its target (`bucketOfUuid`): the referrers' uuids, sorted. The targets
    * of each chunk come in the order of their uuids (those outside the index after the others).
+   * Called once: the gathered lists are sorted in place.
    */
   byChunk(buckets: number): Array<Map<string, string[]>> {
     const { order, rank } = this.#ranked();

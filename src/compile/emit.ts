@@ -354,8 +354,8 @@ export declare const tags: Array<{ name: TagName; taggings_count: number }>;
 }
 
 /**
- * chunks/backlinks-N.js: the backlinks of the target uuids of one chunk, keys sorted. Written
- * key by key (an object would hold the keys as property names, ordered as such).
+ * chunks/backlinks-N.js: the backlinks of the target uuids of one chunk, keys sorted (as strings,
+ * also those an object would order as array indexes).
  */
 export function backlinksChunk(backlinks: ReadonlyMap<string, readonly string[]>): string {
   const keys = [...backlinks.keys()].sort();
