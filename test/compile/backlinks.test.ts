@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BacklinkGatherer } from '../../src/compile/backlinks.js';
 import { backlinksChunk, bucketOfUuid } from '../../src/compile/emit.js';
-
-/** A small seeded generator (mulberry32), so a failure names the case that found it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../helpers/random.js';
 
 const uuidOf = (next: () => number): string =>
   'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replace(/x/g, () => Math.floor(next() * 16).toString(16));

@@ -2,18 +2,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { uuidOf } from '../helpers/fixture-space.js';
+import { random as prng } from '../helpers/random.js';
 
-/** mulberry32: a small seeded PRNG, so a failing query string can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LONG = 'a'.repeat(100 * 1024);
 const LONG_MIXED = '%E2%9C%93'.repeat(2_000) + 'x'.repeat(50_000);

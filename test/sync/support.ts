@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pacer } from '../../src/client/index.js';
 import { parseWebhookEvent, type SyncOptions, type WebhookEvent } from '../../src/sync/index.js';
+import { random } from '../helpers/random.js';
 
 /**
  * Client options for a service whose rate limits are off: the pacer aims far
@@ -143,17 +144,11 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** A small seeded generator (mulberry32), so that a failing sequence can be replayed. */
+/** A small seeded generator (mulberry32, see random), so that a failing sequence can be replayed. */
 export class Prng {
-  #state: number;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = random(seed);
   }
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));

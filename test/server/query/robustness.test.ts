@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { QueryError, matchesFilter, parseFilterQuery, selectStories, type Candidate } from '../../../src/server/query/index.js';
+import { random } from '../../helpers/random.js';
 import { candidate, loadRealStories, makeStory, query } from './fixtures.js';
 
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEGMENTS = [
   '',
