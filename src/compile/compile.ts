@@ -71,6 +71,7 @@ import {
   positionOfId,
   readSnapshotFile,
   recordsOf,
+  sortedById,
   visibleVersion,
   type ChunkResult,
   type MissingIn,
@@ -187,7 +188,7 @@ const encodeRefs = ([refs, imports]: StoredRefs): EncodedRefs => [JSON.stringify
  */
 function stateText(state: State, types: unknown, encoded?: { refs: readonly string[]; imports: readonly string[]; index: readonly IndexRow[] }): string {
   // The stories in the order of their ids: the index's when it is theirs (sorted by id, as sync writes it).
-  const inIndex = encoded && encoded.index.every((e, k) => k === 0 || encoded.index[k - 1]!.id < e.id);
+  const inIndex = encoded && sortedById(encoded.index);
   const ids = inIndex ? encoded.index.map((e) => e.id) : Array.from(Float64Array.from(state.stories.keys()).sort());
   const uuids = inIndex ? encoded.index.map((e) => e.uuid) : ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;

@@ -250,7 +250,10 @@ export function parseSnapshotJson(snapshot: string, rel: string, text: string): 
 
 /** The records of a snapshot whose index rows are `index`, sorted by id (ordered here if they are not). */
 export const recordsOf = (snapshot: string, index: readonly IndexRow[]) =>
-  new RecordCache(snapshot, index.every((e, k) => k === 0 || index[k - 1]!.id < e.id) ? index : [...index].sort((a, b) => a.id - b.id));
+  new RecordCache(snapshot, sortedById(index) ? index : [...index].sort((a, b) => a.id - b.id));
+
+/** Whether index rows are in the order of their ids (as sync writes them), each id once. */
+export const sortedById = (index: readonly IndexRow[]): boolean => index.every((e, k) => k === 0 || index[k - 1]!.id < e.id);
 
 /** The position in `index` (sorted by id) of the story with this id, or undefined. */
 export function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
