@@ -5,7 +5,7 @@
  * stories are assignable to the generated types, the relations of the closed
  * sets are embedded and the dangling relation of ep16 is reported.
  */
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
@@ -15,13 +15,11 @@ import type { SpaceData } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { buildProjects, importFresh, type BuildResult } from './support.js';
+import { describeRealdata, realdata } from '../helpers/realdata.js';
 
 const TOKEN = 'realdata-public';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function realdata<T = any>(file: string): T {
-  return JSON.parse(readFileSync(new URL(`../../../shared/realdata/${file}`, import.meta.url), 'utf8')) as T;
-}
 
 function storiesOf(json: { story?: Story; stories?: Story[]; rels?: Story[] }): Story[] {
   return [...(json.story ? [json.story] : []), ...(json.stories ?? []), ...(json.rels ?? [])];
@@ -262,37 +260,37 @@ const NEGATIVES = {
   },
 };
 
-beforeAll(async () => {
-  root = await tempDir('compile-realdata');
-  loaded = [];
-  for (const c of cases()) loaded.push(await load(c, root));
-  const projects = [];
-  for (const l of loaded) {
-    await fs.writeFile(path.join(root, l.c.key, 'check.ts'), checkModule(l));
-    projects.push({ dir: l.c.key, include: ['out/**/*.ts', 'check.ts'] });
-  }
-  // Negative project: the all-fields output, with literals and uses that must not compile.
-  const allFields = loaded.find((l) => l.c.label === 'laravel-storyblok/all-fields.json')!;
-  await fs.cp(allFields.out, path.join(root, 'neg', 'out'), { recursive: true });
-  const recorded = allFields.c.recorded[0]!;
-  const neg: Record<string, string> = {
-    'useAsWrongType.ts': `import s from 'content:stories/${allFields.order[0]}';\nexport const n: number = s.content.text;\n`,
-    'wrongComponent.ts': `import s from 'content:stories/${allFields.order[0]}';\nexport const c: "page" = s.content.component;\n`,
-    'noSuchModule.ts': `import s from 'content:stories/999999999';\nexport const x = s;\n`,
-  };
-  for (const [name, mutate] of Object.entries(NEGATIVES)) {
-    const copy = structuredClone(recorded) as any;
-    mutate(copy.content);
-    neg[`${name}.ts`] = `import type { StoryTypes } from './out/index.js';\nexport const s: StoryTypes["all-fields"] = ${JSON.stringify(copy)};\n`;
-  }
-  for (const [name, text] of Object.entries(neg)) await fs.writeFile(path.join(root, 'neg', name), text);
-  projects.push({ dir: 'neg', include: ['out/**/*.ts', ...Object.keys(neg)] });
-  build = await buildProjects(root, projects);
-}, 120_000);
+describeRealdata('real content: control plane -> sync -> compile -> tsc --strict', () => {
+  beforeAll(async () => {
+    root = await tempDir('compile-realdata');
+    loaded = [];
+    for (const c of cases()) loaded.push(await load(c, root));
+    const projects = [];
+    for (const l of loaded) {
+      await fs.writeFile(path.join(root, l.c.key, 'check.ts'), checkModule(l));
+      projects.push({ dir: l.c.key, include: ['out/**/*.ts', 'check.ts'] });
+    }
+    // Negative project: the all-fields output, with literals and uses that must not compile.
+    const allFields = loaded.find((l) => l.c.label === 'laravel-storyblok/all-fields.json')!;
+    await fs.cp(allFields.out, path.join(root, 'neg', 'out'), { recursive: true });
+    const recorded = allFields.c.recorded[0]!;
+    const neg: Record<string, string> = {
+      'useAsWrongType.ts': `import s from 'content:stories/${allFields.order[0]}';\nexport const n: number = s.content.text;\n`,
+      'wrongComponent.ts': `import s from 'content:stories/${allFields.order[0]}';\nexport const c: "page" = s.content.component;\n`,
+      'noSuchModule.ts': `import s from 'content:stories/999999999';\nexport const x = s;\n`,
+    };
+    for (const [name, mutate] of Object.entries(NEGATIVES)) {
+      const copy = structuredClone(recorded) as any;
+      mutate(copy.content);
+      neg[`${name}.ts`] = `import type { StoryTypes } from './out/index.js';\nexport const s: StoryTypes["all-fields"] = ${JSON.stringify(copy)};\n`;
+    }
+    for (const [name, text] of Object.entries(neg)) await fs.writeFile(path.join(root, 'neg', name), text);
+    projects.push({ dir: 'neg', include: ['out/**/*.ts', ...Object.keys(neg)] });
+    build = await buildProjects(root, projects);
+  }, 120_000);
 
-afterAll(removeTempDirs);
+  afterAll(removeTempDirs);
 
-describe('real content: control plane -> sync -> compile -> tsc --strict', () => {
   it('compiles every file, one module per story', () => {
     for (const l of loaded) {
       expect(l.result.mode, l.c.label).toBe('full');

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
 import { deepFreeze } from '../../helpers/freeze.js';
+import { describeRealdata, realdata } from '../../helpers/realdata.js';
 
-function realdata<T = any>(file: string): T {
-  return JSON.parse(readFileSync(new URL(`../../../../shared/realdata/${file}`, import.meta.url), 'utf8')) as T;
-}
 
 function lookupOf(stories: readonly Story[], pathOf?: (s: { full_slug: string }) => string): StoryLookup {
   const byUuid = new Map(stories.map((s) => [s.uuid, s]));
@@ -32,7 +29,7 @@ function nodes(root: unknown, skip: readonly string[] = []): any[] {
 
 const byName = (stories: readonly Story[], name: string): Story => stories.find((s) => s.name === name)!;
 
-describe('laravel-storyblok: the closed set relation, aa2cd950, cb1bb01a', () => {
+describeRealdata('laravel-storyblok: the closed set relation, aa2cd950, cb1bb01a', () => {
   // The recorded targets were copied from one template and share the relation
   // story's uuid and id: each gets the uuid of its file name and an id of its own.
   const A = 'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46';
@@ -96,7 +93,7 @@ describe('laravel-storyblok: the closed set relation, aa2cd950, cb1bb01a', () =>
   });
 });
 
-describe('laravel-storyblok ep16: a dangling relation', () => {
+describeRealdata('laravel-storyblok ep16: a dangling relation', () => {
   const ep16 = deepFreeze(realdata<{ story: Story }>('laravel-storyblok/ep16.json').story);
   const lookup = lookupOf([ep16]);
   const dangling = ['15da551b-9937-440f-9ec6-185027fbff52', '85b23871-b146-4db5-8ae8-ff524d2e5747'];
@@ -130,7 +127,7 @@ describe('laravel-storyblok ep16: a dangling relation', () => {
   });
 });
 
-describe('storyblok-astro playground: a whole space of 12 draft stories', () => {
+describeRealdata('storyblok-astro playground: a whole space of 12 draft stories', () => {
   const stories = deepFreeze(realdata<{ stories: Story[] }>('storyblok-astro/playground-content-layer.stories.decoded.json').stories);
   const lookup = lookupOf(stories);
   const relations = ['featured-articles.posts', 'featured-authors.authors', 'Article.author', 'author.article', 'blok_with_relation.article'];
@@ -230,7 +227,7 @@ describe('storyblok-astro playground: a whole space of 12 draft stories', () => 
   });
 });
 
-describe('storyblok-php-client v2-stories: multilinks', () => {
+describeRealdata('storyblok-php-client v2-stories: multilinks', () => {
   const stories = deepFreeze(realdata<{ stories: Story[] }>('storyblok-php-client/v2-stories.json').stories);
   const johnDoe = byName(stories, 'John Doe');
   // John Doe moved since the content was saved: every cached_url to him is stale.

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Story } from '../../../src/api/index.js';
+import { realdata } from '../../helpers/realdata.js';
 
-export const REALDATA = new URL('../../../../shared/realdata/', import.meta.url);
 const TSC = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
 
 export function readReal(path: string): any {
-  return JSON.parse(readFileSync(new URL(path, REALDATA), 'utf8'));
+  return realdata(path);
 }
 
 /** The stories a recorded response holds (`story`, `stories`, and resolved `rels`). */

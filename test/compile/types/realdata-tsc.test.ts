@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TypeInferrer } from '../../../src/compile/types/index.js';
 import type { Story } from '../../../src/api/index.js';
 import { readReal, runTsc, story, storiesOf } from './helpers.js';
+import { describeRealdata } from '../../helpers/realdata.js';
 
 const FILES = [
   'storyblok-php-client/v2-stories.json',
@@ -58,7 +59,7 @@ function checkModule(stories: Story[], inferrer: TypeInferrer): string {
   return lines.join('\n');
 }
 
-describe('generated types accept the real content (tsc --strict)', () => {
+describeRealdata('generated types accept the real content (tsc --strict)', () => {
   it('every realdata story is assignable, the emitted modules typecheck, wrong literals fail', async () => {
     const files: Record<string, string> = {};
     const all = cases();

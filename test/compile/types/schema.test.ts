@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TypeInferrer, printType } from '../../../src/compile/types/index.js';
 import type { TypeModel } from '../../../src/compile/types/index.js';
 import { readReal, runTsc, story } from './helpers.js';
-
-const schema = readReal('storyblok-demo-default/components.237487.json');
+import { describeRealdata } from '../../helpers/realdata.js';
 
 function field(model: TypeModel, component: string, key: string): string {
   const f = model.components.find((x) => x.name === component)?.fields.find((x) => x.key === key);
@@ -11,7 +10,8 @@ function field(model: TypeModel, component: string, key: string): string {
   return `${f.optional ? '?' : ''}${printType(f.type)}`;
 }
 
-describe('schema merge (storyblok-demo-default/components.237487.json)', () => {
+describeRealdata('schema merge (storyblok-demo-default/components.237487.json)', () => {
+  const schema = readReal('storyblok-demo-default/components.237487.json');
   const observed = [
     story({ component: 'default-page', body: [{ _uid: 'b1', component: 'button', label: 'Go', style: 'ghost' }, { _uid: 'b2', component: 'button', label: 'Go', style: 'ghost' }] }),
     story({ component: 'article-page', headline: 'Hello', text: { type: 'doc', content: [] }, categories: [] }),

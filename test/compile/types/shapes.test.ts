@@ -3,6 +3,7 @@ import { TypeInferrer, printType } from '../../../src/compile/types/index.js';
 import type { InferOptions, TypeModel } from '../../../src/compile/types/index.js';
 import type { Story } from '../../../src/api/index.js';
 import { readReal, story, storiesOf } from './helpers.js';
+import { describeRealdata, itRealdata } from '../../helpers/realdata.js';
 
 function infer(stories: Story[], options?: InferOptions): TypeModel {
   const t = new TypeInferrer(options);
@@ -24,7 +25,7 @@ function typeName(model: TypeModel, component: string): string {
 
 const allFields = (): Story[] => storiesOf(readReal('laravel-storyblok/all-fields.json'));
 
-describe('field shapes from laravel-storyblok/all-fields.json', () => {
+describeRealdata('field shapes from laravel-storyblok/all-fields.json', () => {
   const m = infer(allFields());
   it('types scalars, numbers as strings and dates', () => {
     expect(field(m, 'all-fields', 'text')).toBe('string');
@@ -71,7 +72,7 @@ describe('field shapes from laravel-storyblok/all-fields.json', () => {
 });
 
 describe('realdata quirks', () => {
-  it('laravel folder.json: "" in one story and an asset in another, real JSON integer, dates with seconds, missing fields', () => {
+  itRealdata('laravel folder.json: "" in one story and an asset in another, real JSON integer, dates with seconds, missing fields', () => {
     const m = infer(storiesOf(readReal('laravel-storyblok/folder.json')));
     expect(field(m, 'news', 'image')).toBe('"" | Asset');
     expect(field(m, 'news', 'legacy_id')).toBe('number');
@@ -79,12 +80,12 @@ describe('realdata quirks', () => {
     expect(field(m, 'news', 'tags')).toBe('?[]');
     expect(printType(m.asset.find((f) => f.key === 'id')!.type)).toBe('NumericString | number | null');
   });
-  it('multi-option-self.json: numeric-looking option values stay strings', () => {
+  itRealdata('multi-option-self.json: numeric-looking option values stay strings', () => {
     const m = infer(storiesOf(readReal('laravel-storyblok/multi-option-self.json')));
     expect(field(m, 'test-component', 'test_field')).toBe('string[]');
     expect(typeName(m, 'test-component')).toBe('TestComponentBlok');
   });
-  it('astro playground: hyphenated and capitalised components, relations inside the set, a field missing in one story', () => {
+  itRealdata('astro playground: hyphenated and capitalised components, relations inside the set, a field missing in one story', () => {
     const m = infer(storiesOf(readReal('storyblok-astro/playground-content-layer.stories.decoded.json')));
     expect(typeName(m, 'Article')).toBe('ArticleContent');
     expect(m.components.find((c) => c.name === 'Article')!.storyName).toBe('ArticleStory');
@@ -95,7 +96,7 @@ describe('realdata quirks', () => {
     expect(field(m, 'author', 'article')).toBe('Relation<ArticleStory>[]');
     expect(field(m, 'teaser', 'text')).toBe('?RichText<FeatureBlok | GridBlok>');
   });
-  it('laravel relation set: single and multi relations by uuid, capitalised Person inside', () => {
+  itRealdata('laravel relation set: single and multi relations by uuid, capitalised Person inside', () => {
     const stories = ['relation.json', 'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46.json', 'cb1bb01a-e414-49ed-85d0-03f63f35171f.json'].flatMap((f) => storiesOf(readReal(`laravel-storyblok/${f}`)));
     const alone = infer(stories.slice(0, 1));
     expect(field(alone, 'relation', 'single_option_story')).toBe('string');
@@ -114,13 +115,13 @@ describe('realdata quirks', () => {
     expect(field(byUuids, 'article', 'author')).toBe('Relation<AuthorStory>');
     expect(field(byUuids, 'article', 'missing')).toBe('Relation<AnyStory>');
   });
-  it('richtext.json: blok nodes type their bloks, which become component types', () => {
+  itRealdata('richtext.json: blok nodes type their bloks, which become component types', () => {
     const m = infer(storiesOf(readReal('laravel-storyblok/richtext.json')));
     expect(field(m, 'test', 'body')).toBe('RichText<ButtonBlok | PersonBlok>');
     expect(field(m, 'button', 'theme')).toBe('ThemeBlok[]');
     expect(field(m, 'button', 'link')).toBe('Multilink');
   });
-  it('php-client v2: plugin fields typed per plugin', () => {
+  itRealdata('php-client v2: plugin fields typed per plugin', () => {
     const m = infer(storiesOf(readReal('storyblok-php-client/v2-stories.json')));
     const plugin = m.plugins.find((p) => p.name === 'example_plugin')!;
     expect(plugin.typeName).toBe('PluginExamplePlugin');

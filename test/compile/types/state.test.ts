@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TypeInferrer } from '../../../src/compile/types/index.js';
 import type { Story } from '../../../src/api/index.js';
 import { readReal, story, storiesOf } from './helpers.js';
+import { itRealdata } from '../../helpers/realdata.js';
 
 const space = (): Story[] => [
   ...storiesOf(readReal('storyblok-php-client/v2-stories.json')),
@@ -17,14 +18,14 @@ function emitFrom(stories: Story[]): string {
 }
 
 describe('determinism and incremental state', () => {
-  it('two runs, and any order of stories, give identical text', () => {
+  itRealdata('two runs, and any order of stories, give identical text', () => {
     const stories = space();
     const a = emitFrom(stories);
     expect(emitFrom(stories)).toBe(a);
     expect(emitFrom([...stories].reverse())).toBe(a);
   });
 
-  it('remove() undoes add()', () => {
+  itRealdata('remove() undoes add()', () => {
     const stories = space();
     const base = new TypeInferrer();
     for (const s of stories.slice(1)) base.add(s);
@@ -37,7 +38,7 @@ describe('determinism and incremental state', () => {
     expect(t.state()).toEqual(new TypeInferrer().state());
   });
 
-  it('state() round-trips through JSON and resumes', () => {
+  itRealdata('state() round-trips through JSON and resumes', () => {
     const stories = space();
     const t = new TypeInferrer();
     for (const s of stories.slice(0, 10)) t.add(s);
@@ -117,7 +118,7 @@ describe('determinism and incremental state', () => {
     expect(t.emit()).toContain('o: "a" | "b";');
   });
 
-  it('merging the states of disjoint halves gives what observing all of them gives', () => {
+  itRealdata('merging the states of disjoint halves gives what observing all of them gives', () => {
     const stories = space();
     for (const cut of [1, Math.floor(stories.length / 3), stories.length - 1]) {
       const left = new TypeInferrer();
@@ -136,7 +137,7 @@ describe('determinism and incremental state', () => {
     expect(() => first.merge(new TypeInferrer({ maxLiterals: 3 }).state())).toThrow(/different/);
   });
 
-  it('observations() (unsorted, as a worker thread sends them) merge as state() does', () => {
+  itRealdata('observations() (unsorted, as a worker thread sends them) merge as state() does', () => {
     const stories = space();
     const withState = new TypeInferrer();
     const withObservations = new TypeInferrer();

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { StoriesEnvelopeV2, StoryListQuery, type Story, type StoryListQueryInput } from '../../../src/api/index.js';
 import { parseFilterQuery, type Candidate, type FilterNode } from '../../../src/server/query/index.js';
+import { realdata } from '../../helpers/realdata.js';
 
 let nextId = 1;
 
@@ -66,6 +66,5 @@ export function ids(candidates: readonly Candidate[]): number[] {
 }
 
 export function loadRealStories(): Story[] {
-  const url = new URL('../../../../shared/realdata/storyblok-php-client/v2-stories.json', import.meta.url);
-  return StoriesEnvelopeV2.parse(JSON.parse(readFileSync(url, 'utf8'))).stories;
+  return StoriesEnvelopeV2.parse(realdata('storyblok-php-client/v2-stories.json')).stories;
 }

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { excludeFields, selectStories } from '../../../src/server/query/index.js';
 import { candidate, filter, loadRealStories, query } from './fixtures.js';
+import { describeRealdata } from '../../helpers/realdata.js';
 
 /** 13 stories recorded from a public demo space (v2, published). */
-const stories = loadRealStories();
-const candidates = stories.map((s) => candidate(s));
-const slugs = (params: Parameters<typeof query>[0], search = ''): string[] =>
-  selectStories(candidates, query(params), filter(search)).map((c) => c.story.full_slug);
+describeRealdata('recorded stories', () => {
+  const stories = loadRealStories();
+  const candidates = stories.map((s) => candidate(s));
+  const slugs = (params: Parameters<typeof query>[0], search = ''): string[] =>
+    selectStories(candidates, query(params), filter(search)).map((c) => c.story.full_slug);
 
-describe('recorded stories', () => {
   it('loads the recording', () => {
     expect(stories).toHaveLength(13);
   });

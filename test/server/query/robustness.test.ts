@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryError, matchesFilter, parseFilterQuery, selectStories, type Candidate } from '../../../src/server/query/index.js';
 import { random } from '../../helpers/random.js';
 import { candidate, loadRealStories, makeStory, query } from './fixtures.js';
+import { realdataRuns } from '../../helpers/realdata.js';
 
 
 const SEGMENTS = [
@@ -68,7 +69,8 @@ function randomValue(rnd: () => number): string {
 }
 
 const stories: Candidate[] = [
-  ...loadRealStories().map((s) => candidate(s)),
+  // The recorded stories join the generated ones where they are present (CI requires them).
+  ...(realdataRuns ? loadRealStories().map((s) => candidate(s)) : []),
   candidate(makeStory({ content: JSON.parse('{"__proto__": {"x": 1}, "title": "t", "tags": ["a", 1, null, {"b": 2}]}') as Record<string, unknown> })),
   candidate(makeStory({ content: { title: null, seo: { title: ['x'] }, tags: 'a', n: Number.MAX_VALUE } })),
 ];

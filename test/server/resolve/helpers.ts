@@ -1,12 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Story } from '../../../src/api/index.js';
 import type { ResolveSource } from '../../../src/server/resolve/index.js';
 import type { Folder } from '../../../src/snapshot/index.js';
 
-/** A recorded response from the shared real-content collection. */
-export function realdata<T = any>(file: string): T {
-  return JSON.parse(readFileSync(new URL(`../../../../shared/realdata/${file}`, import.meta.url), 'utf8')) as T;
-}
+export { realdata } from '../../helpers/realdata.js';
 
 let nextId = 1000;
 

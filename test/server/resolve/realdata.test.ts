@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { resolveV1, resolveV2 } from '../../../src/server/resolve/index.js';
 import { deepFreeze, folder, realdata, sourceOf, story } from './helpers.js';
+import { describeRealdata } from '../../helpers/realdata.js';
 
 const byUuid = (a: { uuid: string }, b: { uuid: string }) => a.uuid.localeCompare(b.uuid);
 
-describe('storyblok-php-client: a v2 story recorded with resolve_relations', () => {
+describeRealdata('storyblok-php-client: a v2 story recorded with resolve_relations', () => {
   const recorded = deepFreeze(realdata<{ story: Story; rels: Story[]; links: unknown[] }>('storyblok-php-client/v2-stories-relations.json'));
   const relations = ['popular-articles.articles'];
   const source = sourceOf(recorded.rels);
@@ -40,7 +41,7 @@ describe('storyblok-php-client: a v2 story recorded with resolve_relations', () 
   });
 });
 
-describe('laravel-storyblok: a closed set of three related stories', () => {
+describeRealdata('laravel-storyblok: a closed set of three related stories', () => {
   // The recorded targets were copied from one template and share the relation
   // story's uuid and id; the space derived here gives each the uuid it was
   // recorded under (its file name) and an id of its own.
@@ -76,7 +77,7 @@ describe('laravel-storyblok: a closed set of three related stories', () => {
   });
 });
 
-describe('laravel-storyblok ep16: a relation whose targets are missing', () => {
+describeRealdata('laravel-storyblok ep16: a relation whose targets are missing', () => {
   const ep16 = deepFreeze(realdata<{ story: Story }>('laravel-storyblok/ep16.json').story);
   const relations = ['linked_links.links'];
   const features = ep16.content.features as Array<{ body: Array<Record<string, unknown>> }>;
@@ -106,7 +107,7 @@ describe('laravel-storyblok ep16: a relation whose targets are missing', () => {
   });
 });
 
-describe('laravel-storyblok all-fields: every multilink linktype and every asset shape', () => {
+describeRealdata('laravel-storyblok all-fields: every multilink linktype and every asset shape', () => {
   const allFields = deepFreeze(realdata<{ story: Story }>('laravel-storyblok/all-fields.json').story);
   const target = story({ uuid: '8a6eee6b-025e-484e-9219-8ad6596a74fa', name: 'Primary contact', slug: 'primary-contact', full_slug: 'people/primary-contact' });
   const source = sourceOf(deepFreeze([allFields, target]));
@@ -170,7 +171,7 @@ describe('laravel-storyblok all-fields: every multilink linktype and every asset
   });
 });
 
-describe('johannes-lindgren: a rich-text document with link marks of all four linktypes', () => {
+describeRealdata('johannes-lindgren: a rich-text document with link marks of all four linktypes', () => {
   const doc = realdata('johannes-lindgren-storyblok/richtext-one-of-each.json');
   const page = deepFreeze(story({ uuid: 'page', content: { component: 'page', _uid: 'p', text: doc } }));
   const target = story({ uuid: '76e43a9d-8e08-43ff-8209-d718187c1369', slug: 'rich-text', full_slug: 'docs/rich-text', parent_id: 7, position: 3 });
