@@ -27,8 +27,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateDemoSpace } from '../src/demo/index.js';
 import { DEFAULT_PUBLIC_TOKEN, startServer, type RunningServer, type SpaceStore } from '../src/server/index.js';
-import { readSpaceDirectory, type SpaceData } from '../src/snapshot/index.js';
-import { readState, sync } from '../src/sync/index.js';
+import { readSpaceDirectory, readState, type SpaceData } from '../src/snapshot/index.js';
+import { sync } from '../src/sync/index.js';
 import { Prng, readTree, removeTempDirs, tempDir, treeDiff } from '../test/sync/support.js';
 
 const CLI_ENTRY = fileURLToPath(new URL('../src/cli/run.ts', import.meta.url));

@@ -29,7 +29,9 @@ import { Tag } from '../api/resources.js';
 import { DEFAULT_LANG, FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp, readJsonFile, readManifest } from '../snapshot/read.js';
-import { indexRowOf, indexRowsOfLayout, parseIndexRowsText, rememberedState, scanIndexRows, type IndexRow } from '../sync/state.js';
+import { indexRowsOfLayout, parseIndexRowsText } from '../snapshot/index-rows.js';
+import { rememberedState } from '../snapshot/state.js';
+import { indexRowOf, scanIndexRows, type IndexRow } from '../snapshot/stories-index.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { TypeInferrer, emitTypes } from './types/index.js';
 import {

@@ -15,7 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { IndexRow } from '../sync/state.js';
+import type { IndexRow } from '../snapshot/stories-index.js';
 import type { ChunkResult } from './story.js';
 import type { WorkerInput, WorkerMessage, WorkerWork } from './worker.js';
 

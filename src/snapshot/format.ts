@@ -126,7 +126,7 @@ export const FILES = {
 /** The indexes sync writes beside the records: what incremental sync and the compiler read without opening records. */
 export const INDEX_FILES = {
   stories: 'indexes/stories.json',
-  /** What a compile needs of each entry of the stories index, small (see sync's indexRowsText). */
+  /** What a compile needs of each entry of the stories index, small (see indexRowsText). */
   storyRows: 'indexes/stories.rows.json',
   datasources: 'indexes/datasources.json',
 } as const;

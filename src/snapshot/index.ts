@@ -4,3 +4,8 @@ export * from './languages.js';
 export * from './read.js';
 export * from './write.js';
 export * from './transaction.js';
+export * from './index-entries.js';
+export * from './stories-index.js';
+export * from './index-rows.js';
+export * from './record-text.js';
+export * from './state.js';

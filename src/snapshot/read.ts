@@ -170,3 +170,12 @@ export async function readSpaceDirectory(dir: string): Promise<SpaceData> {
     workflowStages: workflowStages ?? [],
   };
 }
+
+/** The text of a file of a snapshot (or of a transaction's staging), or undefined if it cannot be read. */
+export async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -16,35 +16,36 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Space } from '../api/index.js';
 import { ContentClient, type ClientOptions } from '../client/index.js';
-import { DEFAULT_LANG, FILES, StoryRecord, SnapshotTransaction, canonicalJson, sha256, type DatasourceRecord, type StoryVersion } from '../snapshot/index.js';
-import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import {
+  DEFAULT_LANG,
+  FILES,
   INDEX_FILES,
-  buildManifest,
-  buildRecord,
-  buildVersion,
+  StoryRecord,
+  SnapshotTransaction,
+  canonicalJson,
+  committedStamps,
   datasourceFile,
   datasourceIndexEntry,
-  indexEntry,
-  storyFile,
-  type DatasourceIndexEntry,
-  type StoryIndexEntry,
-  type TagsSnapshot,
-  type View,
-} from './records.js';
-import {
-  committedStamps,
   forgetState,
+  indexEntry,
   indexRowsText,
   loadState,
   readText,
   rememberState,
   scanIndexRows,
+  sha256,
   sortedIndex,
   sortedIndexPieces,
+  storyFile,
+  type DatasourceIndexEntry,
+  type DatasourceRecord,
   type IndexLayout,
   type SnapshotState,
-} from './state.js';
+  type StoryIndexEntry,
+  type StoryVersion,
+} from '../snapshot/index.js';
+import { SpaceFetcher, type StoryGroup } from './fetcher.js';
+import { buildManifest, buildRecord, buildVersion, type TagsSnapshot, type View } from './records.js';
 import type { WebhookEvent } from './events.js';
 
 export interface SyncOptions {

@@ -15,7 +15,8 @@ import { settled } from '../../src/compile/compile.js';
 import { CHUNKS, GENERATED_NAMES, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
-import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
+import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
+import { sync } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { bytesDiff, importFresh, readGenerated, readOutput, touched, walk, type FileState } from './support.js';
 

@@ -11,10 +11,11 @@ import { compile, type CompileOptions } from '../../src/compile/index.js';
 import { settled } from '../../src/compile/compile.js';
 import { bucketOfId, chunkCount, rawModulePath } from '../../src/compile/emit.js';
 import { indexColumns, indexRows } from '../../src/compile/parallel.js';
-import type { IndexRow } from '../../src/sync/state.js';
+import type { IndexRow } from '../../src/snapshot/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
-import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
+import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
+import { sync } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { DEMO_RESOLVE, bytesDiff, readGenerated, readOutput } from './support.js';
 

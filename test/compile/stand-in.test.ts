@@ -15,8 +15,8 @@ import { rawModulePath } from '../../src/compile/emit.js';
 import { DamagedSnapshotError, RecentCache, recordsOf } from '../../src/compile/story.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
-import { FILES } from '../../src/snapshot/index.js';
-import { INDEX_FILES, sync, type StoryIndexEntry } from '../../src/sync/index.js';
+import { FILES, INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
+import { sync } from '../../src/sync/index.js';
 import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { DEMO_RESOLVE, bytesDiff, readGenerated, readOutput } from './support.js';
 

@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { createResolver } from '../../src/compile/resolve/index.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE, evaluateModule, storyModuleSource, type RawRef } from '../../src/compile/serialize.js';
-import { overlayContentTexts, rawModuleSource, versionStoryText } from '../../src/compile/story.js';
-import { canonicalJson, materialize, type StoryVersion } from '../../src/snapshot/index.js';
+import { rawModuleSource } from '../../src/compile/story.js';
+import { canonicalJson, materialize, overlayContentTexts, versionStoryText, type StoryVersion } from '../../src/snapshot/index.js';
 import { buildRecord } from '../../src/sync/records.js';
 import { story, uuid } from './resolve/fixtures.js';
 

@@ -8,9 +8,8 @@
 import fsSync, { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { canonicalJson } from '../../src/snapshot/index.js';
-import { INDEX_FILES, sync, type WebhookEvent } from '../../src/sync/index.js';
-import { loadState } from '../../src/sync/state.js';
+import { INDEX_FILES, canonicalJson, loadState } from '../../src/snapshot/index.js';
+import { sync, type WebhookEvent } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from './support.js';

@@ -6,10 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
-import { canonicalJson, type StoryRecord, type StoryVersion } from '../../src/snapshot/index.js';
-import { indexEntry, type StoryIndexEntry } from '../../src/sync/records.js';
-import { indexRowsText, parseIndexRowsText, scanIndexRows, sortedIndexPieces } from '../../src/sync/state.js';
-import { sha256 } from '../../src/snapshot/json.js';
+import {
+  canonicalJson,
+  indexEntry,
+  indexRowsText,
+  parseIndexRowsText,
+  scanIndexRows,
+  sha256,
+  sortedIndexPieces,
+  type StoryIndexEntry,
+  type StoryRecord,
+  type StoryVersion,
+} from '../../src/snapshot/index.js';
 import { story } from '../compile/resolve/fixtures.js';
 
 const entry = (id: number, extra: Record<string, unknown> = {}) => ({
