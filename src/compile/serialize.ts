@@ -7,10 +7,8 @@
  */
 
 import { GENERATED_HEADER } from './emit.js';
+import { objectKey as key } from './escape.js';
 import { changedKeys, originalOf } from './resolve/json.js';
-
-/** An object literal's key: a plain "__proto__" key would set the prototype, a computed one is a property. */
-const key = (k: string) => (k === '__proto__' ? `[${JSON.stringify(k)}]` : JSON.stringify(k));
 
 function isObject(v: unknown): v is object {
   return v !== null && typeof v === 'object';

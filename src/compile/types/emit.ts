@@ -1,5 +1,6 @@
 /** Printing a type model as one TypeScript module of `export type` declarations. */
-import { compare, propertyKey } from './names.js';
+import { docText, stringLiteral, typeKey } from '../escape.js';
+import { compare } from './names.js';
 import type { FieldModel, NamedShape, TypeExpr, TypeModel } from './model.js';
 
 /** One type expression as TypeScript source. */
@@ -8,7 +9,7 @@ export function printType(t: TypeExpr, indent = ''): string {
     case 'keyword':
       return t.name;
     case 'literal':
-      return JSON.stringify(t.value);
+      return stringLiteral(t.value);
     case 'ref':
       return t.args ? `${t.name}<${t.args.map((a) => printType(a, indent)).join(', ')}>` : t.name;
     case 'empty-array':
@@ -29,8 +30,8 @@ function printObject(fields: readonly FieldModel[], indent: string, open: boolea
   const inner = `${indent}  `;
   const lines: string[] = [];
   for (const f of fields) {
-    if (f.doc) lines.push(`${inner}/** ${f.doc} */`);
-    lines.push(`${inner}${propertyKey(f.key)}${f.optional ? '?' : ''}: ${printType(f.type, inner)};`);
+    if (f.doc) lines.push(`${inner}/** ${docText(f.doc)} */`);
+    lines.push(`${inner}${typeKey(f.key)}${f.optional ? '?' : ''}: ${printType(f.type, inner)};`);
   }
   if (open) lines.push(`${inner}[key: string]: unknown;`);
   return `{\n${lines.join('\n')}\n${indent}}`;
@@ -132,8 +133,8 @@ function richText(model: TypeModel): string {
   if (model.richText.nodes.length > 0) nodes.push('RichTextOtherNode<B>');
   const marks = ['RichTextSimpleMark', 'RichTextColorMark', 'RichTextAnchorMark', 'RichTextStyledMark', 'RichTextLinkMark'];
   if (model.richText.marks.length > 0) marks.push('RichTextOtherMark');
-  const other = model.richText.nodes.map((n) => JSON.stringify(n)).join(' | ');
-  const otherMarks = model.richText.marks.map((n) => JSON.stringify(n)).join(' | ');
+  const other = model.richText.nodes.map(stringLiteral).join(' | ');
+  const otherMarks = model.richText.marks.map(stringLiteral).join(' | ');
   return `/** A rich-text document. \`B\`: the bloks its \`blok\` nodes embed. */
 export type RichText<B extends Blok = Blok> = { type: "doc"; content?: RichTextNode<B>[]; _uid?: string };
 
@@ -207,20 +208,20 @@ export type RichTextOtherMark = { type: ${otherMarks}; attrs?: { [key: string]: 
 }
 
 function shape(name: string, s: { fields: FieldModel[]; open?: boolean }, doc: string): string {
-  return `/** ${doc} */\nexport type ${name} = ${printObject(s.fields, '', s.open === true)};\n`;
+  return `/** ${docText(doc)} */\nexport type ${name} = ${printObject(s.fields, '', s.open === true)};\n`;
 }
 
 export function emitTypes(model: TypeModel, options: { header?: string } = {}): string {
   const out: string[] = [];
   if (options.header !== undefined) {
-    out.push(`/**\n${options.header.split('\n').map((l) => ` * ${l}`.trimEnd()).join('\n')}\n */\n`);
+    out.push(`/**\n${options.header.split('\n').map((l) => ` * ${docText(l)}`.trimEnd()).join('\n')}\n */\n`);
   }
   out.push(RUNTIME_HEAD);
   out.push(shape('Asset', { fields: model.asset }, 'An asset field. An empty one is still an object, with `filename: ""` and usually `id: null`.'));
   out.push('/** An asset field with nothing selected. */\nexport type EmptyAsset = Asset & { filename: "" };\n');
   out.push(shape('MultiassetItem', { fields: model.multiassetItem }, 'One item of a multiasset field (older items lack `fieldtype`).'));
   out.push('/** A multiasset field; an empty one can also arrive as `""`. */\nexport type Multiasset = MultiassetItem[];\n');
-  for (const link of model.links) out.push(shape(link.typeName, link, `A multilink with \`linktype: ${JSON.stringify(link.name)}\`.`));
+  for (const link of model.links) out.push(shape(link.typeName, link, `A multilink with \`linktype: ${stringLiteral(link.name)}\`.`));
   out.push(`/** A multilink field, discriminated by \`linktype\`. */\nexport type Multilink = ${model.links.map((l) => l.typeName).join(' | ')};\n`);
   out.push(TABLE);
   for (const plugin of model.plugins) out.push(shape(plugin.typeName, plugin, `Value of a \`${plugin.name}\` plugin field.`));
@@ -229,12 +230,12 @@ export function emitTypes(model: TypeModel, options: { header?: string } = {}): 
   for (const c of comps) {
     const doc = c.contentType ? `Content type \`${c.name}\`.` : `Component \`${c.name}\`.`;
     const extra = c.observed === 0 ? ' Known from the component schema only.' : '';
-    out.push(`/** ${doc}${extra} */\nexport type ${c.typeName} = ${printObject(c.fields, '', false)};\n`);
+    out.push(`/** ${docText(doc + extra)} */\nexport type ${c.typeName} = ${printObject(c.fields, '', false)};\n`);
   }
   const cts = comps.filter((c) => c.contentType && c.storyName !== undefined);
   for (const c of cts) out.push(`export type ${c.storyName} = Story<${c.typeName}>;\n`);
   out.push(`/** A story of any content type. */\nexport type AnyStory = ${cts.length > 0 ? cts.map((c) => c.storyName).join(' | ') : 'Story'};\n`);
-  const map = cts.map((c) => `  ${propertyKey(c.name)}: ${c.typeName};`);
+  const map = cts.map((c) => `  ${typeKey(c.name)}: ${c.typeName};`);
   out.push(`/** Content types by component name. */\nexport type ContentTypes = ${map.length > 0 ? `{\n${map.join('\n')}\n}` : '{}'};\n`);
   return out.map((chunk) => (chunk.endsWith('\n') ? chunk : `${chunk}\n`)).join('\n');
 }

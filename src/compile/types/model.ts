@@ -79,7 +79,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   'RichTextOtherMark', 'RichTextContainer', 'RichTextCellAttrs',
 ];
 
-const LINK_NAMES: Dict<string> = { story: 'StoryLink', url: 'UrlLink', email: 'EmailLink', asset: 'AssetLink' };
+const LINK_NAMES: ReadonlyMap<string, string> = new Map([['story', 'StoryLink'], ['url', 'UrlLink'], ['email', 'EmailLink'], ['asset', 'AssetLink']]);
 const TEXT_TYPES = new Set(['text', 'textarea', 'markdown', 'richtext', 'number', 'datetime', 'image', 'file']);
 
 const kw = (name: 'string' | 'number' | 'boolean' | 'null' | 'unknown'): TypeExpr => ({ kind: 'keyword', name });
@@ -356,9 +356,9 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     ...(linktype === 'story' ? [{ key: 'anchor', optional: true, type: str }] : []),
     ...(linktype === 'email' ? [{ key: 'email', optional: false, type: str }] : []),
   ];
-  const linkTypes = [...new Set([...Object.keys(LINK_NAMES), ...Object.keys(state.links)])].sort(compare);
+  const linkTypes = [...new Set([...LINK_NAMES.keys(), ...Object.keys(state.links)])].sort(compare);
   const links: NamedShape[] = linkTypes.map((linktype) => {
-    const typeName = LINK_NAMES[linktype] ?? `${names.claim(`${pascalCase(linktype)}`, ['Link'])}Link`;
+    const typeName = LINK_NAMES.get(linktype) ?? `${names.claim(`${pascalCase(linktype)}`, ['Link'])}Link`;
     const rec = state.links[linktype] ?? { n: 0, f: {} };
     return { name: linktype, typeName, fields: recordFields(rec, 'record', { fieldtype: lit('multilink'), linktype: lit(linktype) }, linkBaseline(linktype)) };
   });

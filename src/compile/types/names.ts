@@ -1,11 +1,16 @@
 /** Type names derived from component names: stable, valid identifiers, free of collisions. */
+import { ID_START } from '../escape.js';
 
-/** `popular-articles` -> `PopularArticles`, `1-col` -> `C1Col`, `Person` -> `Person`. */
+/**
+ * `popular-articles` -> `PopularArticles`, `1-col` -> `C1Col`, `Person` -> `Person`: the characters
+ * an identifier may hold (Unicode ID_Continue) in runs, each run capitalized; anything else (`*`,
+ * `/`, spaces, `½`) only separates runs, so no name from content can be more than a name.
+ */
 export function pascalCase(raw: string): string {
-  const parts = raw.split(/[^\p{L}\p{N}]+/u).filter((p) => p.length > 0);
+  const parts = raw.split(/[^\p{ID_Continue}]+|_+/u).filter((p) => p.length > 0);
   let name = parts.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
   if (name === '') name = 'Unnamed';
-  if (!/^[\p{L}_$]/u.test(name)) name = `C${name}`;
+  if (!ID_START.test(name.charAt(0))) name = `C${name}`;
   return name;
 }
 
@@ -28,13 +33,6 @@ export class NameAllocator {
       }
     }
   }
-}
-
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/** A property key as written in a type literal. */
-export function propertyKey(key: string): string {
-  return IDENT.test(key) && key !== '__proto__' ? key : JSON.stringify(key);
 }
 
 /** Code-unit order, independent of locale. */

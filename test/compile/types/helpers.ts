@@ -83,3 +83,12 @@ export async function runTsc(files: Record<string, string>): Promise<TscResult> 
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Runs `tsc --noEmit -p <dir>` over a project already on disk (its own tsconfig.json); diagnostics as text. */
+export function tscProject(dir: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSC, '--noEmit', '-p', dir, '--pretty', 'false'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+    });
+  });
+}
