@@ -23,6 +23,9 @@ commands:
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
          [--depth N] [--detect-relations] [--schema FILE] [--version V] [--full] [--json]
          typed modules and types from a snapshot
+  prepare [--config FILE] [--mode M]
+         sync and compile with the options of the plugin in the project's Vite
+         config (run before \`tsc\`: the generated types exist afterwards)
   watch  --port P --secret S [--base-url URL --token T --out DIR ...sync options]
          -- <build command...>
          receive webhooks, sync what they name, run the build command (one at a time)
@@ -131,6 +134,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./sync.js')).syncCommand(rest);
       case 'compile':
         return await (await import('./compile.js')).compileCommand(rest);
+      case 'prepare':
+        return await (await import('./prepare.js')).prepareCommand(rest);
       case 'watch':
         return await (await import('./watch.js')).watchCommand(rest);
       case undefined:

@@ -16,10 +16,27 @@ import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js'
 
 export const IMPORT_PREFIX = 'content:';
 
+export const PLUGIN_NAME = 'vite-plugin-content-sync';
+
 /** `plugin.api` of the content-sync plugin. */
 export interface ContentSyncApi {
   /** Undefined until the first build or dev request starts it. */
   readonly pipeline: ContentPipeline | undefined;
+  /**
+   * Sync and compile once with the plugin's options, then stop the embedded service: what
+   * `content-sync prepare` runs after Vite resolved the config (so after `configResolved`).
+   */
+  prepare(): Promise<RefreshResult>;
+}
+
+/**
+ * The plugin as its users' configs see it. Declared without Vite's own types so that it is
+ * assignable to `PluginOption` of every supported Vite major, whichever one the app installed.
+ */
+export interface ContentSyncPlugin {
+  readonly name: typeof PLUGIN_NAME;
+  readonly enforce: 'pre';
+  readonly api: ContentSyncApi;
 }
 
 const NAMED: Record<string, string> = {
@@ -30,7 +47,7 @@ const NAMED: Record<string, string> = {
   types: 'types.ts',
 };
 
-export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncApi> {
+export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const options = parseOptions(input);
   let pipeline: ContentPipeline | undefined;
   let ready: Promise<RefreshResult> | undefined;
@@ -67,8 +84,8 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
     return reloaded;
   }
 
-  return {
-    name: 'vite-plugin-content-sync',
+  const plugin: Plugin<ContentSyncApi> = {
+    name: PLUGIN_NAME,
     enforce: 'pre',
 
     /** For other plugins and scripts: the pipeline (and through it the embedded service) once started. */
@@ -76,7 +93,14 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
       get pipeline(): ContentPipeline | undefined {
         return pipeline;
       },
-    } satisfies ContentSyncApi,
+      async prepare() {
+        try {
+          return await ensureReady();
+        } finally {
+          await pipeline?.close();
+        }
+      },
+    },
 
     config(config) {
       // The plugin writes the generated modules itself and reloads them: the watcher need not.
@@ -193,4 +217,5 @@ export function contentSync(input: ContentSyncOptions = {}): Plugin<ContentSyncA
       await pipeline?.close();
     },
   };
+  return plugin as ContentSyncPlugin;
 }

@@ -5,10 +5,12 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/run.ts', import.meta.url));
+/** tsx by its location, so that the command runs from source in any working directory. */
+const TSX = import.meta.resolve('tsx');
 
-/** Starts the command with `args` (and `env` added to the environment); stdout and stderr are piped. */
-export function spawnCli(args: readonly string[], env?: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { stdio: 'pipe', ...(env ? { env: { ...process.env, ...env } } : {}) });
+/** Starts the command with `args` (and `env` added to the environment) in `cwd`; stdout and stderr are piped. */
+export function spawnCli(args: readonly string[], env?: NodeJS.ProcessEnv, cwd?: string): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], { stdio: 'pipe', ...(cwd ? { cwd } : {}), ...(env ? { env: { ...process.env, ...env } } : {}) });
 }
 
 export interface CliResult {
@@ -31,6 +33,6 @@ export function collect(child: ChildProcessWithoutNullStreams): Promise<CliResul
 }
 
 /** Runs the command to its end. */
-export function runCli(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
-  return collect(spawnCli(args, env));
+export function runCli(args: readonly string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
+  return collect(spawnCli(args, env, cwd));
 }
