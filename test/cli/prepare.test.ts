@@ -14,6 +14,8 @@ import { runCli } from '../helpers/cli.js';
 const ENTRY = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
 const IMPORT = `import { contentSync } from ${JSON.stringify(ENTRY)};\n`;
 const ENV = { CONTENT_BASE_URL: '', CONTENT_TOKEN: '', CONTENT_WEBHOOK_SECRET: '' };
+/** Each case starts the command (and Vite) from source: slow on a busy machine. */
+const SLOW = 120_000;
 
 describe('content-sync prepare', () => {
   let root: string;
@@ -56,7 +58,7 @@ describe('content-sync prepare', () => {
     expect(offline.code).toBe(0);
     expect(offline.stdout).not.toMatch(/sync \(cv/);
     expect(offline.stdout).toMatch(/stories ready in \.content-staging \(offline: the existing snapshot\)/);
-  });
+  }, SLOW);
 
   it("finds the plugin in the `vite` part of an Astro config when there is no Vite config", async () => {
     const dir = await projectWith('astro', {
@@ -66,7 +68,7 @@ describe('content-sync prepare', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/stories ready in \.content \(full sync\)/);
     expect(existsSync(path.join(dir, '.content', 'modules', 'index.js'))).toBe(true);
-  });
+  }, SLOW);
 
   it('exits 1 with the plugin\'s own error, and writes nothing, when offline has no snapshot', async () => {
     const dir = await projectWith('no-snapshot', {
@@ -77,21 +79,21 @@ describe('content-sync prepare', () => {
     expect(result.stderr).toMatch(/offline is on but .* holds no snapshot; sync once with the API reachable/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(path.join(dir, '.content', 'modules'))).toBe(false);
-  });
+  }, SLOW);
 
   it('says so when the config does not use the plugin, or there is no config', async () => {
     const without = await projectWith('without', { 'vite.config.mjs': 'export default { plugins: [] };\n' });
-    const a = await runCli(['prepare'], ENV, without);
+    const empty = await projectWith('empty', { 'package.json': '{}\n' });
+    const [a, b, c] = await Promise.all([
+      runCli(['prepare'], ENV, without),
+      runCli(['prepare'], ENV, empty),
+      runCli(['prepare', '--config', 'missing.config.mjs'], ENV, empty),
+    ]);
     expect(a.code).toBe(1);
     expect(a.stderr).toMatch(/vite\.config\.mjs does not use vite-plugin-content-sync: add contentSync\(\) to its plugins/);
-
-    const empty = await projectWith('empty', { 'package.json': '{}\n' });
-    const b = await runCli(['prepare'], ENV, empty);
     expect(b.code).toBe(1);
     expect(b.stderr).toMatch(/no Vite config in .*: pass --config FILE/);
-
-    const c = await runCli(['prepare', '--config', 'missing.config.mjs'], ENV, empty);
     expect(c.code).toBe(1);
     expect(c.stderr).toMatch(/--config missing\.config\.mjs: no such file/);
-  });
+  }, SLOW);
 });
