@@ -106,6 +106,7 @@ async function serve(argv: string[]): Promise<number> {
     admin: Boolean(values.admin),
     webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined,
     log: (line) => console.error(line),
+    assetUrls: 'self',
   });
   // Build the default listings now, so the first request does not pay for them.
   server.service.store.entries({ view: 'published', lang: 'default' });

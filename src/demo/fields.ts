@@ -4,7 +4,10 @@
  */
 import type { Random } from './random.js';
 
-/** Host of demo asset URLs; `.invalid` never resolves, so nothing is fetched by accident. */
+/**
+ * Host of demo asset URLs as stored. `.invalid` never resolves, so nothing is fetched by accident;
+ * the local service (`assetUrls: 'self'`) delivers them at its own origin and serves their bytes.
+ */
 export const DEMO_ASSET_HOST = 'https://a.demo-assets.invalid';
 
 export type Json = Record<string, unknown>;
@@ -32,6 +35,14 @@ const IMAGE_NAMES = ['hero', 'portrait', 'landscape', 'product-shot', 'detail', 
 const DOC_NAMES = ['manual', 'datasheet', 'price-list', 'brochure'];
 const SIZES = ['1600x900', '1200x800', '800x800', '1920x1080', '600x900', '2400x1600'];
 
+/** Mostly JPEG, with PNG, WebP and SVG among them, as in real spaces. */
+function imageExtension(i: number): string {
+  if (i % 5 === 4) return 'png';
+  if (i % 7 === 3) return 'webp';
+  if (i % 13 === 6) return 'svg';
+  return 'jpg';
+}
+
 /** A fixed pool of assets, referenced by content. */
 export function assetPool(rng: Random, spaceId: number, count: number, firstId: number): AssetDef[] {
   const pool: AssetDef[] = [];
@@ -39,7 +50,7 @@ export function assetPool(rng: Random, spaceId: number, count: number, firstId: 
     const document = i % 8 === 7;
     const base = document ? DOC_NAMES[i % DOC_NAMES.length]! : IMAGE_NAMES[i % IMAGE_NAMES.length]!;
     const size = document ? '0x0' : rng.pick(SIZES);
-    const file = `${base}-${i + 1}.${document ? 'pdf' : i % 5 === 4 ? 'png' : 'jpg'}`;
+    const file = `${base}-${i + 1}.${document ? 'pdf' : imageExtension(i)}`;
     const [w, h] = size.split('x').map(Number) as [number, number];
     pool.push({
       id: firstId + i,

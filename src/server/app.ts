@@ -8,6 +8,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SpaceData } from '../snapshot/index.js';
 import { Stats } from './admin.js';
+import { AssetService } from './assets/index.js';
+import { assetAdmin, assetCdn, forAssets, selfAssetUrls } from './assets/stages.js';
 import { CdnCache } from './cdn-cache.js';
 import { FaultInjector, type FaultPlan } from './faults.js';
 import { compose, type Exchange, type Stage } from './pipeline.js';
@@ -15,7 +17,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { CORS_HEADERS, encode, errorReply, send } from './respond.js';
 import * as stage from './stages.js';
 import { SpaceStore, type ChangeEvent } from './store.js';
-import { postWebhook, webhookPayload } from './webhooks.js';
+import { postWebhook, webhookPayload, type WebhookPayload } from './webhooks.js';
 
 export interface ServiceOptions {
   /** The space: loaded data, or a store to share. */
@@ -34,6 +36,11 @@ export interface ServiceOptions {
   clock?: () => Date;
   /** Largest control-plane body accepted, in bytes (default 10 MiB). */
   maxBodyBytes?: number;
+  /**
+   * `self`: delivered asset URLs of the space point at this service's own origin (from the
+   * request's Host), whose asset CDN serves them; `stored` (default): delivered as stored.
+   */
+  assetUrls?: 'self' | 'stored';
 }
 
 export const DEFAULT_PUBLIC_TOKEN = 'local-public-token';
@@ -48,6 +55,8 @@ export class ContentService {
   readonly stats = new Stats();
   readonly publicToken: string;
   readonly previewToken: string;
+  /** The asset CDN and image service. */
+  readonly assets: AssetService;
   #webhook: { url: string; secret: string } | undefined;
   readonly #log: (line: string) => void;
   /** Webhook deliveries under way, so that tests and shutdown can wait for them. */
@@ -60,6 +69,7 @@ export class ContentService {
     this.publicToken = options.publicToken ?? DEFAULT_PUBLIC_TOKEN;
     this.previewToken = options.previewToken ?? DEFAULT_PREVIEW_TOKEN;
     this.#webhook = options.webhook;
+    this.assets = new AssetService(this.store);
     this.#log = options.log ?? (() => undefined);
     const parts: stage.ServiceParts = (this.#parts = {
       store: this.store,
@@ -76,8 +86,11 @@ export class ContentService {
     });
     this.#pipeline = compose([
       stage.respond(parts), // sends what the stages inside answered
+      ...(options.assetUrls === 'self' ? [selfAssetUrls(this.assets)] : []), // asset URLs at this origin
       stage.preflight, // OPTIONS: 204
+      assetAdmin(parts, this.assets, (payload) => this.#announce(payload)), // /__admin/assets
       stage.admin(parts), // /__admin/: the control plane
+      forAssets(compose([stage.faults(parts), assetCdn(parts, this.assets)])), // /f/: files and renditions
       stage.cdnApi([
         // /v1/cdn/, /v2/cdn/ (404 otherwise)
         stage.faults(parts), // injected resets, errors, delays, truncation
@@ -125,9 +138,13 @@ export class ContentService {
   }
 
   #changed(event: ChangeEvent): void {
+    this.#announce(webhookPayload(event, this.store.space.id));
+  }
+
+  #announce(payload: WebhookPayload): void {
     const hook = this.#webhook;
     if (!hook) return;
-    const delivery = postWebhook(hook.url, hook.secret, webhookPayload(event, this.store.space.id), this.#log);
+    const delivery = postWebhook(hook.url, hook.secret, payload, this.#log);
     this.#deliveries.add(delivery);
     void delivery.finally(() => this.#deliveries.delete(delivery));
   }

@@ -91,7 +91,7 @@ export const admin =
   };
 
 /** A control-plane body: JSON up to `limit` bytes; empty means `{}`. */
-async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ body: unknown } | { error: Encoded }> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ body: unknown } | { error: Encoded }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -125,7 +125,7 @@ export const cdnApi =
 
 /** Injected faults: a reset or an error status instead of the answer, a delay, or half the body. */
 export const faults =
-  (parts: ServiceParts): Stage<ApiExchange> =>
+  (parts: ServiceParts): Stage<Exchange> =>
   async (x, next) => {
     const fault = parts.faults?.decide(`${x.method} ${x.url.pathname}${x.url.search}`);
     if (fault === 'reset') {

@@ -76,6 +76,7 @@ export class SpaceStore {
   readonly workflowStages: ReadonlyArray<{ id: number; name: string }>;
   #nextId: number;
   #derived = new Map<string, unknown>();
+  #generation = 0;
   readonly #clock: () => Date;
 
   constructor(data: SpaceData, options: { clock?: () => Date } = {}) {
@@ -155,6 +156,17 @@ export class SpaceStore {
 
   #invalidate(): void {
     this.#derived = new Map();
+    this.#generation++;
+  }
+
+  /** Advances on every change to stories, folders or datasources: a key for what others derive from them. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Every story record as held (read only), in no particular order. */
+  records(): IterableIterator<StoryRecord> {
+    return this.#records.values();
   }
 
   // ---- reading ----------------------------------------------------------

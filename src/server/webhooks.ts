@@ -12,6 +12,7 @@ export interface WebhookPayload {
   story_id?: number;
   full_slug?: string;
   datasource_slug?: string;
+  asset_id?: number;
 }
 
 export { signWebhook, verifyWebhook } from '../api/webhook-signature.js';
@@ -33,6 +34,11 @@ export function webhookPayload(event: ChangeEvent, spaceId: number): WebhookPayl
   };
   if ((event.action === 'published' || event.action === 'moved') && event.full_slug !== undefined) payload.full_slug = event.full_slug;
   return payload;
+}
+
+/** An asset change: the payload carries `asset_id` (actions created, replaced, deleted). */
+export function assetWebhookPayload(event: { action: string; asset_id: number; name: string }, spaceId: number): WebhookPayload {
+  return { text: `The asset ${event.name} has been ${event.action}.`, action: event.action, space_id: spaceId, asset_id: event.asset_id };
 }
 
 /** Posts one webhook; never throws (the sender does not retry), reports failures to `log`. */

@@ -99,6 +99,7 @@ export class ContentPipeline {
         rateLimit: false,
         admin: embedded.admin,
         port: embedded.port,
+        assetUrls: 'self',
         log: (line) => this.log.warn(`content-sync service: ${line}`),
       });
       this.#baseUrl = this.#server.url;

@@ -1,0 +1,179 @@
+/**
+ * The local asset CDN and image service:
+ *
+ *   GET|HEAD /f/<space>/<WxH>/<hash>/<name>        the original
+ *   GET|HEAD /f/<space>/<WxH>/<hash>/<name>/m/...  a rendition (see image-service.ts)
+ *
+ * Assets are those the space's content references (catalog.ts) plus those
+ * added through the control plane; anything else is a 404. Bytes the service
+ * holds no file for are rendered as deterministic stand-ins (placeholder.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import PQueue from 'p-queue';
+import { assetContentType, isRasterImage, parseAssetPath } from '../../api/assets.js';
+import { encode, errorReply, notFound, reply, send, type Reply } from '../respond.js';
+import type { SpaceStore } from '../store.js';
+import { RenderCache } from './cache.js';
+import { AssetCatalog, AssetError, type AssetEntry } from './catalog.js';
+import { etagOf, sendFile } from './http.js';
+import { ImageRequestError, operationsKey, outputFormat, parseImageOperations, renderImage } from './image-service.js';
+import { renderPlaceholder } from './placeholder.js';
+import { loadSharp } from './sharp.js';
+
+export { AssetCatalog, type AssetEntry } from './catalog.js';
+export { MAX_OUTPUT_SIDE, parseImageOperations, type ImageOperations } from './image-service.js';
+export { placeholderSvg, renderPlaceholder } from './placeholder.js';
+
+export const isAssetRequest = (pathname: string): boolean => pathname.startsWith('/f/');
+
+/** An asset change made through the control plane, announced by an asset webhook. */
+export interface AssetEvent {
+  action: 'created' | 'replaced' | 'deleted';
+  asset_id: number;
+  name: string;
+}
+
+const FORMAT_TYPES = { webp: 'image/webp', avif: 'image/avif', png: 'image/png', jpeg: 'image/jpeg' } as const;
+
+export class AssetService {
+  readonly catalog: AssetCatalog;
+  readonly #store: SpaceStore;
+  readonly #originals = new RenderCache(64 * 1024 * 1024);
+  readonly #renditions = new RenderCache(128 * 1024 * 1024);
+  /** Image work is CPU-bound: a few at a time keeps memory bounded and the API responsive. */
+  readonly #work = new PQueue({ concurrency: 2 });
+
+  constructor(store: SpaceStore) {
+    this.#store = store;
+    this.catalog = new AssetCatalog(store);
+  }
+
+  /** Renditions made so far (cache misses of the image service). */
+  get renders(): number {
+    return this.#renditions.renders;
+  }
+
+  /** Answers one asset request; returns the status sent. `truncate` (fault injection) cuts the body in half. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, truncate = false): Promise<number> {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      send(res, encode(errorReply(405, `${method} is not supported on assets (GET, HEAD)`, { allow: 'GET, HEAD, OPTIONS' })));
+      return 405;
+    }
+    const parsed = parseAssetPath(url.pathname);
+    const entry = parsed && parsed.spaceId === this.#store.space.id ? this.catalog.get(parsed.path) : undefined;
+    if (!parsed || !entry) {
+      send(res, encode(notFound()));
+      return 404;
+    }
+    try {
+      const original = await this.#original(entry);
+      if (!original) {
+        send(res, encode(errorReply(404, `the service holds no file for ${entry.path}`)));
+        return 404;
+      }
+      const type = assetContentType(entry.name);
+      if (parsed.transform === undefined || !isRasterImage(entry.name)) return this.#send(req, res, original, type, {}, truncate);
+      const ops = parseImageOperations(parsed.transform);
+      const format = outputFormat(ops, type, req.headers.accept);
+      const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
+      const bytes = await this.#renditions.get(key, () => this.#work.add(() => renderImage(original, ops, format)));
+      return this.#send(req, res, bytes!, FORMAT_TYPES[format], ops.format ? {} : { vary: 'Accept' }, truncate);
+    } catch (err) {
+      if (!(err instanceof ImageRequestError)) throw err;
+      send(res, encode(errorReply(422, `${err.message}`)));
+      return 422;
+    }
+  }
+
+  #send(req: IncomingMessage, res: ServerResponse, bytes: Buffer, type: string, extra: Record<string, string>, truncate: boolean): number {
+    if (truncate) {
+      res.writeHead(200, { 'content-type': type, 'content-length': String(bytes.length) });
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+      res.destroy();
+      return 200;
+    }
+    sendFile(req, res, bytes, type, extra);
+    return res.statusCode;
+  }
+
+  #original(entry: AssetEntry): Promise<Buffer | undefined> {
+    if (entry.bytes) return Promise.resolve(entry.bytes);
+    return this.#originals.get(entry.path, () => this.#work.add(() => renderPlaceholder(entry)));
+  }
+
+  /**
+   * Rewrites the space's stored asset URLs in a JSON answer so they point at
+   * `self` (this service's origin), whose asset CDN serves them.
+   */
+  rewriteUrls(body: Buffer, self: string): Buffer {
+    let text: string | undefined;
+    for (const origin of this.catalog.origins()) {
+      if (origin === self) continue;
+      const from = `${origin}/f/${this.#store.space.id}/`;
+      text ??= body.toString('utf8');
+      if (text.includes(from)) text = text.replaceAll(from, `${self}/f/${this.#store.space.id}/`);
+    }
+    return text === undefined ? body : Buffer.from(text);
+  }
+
+  /**
+   * The control plane's asset routes:
+   *   POST /__admin/assets {name, data: base64, alt?, title?, copyright?, focus?}
+   *   PUT /__admin/assets/:id {data: base64}     new bytes at the same URL
+   *   DELETE /__admin/assets/:id
+   */
+  async admin(method: string, pathname: string, body: unknown): Promise<{ reply: Reply; event?: AssetEvent }> {
+    const m = /^\/__admin\/assets(?:\/(\d+))?\/?$/.exec(pathname);
+    if (!m) return { reply: notFound() };
+    try {
+      const id = m[1] === undefined ? undefined : Number(m[1]);
+      if (method === 'POST' && id === undefined) {
+        const input = assetInput(body, true);
+        const size = await dimensions(input.name, input.bytes);
+        const entry = this.catalog.add({ ...input, ...size });
+        return { reply: reply(201, { asset: entry.meta }), event: { action: 'created', asset_id: entry.id!, name: entry.name } };
+      }
+      if (method === 'PUT' && id !== undefined) {
+        const entry = this.catalog.replace(id, assetInput(body, false).bytes);
+        return { reply: reply(200, { asset: { ...entry.meta, id } }), event: { action: 'replaced', asset_id: id, name: entry.name } };
+      }
+      if (method === 'DELETE' && id !== undefined) {
+        const entry = this.catalog.delete(id);
+        return { reply: reply(200, { deleted: id }), event: { action: 'deleted', asset_id: id, name: entry.name } };
+      }
+      return { reply: errorReply(405, `${method} ${pathname} is not a control-plane route`) };
+    } catch (err) {
+      if (err instanceof AssetError) return { reply: errorReply(err.status, err.message) };
+      throw err;
+    }
+  }
+}
+
+interface AssetInput {
+  name: string;
+  bytes: Buffer;
+  meta: Record<string, unknown>;
+}
+
+function assetInput(body: unknown, create: boolean): AssetInput {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b.data !== 'string' || b.data === '') throw new AssetError(422, 'data must be the file, base64-encoded');
+  const bytes = Buffer.from(b.data, 'base64');
+  if (create && typeof b.name !== 'string') throw new AssetError(422, 'name must be the file name, e.g. hero.jpg');
+  const meta: Record<string, unknown> = {};
+  for (const key of ['alt', 'title', 'copyright', 'focus']) meta[key] = typeof b[key] === 'string' ? b[key] : null;
+  return { name: String(b.name ?? ''), bytes, meta };
+}
+
+/** An uploaded file's width and height (0x0 for documents); an image that cannot be read is refused. */
+async function dimensions(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
+  if (!isRasterImage(name) && !name.toLowerCase().endsWith('.svg')) return { width: 0, height: 0 };
+  const sharp = await loadSharp();
+  try {
+    const meta = await sharp(bytes).metadata();
+    return { width: meta.width ?? 0, height: meta.height ?? 0 };
+  } catch (err) {
+    throw new AssetError(422, `${name} is not a readable image: ${(err as Error).message}`);
+  }
+}
