@@ -1,0 +1,131 @@
+/**
+ * The packed package inside real framework apps (test/fixtures): a create-vite
+ * React app, an Astro app and a SvelteKit app, each installed from the npm
+ * registry with the `npm pack` tarball, then: `content-sync prepare`, the
+ * framework's own typecheck, its build, a built page in Chromium showing the
+ * content, and an open dev page updating after the local service posts a
+ * signed webhook for a change published through its control plane.
+ *
+ * Astro 6 and SvelteKit 3 need Node 22: on an older Node these run under
+ * $CONTENT_SYNC_NODE22 (see requirements.ts), and are skipped without it.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDemoSpace } from '../../src/demo/index.js';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { admin, launchBrowser, serveStatic, waitFor } from '../e2e/support.js';
+import { installFixture, packRepository, type FixtureApp } from './fixture-app.js';
+import { startDevServer, type DevServer } from './processes.js';
+import { chromium, nodeAtLeast, shouldRun } from './requirements.js';
+
+interface Framework {
+  /** The directory under test/fixtures. */
+  fixture: string;
+  /** The oldest Node major the framework runs on. */
+  node: number;
+  typecheck: [bin: string, args: string[]];
+  build: [bin: string, args: string[]];
+  /** Where the build writes the static site. */
+  outDir: string;
+  dev: [bin: string, args: string[]];
+}
+
+const FRAMEWORKS: Framework[] = [
+  {
+    fixture: 'react',
+    node: 20,
+    typecheck: ['tsc', ['-b']],
+    build: ['vite', ['build']],
+    outDir: 'dist',
+    dev: ['vite', ['--host', '127.0.0.1', '--port', '0']],
+  },
+];
+
+const WEBHOOK_PATH = '/__content-sync/webhook';
+
+/** The tarball, packed once for every framework of this file. */
+let tarball: Promise<string> | undefined;
+let browser: Promise<Browser> | undefined;
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+});
+
+for (const framework of FRAMEWORKS) {
+  const node = nodeAtLeast(framework.node);
+  describe.runIf(shouldRun(`${framework.fixture} fixture`, node, chromium()))(`the packed package in the ${framework.fixture} fixture`, () => {
+    let service: RunningServer;
+    let app: FixtureApp;
+    const publicToken = randomBytes(8).toString('hex');
+    const secret = randomBytes(8).toString('hex');
+    /** Names of the published articles of the default language, as the service delivers them. */
+    let articles: string[];
+
+    beforeAll(async () => {
+      service = await startServer({ space: generateDemoSpace({ stories: 20 }), publicToken, previewToken: randomBytes(8).toString('hex'), rateLimit: false, admin: true });
+      const res = await fetch(`${service.url}/v2/cdn/stories?token=${publicToken}&per_page=100&filter_query[component][in]=article&cv=${service.service.store.space.version}`);
+      articles = ((await res.json()) as { stories: Array<{ name: string }> }).stories.map((s) => s.name).sort();
+      expect(articles.length).toBeGreaterThan(0);
+      tarball ??= packRepository(process.execPath);
+      app = await installFixture(framework.fixture, await tarball, node.binary!, {
+        CONTENT_BASE_URL: service.url,
+        CONTENT_TOKEN: publicToken,
+        CONTENT_WEBHOOK_SECRET: secret,
+      });
+    }, 900_000);
+
+    afterAll(async () => {
+      await app?.release();
+      await service?.close();
+    });
+
+    it('builds with the content synced from the service', async () => {
+      await app.bin(...framework.build);
+    }, 300_000);
+
+    it('passes its own typecheck over the generated types', async () => {
+      await app.bin(...framework.typecheck);
+    }, 300_000);
+
+    it('serves a built page that shows the content in Chromium', async () => {
+      const site = await serveStatic(path.join(app.dir, framework.outDir));
+      const page = await (await (browser ??= launchBrowser())).newPage();
+      try {
+        await page.goto(`${site.url}/`);
+        await waitFor('the home title', async () => (await page.locator('main > h1').textContent()) === 'Welcome');
+        const listed = await page.locator('#articles > li').allTextContents();
+        expect(listed.sort()).toEqual(articles);
+      } finally {
+        await page.close();
+        await site.close();
+      }
+    }, 120_000);
+
+    it('updates an open dev page after the service posts a signed webhook', async () => {
+      let dev: DevServer | undefined;
+      const page = await (await (browser ??= launchBrowser())).newPage();
+      try {
+        dev = await startDevServer(app.binPath(framework.dev[0]), framework.dev[1], { cwd: app.dir, env: app.env });
+        // The service signs every change to published content with the secret the dev server has.
+        service.service.setWebhook({ url: `${dev.url}${WEBHOOK_PATH}`, secret });
+        await page.goto(`${dev.url}/`);
+        await waitFor('the home title on the dev page', async () => (await page.locator('main > h1').textContent()) === 'Welcome', 60_000);
+
+        const home = (await fetch(`${service.url}/v2/cdn/stories/home?token=${publicToken}&cv=${service.service.store.space.version}`).then((r) => r.json())) as { story: { id: number } };
+        const title = `Edited ${randomBytes(4).toString('hex')}`;
+        await admin(service.url, 'PUT', `stories/${home.story.id}`, { content: { title } });
+        await admin(service.url, 'POST', `stories/${home.story.id}/publish`);
+
+        await waitFor('the open page to show the new title', async () => (await page.locator('main > h1').textContent().catch(() => null)) === title, 60_000).catch((err: Error) => {
+          throw new Error(`${err.message}\ndev server output:\n${dev?.output()}`);
+        });
+      } finally {
+        service.service.setWebhook(undefined);
+        await page.close();
+        await dev?.close();
+      }
+    }, 180_000);
+  });
+}
