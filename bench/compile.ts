@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compile, settled } from '../src/compile/compile.js';
+import { CompileCache, compile } from '../src/compile/compile.js';
 import { sync } from '../src/sync/index.js';
 import { DATA, demoSpace, fmt, json, loadavg, percentile, runBuiltCli, runCli, serve } from './lib.js';
 
@@ -139,9 +139,10 @@ async function inProcess(url: string, snapshot: string, out: string): Promise<vo
     out,
     resolveRelations: RELATIONS.split(','),
     resolveLinks: 'url' as const,
+    // As the dev server does: the last state kept in memory between compiles.
+    cache: new CompileCache(),
   };
   await compile(options);
-  await settled();
   for (const [label, filter] of CHANGES) {
     const times: number[] = [];
     let written: string[] = [];
@@ -158,7 +159,6 @@ async function inProcess(url: string, snapshot: string, out: string): Promise<vo
       const r = await compile(options);
       times.push(r.durationMs);
       written = r.written;
-      await settled();
     }
     const shown = written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
     console.log(

@@ -1,11 +1,21 @@
 /**
- * A full compile's backlinks, gathered as its chunks finish: for each target,
- * the stories that reference it. Referrers are held as their positions in the
- * stories index (numbers: cheap to hold and to sort, where strings kept in
- * order as they arrive cost the calling thread a search and a splice each)
- * and become uuid lists, sorted, once every chunk is in.
+ * Backlinks: for each target, the uuids of the stories that reference it,
+ * written in chunks by target (`bucketOfUuid`). A full compile gathers them
+ * as its chunks finish (`BacklinkGatherer`); an incremental compile reads the
+ * last compile's chunks back (`PreviousBacklinks`), learns from them which
+ * stories referred to what changed, and patches the chunks that changed
+ * (`patchBacklinks`).
  */
-import { bucketOfUuid } from './emit.js';
+import { CHUNKS, bucketOfUuid } from './emit.js';
+import type { Output } from './output.js';
+import type { StoryState } from './story.js';
+
+/**
+ * A full compile's backlinks, gathered as its chunks finish. Referrers are held as their
+ * positions in the stories index (numbers: cheap to hold and to sort, where strings kept in
+ * order as they arrive cost the calling thread a search and a splice each) and become uuid
+ * lists, sorted, once every chunk is in.
+ */
 
 export class BacklinkGatherer {
   /** The index's uuids, by position. */
@@ -78,4 +88,145 @@ export class BacklinkGatherer {
     }
     return { order: this.#order, rank: this.#rank };
   }
+}
+
+/** The last compile's backlinks chunks, as it wrote them (undefined: changed or unreadable), each read once. */
+export class PreviousBacklinks {
+  readonly #chunks = new Map<number, Record<string, unknown> | undefined>();
+
+  constructor(
+    readonly output: Output,
+    readonly buckets: number,
+  ) {}
+
+  chunk(b: number): Record<string, unknown> | undefined {
+    if (!this.#chunks.has(b)) {
+      const lists = this.output.readChunk(CHUNKS.backlinks(b));
+      this.#chunks.set(b, lists && typeof lists === 'object' && !Array.isArray(lists) ? (lists as Record<string, unknown>) : undefined);
+    }
+    return this.#chunks.get(b);
+  }
+
+  /**
+   * The stories that referred to a uuid of `uuids` when the last compile wrote its backlinks, by id
+   * (those `byUuid` has); undefined when a chunk of them cannot be read back.
+   */
+  referrersOf(uuids: ReadonlySet<string>, byUuid: ReadonlyMap<string, number>): number[] | undefined {
+    const ids: number[] = [];
+    for (const u of uuids) {
+      const lists = this.chunk(bucketOfUuid(u, this.buckets));
+      if (!lists) return undefined;
+      const list = Object.hasOwn(lists, u) ? lists[u] : [];
+      if (!Array.isArray(list)) return undefined;
+      for (const r of list) {
+        const id = byUuid.get(r as string);
+        if (id !== undefined) ids.push(id);
+      }
+    }
+    return ids;
+  }
+}
+
+/** What an incremental compile changed in the stories: the stories after it, what it replaced or removed, what it added. */
+export interface StoryChanges {
+  stories: ReadonlyMap<number, StoryState>;
+  replaced: ReadonlyMap<number, StoryState>;
+  added: readonly number[];
+}
+
+/**
+ * An incremental compile's backlinks, by chunk (undefined: the chunk is kept as it is). The chunks
+ * holding a target whose referrers changed are patched (the lists of their other targets read back
+ * from them); without a readable previous chunk, every list of the chunk is collected from the
+ * stories of `index`.
+ */
+export function patchBacklinks(previous: PreviousBacklinks, changes: StoryChanges, index: ReadonlyArray<{ id: number; uuid: string }>): Array<Map<string, string[]> | undefined> {
+  const { buckets, output } = previous;
+  const changedTargets = new Set<string>();
+  /** The stories whose references may have changed (compiled again, or gone), by uuid. */
+  const changedReferrers = new Set<string>();
+  /** Those compiled again, as they refer now. */
+  const referring: StoryState[] = [];
+  // The stories this compile changed: those that left (gone from the index, or compiled to nothing,
+  // like a story unpublished) refer no more, the others as they do now.
+  const now = (id: number): void => {
+    const s = changes.stories.get(id);
+    if (!s) return;
+    changedReferrers.add(s.uuid);
+    referring.push(s);
+    for (const u of s.references) changedTargets.add(u);
+  };
+  for (const [id, old] of changes.replaced) {
+    changedReferrers.add(old.uuid);
+    for (const u of old.references) changedTargets.add(u);
+    now(id);
+  }
+  for (const id of changes.added) now(id);
+  const backlinkBuckets = new Set<number>();
+  for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
+  const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
+  /** Chunks without a readable previous version: every list collected from the stories. */
+  const complete = new Set<number>();
+  for (let b = 0; b < buckets; b++) {
+    if (!backlinkBuckets.has(b) && output.keep(CHUNKS.backlinks(b))) continue;
+    const previousLists = previous.chunk(b);
+    const lists = new Map<string, string[]>();
+    if (previousLists) {
+      // A changed target keeps the referrers that did not change (its list, sorted, without them).
+      for (const [u, list] of Object.entries(previousLists)) {
+        if (!changedTargets.has(u)) lists.set(u, list as string[]);
+        else if (Array.isArray(list)) {
+          const kept = list.filter((r) => !changedReferrers.has(r));
+          if (kept.length) lists.set(u, kept);
+        }
+      }
+    } else {
+      complete.add(b);
+    }
+    backlinks[b] = lists;
+  }
+  // ... and gains those compiled again that refer to it now.
+  for (const s of referring) {
+    for (const u of s.references) {
+      if (!changedTargets.has(u)) continue;
+      const b = bucketOfUuid(u, buckets);
+      if (complete.has(b)) continue;
+      const lists = backlinks[b]!;
+      const list = lists.get(u);
+      if (list) insertSorted(list, s.uuid);
+      else lists.set(u, [s.uuid]);
+    }
+  }
+  if (complete.size) {
+    for (const e of index) {
+      const s = changes.stories.get(e.id);
+      if (!s) continue;
+      for (const u of s.references) {
+        const b = bucketOfUuid(u, buckets);
+        if (!complete.has(b)) continue;
+        const lists = backlinks[b]!;
+        const list = lists.get(u);
+        if (list) list.push(e.uuid);
+        else lists.set(u, [e.uuid]);
+      }
+    }
+    for (const b of complete) for (const list of backlinks[b]!.values()) list.sort();
+  }
+  return backlinks;
+}
+
+/** Inserts `value` where it keeps `list` sorted (as sort() orders strings). */
+function insertSorted(list: string[], value: string): void {
+  let lo = 0;
+  let hi = list.length;
+  if (hi === 0 || list[hi - 1]! < value) {
+    list.push(value);
+    return;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, value);
 }

@@ -1,3 +1,3 @@
-export { compile, type CompileOptions, type CompileResult } from './compile.js';
+export { CompileCache, compile, type CompileOptions, type CompileResult } from './compile.js';
 export { moduleSource } from './serialize.js';
 export type { EntryMeta } from './emit.js';

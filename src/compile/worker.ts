@@ -8,31 +8,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { chunkMembers } from './emit.js';
-import { claimedChunks, indexRows, type IndexColumns } from './parallel.js';
-import { FileWriter, StoryCompiler, compileFullChunk, recordsOf, type ChunkResult, type StorySetup } from './story.js';
+import { claimedChunks, indexRows, type WorkerInput, type WorkerMessage, type WorkerWork } from './worker-protocol.js';
+import { FileWriter, StoryCompiler, compileFullChunk, recordsOf } from './story.js';
 import { TypeInferrer } from './types/index.js';
-
-export interface WorkerInput {
-  setup: StorySetup;
-  out: string;
-  prefix: string;
-  relations?: readonly string[];
-  schema?: unknown;
-  /** This thread's number (the calling thread is 0), and the chunk it compiles first. */
-  thread: number;
-}
-
-/** The work, posted once the calling thread has read the index. */
-export interface WorkerWork {
-  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
-  index: IndexColumns;
-  /** How many chunks the index is split into. */
-  buckets: number;
-  /** The next chunk to compile, shared by every thread (see claimedChunks). */
-  counter: Int32Array;
-}
-
-export type WorkerMessage = { kind: 'chunk'; b: number; result: ChunkResult } | { kind: 'done'; types: string };
 
 function run(input: WorkerInput, work: WorkerWork): void {
   const index = indexRows(work.index);

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { compile, type CompileResult } from '../compile/index.js';
+import { CompileCache, compile, type CompileResult } from '../compile/index.js';
 import { ContentApiError } from '../client/index.js';
 import { writeDemoSpace } from '../demo/index.js';
 import { startServer, type RunningServer } from '../server/index.js';
@@ -53,6 +53,8 @@ export class ContentPipeline {
   #schema: unknown;
   /** The next sync reads everything (the snapshot may hold content the embedded space no longer has). */
   #fullNext = false;
+  /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
+  readonly #compileCache = new CompileCache();
 
   constructor(
     readonly options: ResolvedOptions,
@@ -208,6 +210,7 @@ export class ContentPipeline {
       ...(this.options.resolveLinks ? { resolveLinks: this.options.resolveLinks } : {}),
       depth: this.options.depth,
       ...(this.#schema !== undefined ? { schema: this.#schema } : {}),
+      cache: this.#compileCache,
     });
     for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
     if (compiled.written.length || compiled.deleted.length) {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sortedWithModules } from '../../src/compile/compile.js';
+import { sortedWithModules } from '../../src/compile/output.js';
 import { chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';

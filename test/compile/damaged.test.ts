@@ -9,7 +9,6 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
 import { DamagedSnapshotError } from '../../src/compile/story.js';
 import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -31,7 +30,6 @@ beforeAll(async () => {
   await sync({ baseUrl: server.url, token: PUBLIC, out: intact, ...unpaced() });
   const out = await tempDir('damaged-expected');
   await compile({ snapshot: intact, out, ...OPTIONS });
-  await settled();
   expected = await readOutput(out);
   const index = await readJsonFile<StoryIndexEntry[]>(path.join(intact, INDEX_FILES.stories));
   victim = index.find((e) => e.published)!.id;
@@ -99,7 +97,6 @@ describe('a compile of a damaged snapshot', () => {
     expect(await readTree(snapshot)).toEqual(await readTree(intact));
     const out = await tempDir('damaged-out');
     await compile({ snapshot, out, ...OPTIONS });
-    await settled();
     expect(bytesDiff(await readOutput(out), expected, [STATE])).toEqual([]);
   });
 });

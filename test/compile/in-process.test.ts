@@ -7,8 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compile } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
+import { CompileCache, compile } from '../../src/compile/index.js';
 import { CHUNKS, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
@@ -29,10 +28,9 @@ describe('compile twice in one process', () => {
   it('a changed chunk of the index is rewritten, never removed, and the output matches a fresh compile', async () => {
     const snapshot = path.join(dir, 'snapshot');
     const out = path.join(dir, 'out');
-    const opts = { snapshot, out, resolveLinks: 'url' as const, chunkSize: 4 };
+    const opts = { snapshot, out, resolveLinks: 'url' as const, chunkSize: 4, cache: new CompileCache() };
     await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot });
     const first = await compile(opts);
-    await settled();
     const chunk = CHUNKS.entries(bucketOfId(13, chunkCount(first.stories, opts.chunkSize)));
 
     const put = await fetch(`${server.url}/__admin/stories/13`, { method: 'PUT', body: JSON.stringify({ name: 'Second post, renamed' }) });
@@ -46,11 +44,9 @@ describe('compile twice in one process', () => {
     expect(result.written).not.toContain('index.js');
     expect(result.deleted).toEqual([]);
     expect(readFileSync(path.join(out, chunk), 'utf8')).toContain('Second post, renamed');
-    await settled();
 
     const fresh = path.join(dir, 'fresh');
     await compile({ ...opts, out: fresh, full: true });
-    await settled();
     const files = (await walk(fresh)).filter((rel) => rel !== '.content-sync-compile.json');
     expect(files).toEqual((await walk(out)).filter((rel) => rel !== '.content-sync-compile.json'));
     for (const rel of files) expect(readFileSync(path.join(out, rel), 'utf8'), rel).toBe(readFileSync(path.join(fresh, rel), 'utf8'));

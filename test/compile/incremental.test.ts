@@ -11,7 +11,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
 import { CHUNKS, GENERATED_NAMES, bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
@@ -39,7 +38,6 @@ const doCompile = (dir = out, full = false): Promise<CompileResult> => compile({
  * too, once written: the next compile reads it from disk rather than from this process's memory.
  */
 async function ageOutput(dir: string): Promise<void> {
-  await settled();
   for (const rel of await walk(dir)) utimesSync(path.join(dir, rel), PAST, PAST);
 }
 
@@ -109,7 +107,6 @@ describe('incremental compile over the demo space', () => {
     const ra = await doCompile(a, true);
     const rb = await doCompile(b, true);
     // The state files are written after the compiles return.
-    await settled();
     expect(ra.stories).toBe(published);
     expect(ra.modules).toBe(published * 3);
     expect(ra.written).toEqual(rb.written);
@@ -250,7 +247,6 @@ describe('incremental compile over the demo space', () => {
   it('without the last state (deleted, or a compile killed before writing it), removes the modules of stories gone since', async () => {
     const used = await tempDir('compile-stateless');
     await doCompile(used);
-    await settled();
     const gone = snapshotStories().find((s) => s.component === 'product')!;
     await admin(server.url, 'DELETE', `/stories/${gone.id}`);
     await doSync();
@@ -392,7 +388,6 @@ describe('incremental compile over the demo space', () => {
     await doSync();
     expect((await doCompile(dir)).mode).toBe('full');
     expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
-    await settled();
     // The state holds twelve of the values (which depends on the order they were seen); one of those leaves.
     const state = JSON.parse(readFileSync(path.join(dir, STATE), 'utf8')) as { types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> } };
     const held = Object.keys(state.types.comps.article!.f.edition!.str.vals);

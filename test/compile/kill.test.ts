@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compile, settled, type CompileOptions } from '../../src/compile/compile.js';
+import { compile, type CompileOptions } from '../../src/compile/compile.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
@@ -59,7 +59,6 @@ describe('a compile killed while it writes', () => {
   it('is followed by a full compile that ends where a fresh one does, stories deleted before it removed', { timeout: 120_000 }, async () => {
     const out = await tempDir('compile-kill-out');
     await compile({ snapshot, out, ...OPTIONS });
-    await settled();
     for (const delay of DELAYS_MS) {
       const index = await readJsonFile<StoryIndexEntry[]>(path.join(snapshot, INDEX_FILES.stories));
       const gone = index.filter((e) => e.published)[10]!.id;
@@ -70,12 +69,10 @@ describe('a compile killed while it writes', () => {
       // Killed before it wrote its state (nearly always: the state is the last file), the next compile starts over.
       const stateLeft = existsSync(path.join(out, STATE));
       const next = await compile({ snapshot, out, ...OPTIONS });
-      await settled();
       if (!stateLeft) expect(next.mode, `killed: ${killed}`).toBe('full');
       for (const rel of [`raw/${gone}.js`, `stories/${gone}.js`]) expect(existsSync(path.join(out, rel)), rel).toBe(false);
       const fresh = await tempDir('compile-kill-fresh');
       await compile({ snapshot, out: fresh, ...OPTIONS });
-      await settled();
       expect(bytesDiff(await readOutput(out), await readOutput(fresh), [STATE])).toEqual([]);
     }
   });

@@ -8,9 +8,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
 import { bucketOfId, chunkCount, rawModulePath } from '../../src/compile/emit.js';
-import { indexColumns, indexRows } from '../../src/compile/parallel.js';
+import { indexColumns, indexRows } from '../../src/compile/worker-protocol.js';
 import type { IndexRow } from '../../src/snapshot/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
@@ -45,7 +44,6 @@ describe('a full compile in several threads', () => {
     const progress: Record<string, Array<[number, number]>> = { one: [], three: [] };
     const a = await compile({ snapshot, out: one, ...OPTIONS, threads: 1, onProgress: (d, t) => progress.one!.push([d, t]) });
     const b = await compile({ snapshot, out: three, ...OPTIONS, threads: 3, onProgress: (d, t) => progress.three!.push([d, t]) });
-    await settled();
     // Progress chunk by chunk, in either case: rising to every story of the index.
     for (const events of Object.values(progress)) {
       expect(events.length).toBe(chunkCount(a.stories, OPTIONS.chunkSize));
@@ -66,7 +64,6 @@ describe('a full compile in several threads', () => {
     await doSync();
     const a2 = await compile({ snapshot, out: one, ...OPTIONS, threads: 1 });
     const b2 = await compile({ snapshot, out: three, ...OPTIONS, threads: 3 });
-    await settled();
     expect(b2.mode).toBe('incremental');
     expect(b2.written).toEqual(a2.written);
     expect(b2.written).toContain(rawModulePath(article.id));

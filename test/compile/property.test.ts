@@ -10,8 +10,7 @@
 import { rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compile, type CompileOptions } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
+import { CompileCache, compile, type CompileOptions } from '../../src/compile/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type SpaceStore } from '../../src/server/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -133,7 +132,9 @@ async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, se
   const history: string[] = [];
   try {
     await doSync();
-    await compile({ snapshot, out, ...options });
+    // The compiles into `out` keep their state in memory, as the dev server's do.
+    const cache = new CompileCache();
+    await compile({ snapshot, out, cache, ...options });
     for (let round = 1; round <= ROUNDS; round++) {
       const ops: string[] = [];
       for (let i = w.rng.int(1, 4); i > 0; i--) {
@@ -145,10 +146,9 @@ async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, se
       await doSync();
       // Every file aged, so that a write shows as a moved mtime; the state too every other round, so
       // that the compile reads it from its file then, and takes it from this process's memory else.
-      await settled();
       for (const rel of await walk(out)) if (rel !== STATE || round % 2 === 0) utimesSync(path.join(out, rel), PAST, PAST);
       const before = await readOutput(out);
-      const result = await compile({ snapshot, out, ...options });
+      const result = await compile({ snapshot, out, cache, ...options });
       if (result.mode !== 'incremental') throw failure(`the compile was ${result.mode}`);
       const after = await readOutput(out);
       const changed = bytesDiff(before, after, [STATE]);
@@ -161,7 +161,6 @@ async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, se
       if (diff.length) throw failure(`the incremental output differs from a full compile in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`);
     }
   } finally {
-    await settled();
     await server.close();
   }
 }

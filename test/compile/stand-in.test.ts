@@ -10,7 +10,6 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync,
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
-import { settled } from '../../src/compile/compile.js';
 import { rawModulePath } from '../../src/compile/emit.js';
 import { DamagedSnapshotError, RecentCache, recordsOf } from '../../src/compile/story.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
@@ -100,7 +99,6 @@ async function changedWithoutRecord(label: string, story: number, target: number
   cpSync(snapshot, copy, { recursive: true });
   const out = await tempDir(`${label}-out`);
   expect((await compile({ snapshot: copy, out, ...OPTIONS })).mode).toBe('full');
-  await settled();
   await admin(server.url, 'PUT', `/stories/${story}`, { content: { note: label } });
   await admin(server.url, 'POST', `/stories/${story}/publish`);
   const synced = await sync({ baseUrl: server.url, token: PREVIEW, out: copy, views: ['published', 'draft'], ...unpaced() });
@@ -135,7 +133,6 @@ describe('relation targets from the index', () => {
     const outs = await Promise.all(['rows', 'none', 'other'].map((n) => tempDir(`stand-in-rows-out-${n}`)));
     const results = [];
     for (const [k, dir] of [snapshot, none, other].entries()) results.push(await compile({ snapshot: dir, out: outs[k]!, ...OPTIONS }));
-    await settled();
     expect(results[1]!.written).toEqual(results[0]!.written);
     expect(results[2]!.written).toEqual(results[0]!.written);
     const [a, b, c] = await Promise.all(outs.map((o) => readOutput(o)));
@@ -151,14 +148,12 @@ describe('relation targets from the index', () => {
         const [a, b] = [await tempDir(`stand-in-${view}-${resolveLinks}-index`), await tempDir(`stand-in-${view}-${resolveLinks}-bare`)];
         const x = await compile({ snapshot, out: a, view, ...OPTIONS, resolveLinks });
         const y = await compile({ snapshot: bare, out: b, view, ...OPTIONS, resolveLinks });
-        await settled();
         expect(x.written).toEqual(y.written);
         expect(bytesDiff(await readOutput(a), await readOutput(b))).toEqual([]);
       }
       const [a, b] = [await tempDir(`stand-in-${view}-index`), await tempDir(`stand-in-${view}-bare`)];
       const fromIndex = await compile({ snapshot, out: a, view, ...OPTIONS });
       const fromRecords = await compile({ snapshot: bare, out: b, view, ...OPTIONS });
-      await settled();
       expect(fromIndex.warnings).toEqual(fromRecords.warnings);
       expect(fromIndex.written).toEqual(fromRecords.written);
       expect(bytesDiff(await readOutput(a), await readOutput(b))).toEqual([]);

@@ -10,7 +10,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../../src/compile/index.js';
-import { settled } from '../../../src/compile/compile.js';
 import ts from 'typescript';
 import { backlinksChunk } from '../../../src/compile/emit.js';
 import { jsonExpression, stringLiteral, docText, typeKey, objectKey } from '../../../src/compile/escape.js';
@@ -86,7 +85,6 @@ beforeAll(async () => {
   out = path.join(root, 'modules');
   await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, ...unpaced() });
   await compile({ snapshot, out, resolveLinks: 'url' });
-  await settled();
 }, 60_000);
 
 afterAll(async () => {
