@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
-import { parseWebhookEvent, sync, type SyncProgress, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import { parseWebhookEvent, sync, type AssetSyncOptions, type SyncProgress, type SyncResult, type WebhookEvent } from '../sync/index.js';
 import { UsageError, parse, syncFlags } from './args.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
@@ -19,6 +19,11 @@ const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [optio
                      without it, $CONTENT_WEBHOOK_PAYLOAD (the same JSON) narrows the sync when set
   --json             print a machine-readable summary
   --concurrency N    requests in flight at most (default 12)
+  --assets           download every referenced asset into the snapshot (DIR/assets)
+  --asset-host URL   another origin assets may be downloaded from (repeatable; the
+                     service's own origin is always allowed)
+  --asset-max-bytes N  largest asset accepted (default 52428800)
+  --allow-missing-assets  sync without assets that cannot be downloaded (listed)
 
 Exit status 0 only when the snapshot on disk is complete and consistent.`;
 
@@ -46,7 +51,9 @@ export function summaryLine(r: SyncResult, out: string): string {
       : `${r.mode}: ${r.changed.stories.length} stories written, ${r.changed.removed.length} removed, ${r.changed.datasources.length} datasources changed`;
   return (
     `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${r.counts.stories} stories, ${r.counts.datasources} datasources; ` +
-    `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s`
+    `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s` +
+    (r.assets ? `; assets: ${r.assets.referenced} referenced, ${r.assets.downloaded} downloaded (${formatBytes(r.assets.bytes)}), ${r.assets.removed} removed` : '') +
+    (r.assets?.missing.length ? `, ${r.assets.missing.length} missing` : '')
   );
 }
 
@@ -88,6 +95,25 @@ async function eventsFor(file: string | undefined): Promise<WebhookEvent[] | und
   return events.length ? events : undefined;
 }
 
+/** The asset flags, or undefined without --assets (the others need it). */
+function assetOptions(values: Record<string, unknown>): AssetSyncOptions | undefined {
+  const hosts = (values['asset-host'] as string[] | undefined) ?? [];
+  const maxBytes = values['asset-max-bytes'] as string | undefined;
+  if (!values.assets) {
+    if (hosts.length || maxBytes !== undefined || values['allow-missing-assets']) throw new UsageError('--asset-host, --asset-max-bytes and --allow-missing-assets need --assets');
+    return undefined;
+  }
+  for (const host of hosts) {
+    if (!URL.canParse(host)) throw new UsageError(`--asset-host ${host} is not a URL such as https://assets.example.com`);
+  }
+  if (maxBytes !== undefined && !/^[1-9]\d*$/.test(maxBytes)) throw new UsageError(`--asset-max-bytes must be a positive number of bytes (got ${maxBytes})`);
+  return {
+    hosts,
+    ...(maxBytes !== undefined ? { maxBytes: Number(maxBytes) } : {}),
+    ...(values['allow-missing-assets'] ? { allowMissing: true } : {}),
+  };
+}
+
 export async function syncCommand(argv: string[]): Promise<number> {
   // A sync waits on the network, not the processor, and holds an index entry per story: collect
   // before the heap grows to several times what is live. A 100,000-story sync then peaks near
@@ -103,6 +129,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
     events: { type: 'string' },
     json: { type: 'boolean' },
     concurrency: { type: 'string' },
+    assets: { type: 'boolean' },
+    'asset-host': { type: 'string', multiple: true },
+    'asset-max-bytes': { type: 'string' },
+    'allow-missing-assets': { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP);
@@ -116,6 +146,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   if (!out) throw new UsageError('sync needs --out DIR');
   const { api, views, concurrency } = syncFlags(values);
   const events = await eventsFor(values.events as string | undefined);
+  const assets = assetOptions(values);
 
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
@@ -131,6 +162,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
       views,
       ...(events ? { events } : {}),
       full: Boolean(values.full),
+      ...(assets ? { assets } : {}),
       signal: controller.signal,
       client: { concurrency, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
       onProgress: (p) => {
@@ -159,6 +191,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
           bytes: result.bytes,
           passes: result.passes,
           duration_ms: Math.round(result.durationMs),
+          ...(result.assets ? { assets: result.assets } : {}),
         }),
       );
     } else {

@@ -9,3 +9,4 @@ export * from './stories-index.js';
 export * from './index-rows.js';
 export * from './record-text.js';
 export * from './state.js';
+export * from './assets.js';

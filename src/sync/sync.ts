@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Space } from '../api/index.js';
 import { ContentClient, type ClientOptions } from '../client/index.js';
 import {
+  ASSET_INDEX,
   DEFAULT_LANG,
   FILES,
   INDEX_FILES,
@@ -44,6 +45,7 @@ import {
   type StoryIndexEntry,
   type StoryVersion,
 } from '../snapshot/index.js';
+import { syncAssets, type AssetSyncOptions, type AssetSyncResult } from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot, type View } from './records.js';
 import type { WebhookEvent } from './events.js';
@@ -66,6 +68,8 @@ export interface SyncOptions {
   /** Passes before giving up when content keeps moving (default 5). */
   maxPasses?: number;
   now?: () => Date;
+  /** Download every referenced asset into the snapshot (see assets.ts); absent: assets stay remote. */
+  assets?: AssetSyncOptions;
 }
 
 export interface SyncProgress {
@@ -90,6 +94,8 @@ export interface SyncResult {
   bytes: number;
   passes: number;
   durationMs: number;
+  /** With the assets option, unless the sync found nothing changed. */
+  assets?: AssetSyncResult;
 }
 
 class Moved extends Error {}
@@ -545,7 +551,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       passes: passNo,
       durationMs: performance.now() - started,
     });
-    if (incremental && !options.events?.length && state!.manifest.cv === space.version) {
+    // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
+    const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
+    if (incremental && !options.events?.length && state!.manifest.cv === space.version && !assetsMissing) {
       await addMissingRows(out, state!);
       return result('unchanged');
     }
@@ -593,8 +601,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       checkMoved(pass);
       // v1 answers carry no cache version and never redirect: ask the space again before committing.
       if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
+      const assets = options.assets && (await localizeAssets(pass, out, options));
       const { tagsChanged } = await finish(pass, out, tagsText, now());
-      return result(incremental ? 'incremental' : 'full', pass, tagsChanged);
+      return { ...result(incremental ? 'incremental' : 'full', pass, tagsChanged), ...(assets ? { assets } : {}) };
     } catch (err) {
       await txn.abort();
       if (err instanceof Moved && passNo < maxPasses) continue;
@@ -605,6 +614,23 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       throw err;
     }
   }
+}
+
+/** Stages the assets the stories of this pass reference, in the pass's transaction. */
+function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<AssetSyncResult> {
+  return syncAssets(
+    {
+      txn: pass.txn,
+      out,
+      spaceId: pass.space.id,
+      baseUrl: options.baseUrl,
+      storyIds: pass.stories.keys(),
+      changed: pass.changed,
+      readRecord: (id) => currentRecord(pass, id),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+    options.assets,
+  );
 }
 
 /** Whether a snapshot directory holds a complete manifest. */

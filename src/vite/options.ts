@@ -3,6 +3,7 @@
  * that names it.
  */
 import { z } from 'zod';
+import type { AssetSyncOptions } from '../sync/index.js';
 
 const relation = z.string().regex(/^[^.\s,]+\.[^.\s,]+$/, 'each entry must be component.field');
 
@@ -36,6 +37,23 @@ export const ContentSyncOptions = z.strictObject({
       coalesceMs: z.number().int().min(0).default(0),
     })
     .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0 }),
+  /**
+   * `remote` (default): asset URLs stay as delivered. `download`: every referenced asset is
+   * downloaded into the snapshot with each sync, and generated modules import the files, so
+   * Vite bundles them. An object is `download` with limits.
+   */
+  assets: z
+    .union([
+      z.enum(['remote', 'download']),
+      z.strictObject({
+        download: z.literal(true),
+        hosts: z.array(z.url()).optional(),
+        maxBytes: z.number().int().positive().optional(),
+        allowMissing: z.boolean().optional(),
+        concurrency: z.number().int().min(1).max(64).optional(),
+      }),
+    ])
+    .default('remote'),
   /** Poll the cache version every N ms in dev (when webhooks cannot reach the machine). */
   pollMs: z.number().int().min(250).optional(),
   /**
@@ -72,4 +90,13 @@ export function parseOptions(input: unknown): ResolvedOptions {
     throw new OptionsError(`vite-plugin-content-sync: option "${where}": ${issue.message}`);
   }
   return result.data;
+}
+
+/** What sync is told about assets: undefined keeps them remote. */
+export function assetDownloads(options: Pick<ResolvedOptions, 'assets'>): AssetSyncOptions | undefined {
+  const assets = options.assets;
+  if (assets === 'remote') return undefined;
+  if (assets === 'download') return {};
+  const { download: _, ...limits } = assets;
+  return limits;
 }

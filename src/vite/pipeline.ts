@@ -12,7 +12,7 @@ import { writeDemoSpace } from '../demo/index.js';
 import { startServer, type RunningServer } from '../server/index.js';
 import { readSpaceDirectory } from '../snapshot/index.js';
 import { hasSnapshot, sync, type SyncResult, type WebhookEvent } from '../sync/index.js';
-import type { ResolvedOptions } from './options.js';
+import { assetDownloads, type ResolvedOptions } from './options.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -180,6 +180,7 @@ export class ContentPipeline {
             views: [this.options.version],
             ...(events?.length ? { events } : {}),
             ...(this.#fullNext ? { full: true } : {}),
+            ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
           });
           this.#fullNext = false;
           this.log.info(

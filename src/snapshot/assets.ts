@@ -1,0 +1,63 @@
+/**
+ * Localized assets in a snapshot: the files, content-addressed, and one index
+ * that says which asset URL is which file and which stories use which assets.
+ *
+ *   assets/<sha256>.<ext>   the bytes (stored once however often referenced)
+ *   assets/index.json       { files: { <asset path>: AssetFile }, stories: { <id>: [<asset path>] } }
+ *
+ * Keys are asset paths (`/f/<space>/<WxH>/<hash>/<name>`), the asset's identity
+ * whatever host delivered it. File names are a digest and an extension from a
+ * fixed list, never taken from content.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { assetExtension } from '../api/assets.js';
+import { canonicalJson } from './json.js';
+import { readText } from './read.js';
+
+export const ASSETS_DIR = 'assets';
+export const ASSET_INDEX = 'assets/index.json';
+
+export const AssetFile = z.object({
+  /** The URL it was downloaded from. */
+  url: z.string(),
+  /** Path inside the snapshot: `assets/<sha256>.<ext>`. */
+  file: z.string(),
+  sha256: z.string(),
+  bytes: z.number().int(),
+  type: z.string(),
+  /** From the URL (0 for documents). */
+  width: z.number().int(),
+  height: z.number().int(),
+});
+export type AssetFile = z.infer<typeof AssetFile>;
+
+export const AssetIndex = z.object({
+  files: z.record(z.string(), AssetFile),
+  stories: z.record(z.string(), z.array(z.string())),
+});
+export type AssetIndex = z.infer<typeof AssetIndex>;
+
+const EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'gif', 'svg', 'pdf', 'mp4', 'webm', 'mp3', 'json', 'txt', 'zip']);
+
+/** Where the bytes with this digest live: the extension only from a known list (else `bin`). */
+export function assetFileName(sha256: string, name: string): string {
+  const ext = assetExtension(name);
+  return `${ASSETS_DIR}/${sha256}.${EXTENSIONS.has(ext) ? ext : 'bin'}`;
+}
+
+export function assetIndexText(index: AssetIndex): string {
+  return canonicalJson(index);
+}
+
+/** The snapshot's asset index; undefined when it has none (or it cannot be read). */
+export async function readAssetIndex(dir: string): Promise<AssetIndex | undefined> {
+  const text = await readText(path.join(dir, ASSET_INDEX));
+  if (text === undefined) return undefined;
+  try {
+    const parsed = AssetIndex.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Localizing assets: every asset the synced stories reference is downloaded
+ * into the snapshot (content-addressed, see src/snapshot/assets.ts), staged in
+ * the sync's own transaction, so a snapshot is complete with its assets or not
+ * at all.
+ *
+ * Incremental: the index remembers which stories use which assets. Only the
+ * references of stories this sync changed are read; only assets not held are
+ * downloaded; those no story uses any more are removed.
+ *
+ * Downloads have their own queue and retries (the asset CDN is not the API and
+ * spends nothing of its rate budget), are limited in size, and go only to the
+ * space's asset hosts unless more are allowed.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import pRetry, { AbortError } from 'p-retry';
+import { assetContentType, assetReferences, parseAssetUrl } from '../api/assets.js';
+import {
+  ASSET_INDEX,
+  assetFileName,
+  assetIndexText,
+  readAssetIndex,
+  sha256,
+  type AssetFile,
+  type AssetIndex,
+  type SnapshotTransaction,
+  type StoryRecord,
+} from '../snapshot/index.js';
+
+export interface AssetSyncOptions {
+  /** Downloads at once (default 8). */
+  concurrency?: number;
+  /** Retries of a failed download (default 4). */
+  retries?: number;
+  /** Largest file accepted, in bytes (default 50 MiB). */
+  maxBytes?: number;
+  /** Origins besides the API's own that assets may be downloaded from, e.g. `https://a.example-cdn.com`. */
+  hosts?: string[];
+  /** Leave out assets that cannot be downloaded (listed in the result) instead of failing the sync. */
+  allowMissing?: boolean;
+  /** Per-download timeout in ms (default 30 s). */
+  timeoutMs?: number;
+  /** First retry delay in ms (default 200). */
+  minBackoffMs?: number;
+}
+
+export interface AssetSyncResult {
+  /** Assets referenced by the snapshot's stories. */
+  referenced: number;
+  downloaded: number;
+  /** Asset paths no story references any more, dropped from the index. */
+  removed: number;
+  bytes: number;
+  retries: number;
+  /** Assets left out (only with allowMissing). */
+  missing: AssetFailure[];
+}
+
+export interface AssetFailure {
+  url: string;
+  storyId: number;
+  field: string;
+  reason: string;
+}
+
+export class AssetSyncError extends Error {
+  override name = 'AssetSyncError';
+}
+
+/** What the sync hands over: the stories after this pass, and how to read one. */
+export interface AssetSyncInput {
+  txn: SnapshotTransaction;
+  /** The snapshot directory (as committed). */
+  out: string;
+  spaceId: number;
+  /** The API's base URL: its origin is an asset host. */
+  baseUrl: string;
+  /** Every story id the snapshot will hold. */
+  storyIds: Iterable<number>;
+  /** Stories whose record this pass wrote: their references are read again. */
+  changed: ReadonlySet<number>;
+  /** The record of a story as this pass leaves it. */
+  readRecord: (id: number) => Promise<StoryRecord | undefined>;
+  signal?: AbortSignal;
+}
+
+interface Reference {
+  url: string;
+  storyId: number;
+  field: string;
+}
+
+/** Every asset reference of a record (any view, release or language), with its field. */
+export function recordAssetReferences(record: StoryRecord, spaceId: number): Reference[] {
+  const out: Reference[] = [];
+  const versions = [record.published, record.draft, ...Object.values(record.releases ?? {})];
+  for (const version of versions) {
+    if (!version) continue;
+    const contents: Array<[string, unknown]> = [['content', version.story.content]];
+    for (const [lang, overlay] of Object.entries(version.languages ?? {})) contents.push([`${lang}:content`, overlay.content]);
+    for (const [prefix, content] of contents) {
+      for (const ref of assetReferences(content, prefix)) {
+        if (parseAssetUrl(ref.url)!.spaceId === spaceId) out.push({ url: ref.url, storyId: record.id, field: ref.field });
+      }
+    }
+  }
+  return out;
+}
+
+/** Downloads what is missing, drops what is unused, and stages the new index. */
+export async function syncAssets(input: AssetSyncInput, options: AssetSyncOptions = {}): Promise<AssetSyncResult> {
+  const old = (await readAssetIndex(input.out)) ?? { files: {}, stories: {} };
+  const next: AssetIndex = { files: {}, stories: {} };
+  // First reference of each asset path, for downloading it and for naming it in an error.
+  const firstUse = new Map<string, Reference>();
+  const ids = [...input.storyIds].sort((a, b) => a - b);
+  for (const id of ids) {
+    const known = old.stories[String(id)];
+    let paths: string[];
+    if (known && !input.changed.has(id)) paths = known;
+    else {
+      const record = await input.readRecord(id);
+      const refs = record ? recordAssetReferences(record, input.spaceId) : [];
+      for (const ref of refs) {
+        const p = parseAssetUrl(ref.url)!.path;
+        if (!firstUse.has(p)) firstUse.set(p, ref);
+      }
+      paths = [...new Set(refs.map((r) => parseAssetUrl(r.url)!.path))].sort();
+    }
+    if (paths.length) next.stories[String(id)] = paths;
+  }
+
+  const referenced = new Set(Object.values(next.stories).flat());
+  const toFetch: Reference[] = [];
+  for (const p of [...referenced].sort()) {
+    const held = old.files[p];
+    if (held && existsSync(path.join(input.out, held.file))) next.files[p] = held;
+    else {
+      const ref = firstUse.get(p) ?? (await findReference(input, next, p));
+      if (ref) toFetch.push(ref);
+    }
+  }
+
+  const downloader = new Downloader(input, options);
+  const results = await Promise.all(toFetch.map((ref) => downloader.fetch(ref)));
+  const missing: AssetFailure[] = [];
+  for (const [i, result] of results.entries()) {
+    const ref = toFetch[i]!;
+    if ('reason' in result) missing.push({ ...ref, reason: result.reason });
+    else next.files[parseAssetUrl(ref.url)!.path] = result;
+  }
+  if (missing.length && !options.allowMissing) {
+    const lines = missing.slice(0, 10).map((m) => `  ${m.url} (story ${m.storyId}, field ${m.field}): ${m.reason}`);
+    const more = missing.length > 10 ? `\n  ... and ${missing.length - 10} more` : '';
+    throw new AssetSyncError(
+      `${missing.length} asset${missing.length === 1 ? '' : 's'} could not be downloaded; the previous snapshot is untouched:\n${lines.join('\n')}${more}\n` +
+        'Allow missing assets (--allow-missing-assets, or assets: { allowMissing: true }) to sync without them.',
+    );
+  }
+
+  // Files no longer used by any asset path leave with the commit.
+  const kept = new Set(Object.values(next.files).map((f) => f.file));
+  for (const f of Object.values(old.files)) if (!kept.has(f.file)) input.txn.delete(f.file);
+  const removed = Object.keys(old.files).filter((p) => !referenced.has(p)).length;
+  const text = assetIndexText(next);
+  if (text !== assetIndexText(old) || !existsSync(path.join(input.out, ASSET_INDEX))) await input.txn.put(ASSET_INDEX, text);
+  return { referenced: referenced.size, downloaded: downloader.downloaded, removed, bytes: downloader.bytes, retries: downloader.retries, missing };
+}
+
+/** A held story that references `p` but whose file is gone: read its record to learn the URL. */
+async function findReference(input: AssetSyncInput, next: AssetIndex, p: string): Promise<Reference | undefined> {
+  for (const [id, paths] of Object.entries(next.stories)) {
+    if (!paths.includes(p)) continue;
+    const record = await input.readRecord(Number(id));
+    const ref = record && recordAssetReferences(record, input.spaceId).find((r) => parseAssetUrl(r.url)!.path === p);
+    if (ref) return ref;
+  }
+  return undefined;
+}
+
+class DownloadError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+class Downloader {
+  readonly #input: AssetSyncInput;
+  readonly #options: AssetSyncOptions;
+  readonly #queue: PQueue;
+  readonly #hosts: Set<string>;
+  readonly #maxBytes: number;
+  /** Digests staged by this sync: a file is stored once however many paths share its bytes. */
+  readonly #staged = new Set<string>();
+  downloaded = 0;
+  bytes = 0;
+  retries = 0;
+
+  constructor(input: AssetSyncInput, options: AssetSyncOptions) {
+    this.#input = input;
+    this.#options = options;
+    this.#queue = new PQueue({ concurrency: options.concurrency ?? 8 });
+    this.#hosts = new Set([new URL(input.baseUrl).origin, ...(options.hosts ?? []).map((h) => new URL(h).origin)]);
+    this.#maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
+  }
+
+  async fetch(ref: Reference): Promise<AssetFile | { reason: string }> {
+    const url = new URL(ref.url);
+    if (!this.#hosts.has(url.origin)) {
+      return { reason: `${url.origin} is not one of the space's asset hosts (${[...this.#hosts].join(', ')}); allow it with the asset hosts option` };
+    }
+    try {
+      const bytes = await this.#queue.add(() =>
+        pRetry(() => this.#get(ref.url), {
+          retries: this.#options.retries ?? 4,
+          minTimeout: this.#options.minBackoffMs ?? 200,
+          factor: 2,
+          randomize: true,
+          ...(this.#input.signal ? { signal: this.#input.signal } : {}),
+          onFailedAttempt: () => {
+            this.retries++;
+          },
+          shouldRetry: ({ error }) => !(error instanceof DownloadError) || error.retryable,
+        }),
+      );
+      return await this.#stage(ref, bytes!);
+    } catch (err) {
+      if (this.#input.signal?.aborted) throw err;
+      return { reason: (err as Error).message };
+    }
+  }
+
+  async #get(url: string): Promise<Buffer> {
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
+    const signal = this.#input.signal ? AbortSignal.any([this.#input.signal, timeout]) : timeout;
+    const res = await fetch(url, { signal, redirect: 'error' }).catch((err: unknown) => {
+      if (this.#input.signal?.aborted) throw new AbortError(err as Error);
+      throw new DownloadError(`the download failed: ${(err as Error).message}`, true);
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
+      throw new DownloadError(`answered ${res.status}`, retryable);
+    }
+    const declared = Number(res.headers.get('content-length') ?? NaN);
+    if (declared > this.#maxBytes) {
+      await res.body?.cancel();
+      throw new DownloadError(`${declared} bytes is more than the largest asset allowed (${this.#maxBytes} bytes)`, false);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of (res.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
+        size += chunk.length;
+        if (size > this.#maxBytes) throw new DownloadError(`more than the largest asset allowed (${this.#maxBytes} bytes)`, false);
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (err instanceof DownloadError) throw err;
+      throw new DownloadError(`the download broke off: ${(err as Error).message}`, true);
+    }
+    if (Number.isFinite(declared) && size !== declared) throw new DownloadError(`the download broke off after ${size} of ${declared} bytes`, true);
+    return Buffer.concat(chunks, size);
+  }
+
+  async #stage(ref: Reference, bytes: Buffer): Promise<AssetFile> {
+    const asset = parseAssetUrl(ref.url)!;
+    const digest = sha256(bytes);
+    const file = assetFileName(digest, asset.name);
+    if (!this.#staged.has(file) && !existsSync(path.join(this.#input.out, file))) {
+      this.#staged.add(file);
+      await this.#input.txn.putPieces(file, [bytes]);
+    }
+    this.downloaded++;
+    this.bytes += bytes.length;
+    return { url: ref.url, file, sha256: digest, bytes: bytes.length, type: assetContentType(asset.name), width: asset.width, height: asset.height };
+  }
+}

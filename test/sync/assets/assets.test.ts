@@ -1,0 +1,182 @@
+/**
+ * Sync localizes assets: every referenced asset lands in the snapshot once
+ * per digest, in the same transaction as the stories; later syncs download
+ * only what is new and remove what is no longer used; failures name the story
+ * and field and leave the previous snapshot as it was.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { generateDemoSpace } from '../../../src/demo/index.js';
+import { startServer, type RunningServer, type ServiceOptions } from '../../../src/server/index.js';
+import { readAssetIndex } from '../../../src/snapshot/index.js';
+import { sync, type SyncOptions } from '../../../src/sync/index.js';
+import { admin, readTree, removeTempDirs, tempDir, unpaced, walk } from '../support.js';
+
+const PUBLIC = 'assets-public';
+const servers: RunningServer[] = [];
+
+async function serve(options: Partial<ServiceOptions> = {}): Promise<RunningServer> {
+  const server = await startServer({ space: generateDemoSpace({ stories: 40 }), rateLimit: false, publicToken: PUBLIC, assetUrls: 'self', admin: true, ...options });
+  servers.push(server);
+  return server;
+}
+
+const run = (server: RunningServer, out: string, extra: Partial<SyncOptions> = {}) =>
+  sync({ baseUrl: server.url, token: PUBLIC, out, ...unpaced(), assets: { minBackoffMs: 10 }, ...extra });
+
+const assetRequests = (server: RunningServer) => server.service.stats.snapshot().by_route.assets ?? 0;
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(removeTempDirs);
+
+describe('sync with assets', () => {
+  it('downloads every referenced asset once, content-addressed, and an unchanged sync downloads nothing', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-full');
+    const result = await run(server, out);
+    const index = (await readAssetIndex(out))!;
+    const paths = Object.keys(index.files);
+    expect(paths.length).toBeGreaterThan(10);
+    expect(result.assets).toMatchObject({ referenced: paths.length, downloaded: paths.length, removed: 0, missing: [] });
+    expect(assetRequests(server)).toBe(paths.length);
+
+    // Every story's references are in the index, and every file is named by the digest of its bytes.
+    const referenced = new Set(Object.values(index.stories).flat());
+    expect([...referenced].sort()).toEqual(paths.sort());
+    for (const file of Object.values(index.files)) {
+      const bytes = await fs.readFile(path.join(out, file.file));
+      expect(file.file).toBe(`assets/${sha(bytes)}.${file.file.split('.').pop()}`);
+      expect(file.bytes).toBe(bytes.length);
+      expect(file.url.startsWith(`${server.url}/f/`)).toBe(true);
+      if (file.type.startsWith('image/') && file.type !== 'image/svg+xml') {
+        const meta = await sharp(bytes).metadata();
+        expect([meta.width, meta.height]).toEqual([file.width, file.height]);
+      }
+    }
+    // Nothing else in assets/.
+    const onDisk = (await walk(out)).filter((f) => f.startsWith('assets/'));
+    expect(onDisk.sort()).toEqual([...new Set(Object.values(index.files).map((f) => f.file)), 'assets/index.json'].sort());
+
+    const before = assetRequests(server);
+    const again = await run(server, out);
+    expect(again.mode).toBe('unchanged');
+    expect(assetRequests(server)).toBe(before);
+    const full = await run(server, out, { full: true });
+    expect(full.assets).toMatchObject({ downloaded: 0, removed: 0 });
+    expect(assetRequests(server)).toBe(before);
+  });
+
+  it('stores a file once when two asset URLs have the same bytes', async () => {
+    const server = await serve();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).png().toBuffer();
+    const a = await admin(server.url, 'POST', '/assets', { name: 'one.png', data: png.toString('base64') });
+    const b = await admin(server.url, 'POST', '/assets', { name: 'two.png', data: png.toString('base64') });
+    const story = await admin(server.url, 'POST', '/stories', {
+      name: 'Twins',
+      slug: 'twins',
+      content: { component: 'page', gallery: [a.asset, b.asset] },
+    });
+    await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
+    const out = await tempDir('assets-twins');
+    await run(server, out);
+    const index = (await readAssetIndex(out))!;
+    const files = Object.values(index.files).filter((f) => f.url.endsWith('one.png') || f.url.endsWith('two.png'));
+    expect(files).toHaveLength(2);
+    expect(files[0]!.file).toBe(files[1]!.file);
+  });
+
+  it('an incremental sync downloads only the new asset and removes the one no story uses any more', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-incremental');
+    await run(server, out);
+    const before = (await readAssetIndex(out))!;
+
+    // A new asset on a new story; a story deleted whose asset nothing else uses.
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#aa3300' } }).png().toBuffer();
+    const added = await admin(server.url, 'POST', '/assets', { name: 'fresh.png', data: png.toString('base64') });
+    const story = await admin(server.url, 'POST', '/stories', { name: 'Fresh', slug: 'fresh', content: { component: 'page', image: { ...added.asset, fieldtype: 'asset' } } });
+    await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
+    const counts = new Map<string, number>();
+    for (const paths of Object.values(before.stories)) for (const p of paths) counts.set(p, (counts.get(p) ?? 0) + 1);
+    const [lonelyStory, lonelyPath] = Object.entries(before.stories)
+      .map(([id, paths]) => [id, paths.find((p) => counts.get(p) === 1)] as const)
+      .find(([, p]) => p !== undefined)!;
+    await admin(server.url, 'DELETE', `/stories/${lonelyStory}`);
+
+    const requests = assetRequests(server);
+    const result = await run(server, out);
+    expect(result.mode).toBe('incremental');
+    const lonely = before.stories[lonelyStory]!.filter((p) => counts.get(p) === 1);
+    expect(result.assets).toMatchObject({ downloaded: 1, removed: lonely.length });
+    expect(assetRequests(server) - requests).toBe(1);
+    const after = (await readAssetIndex(out))!;
+    const freshPath = new URL(added.asset.filename).pathname;
+    expect(after.files[freshPath]).toBeDefined();
+    expect(after.files[lonelyPath!]).toBeUndefined();
+    expect(await fs.readFile(path.join(out, after.files[freshPath]!.file))).toEqual(png);
+    await expect(fs.access(path.join(out, before.files[lonelyPath!]!.file))).rejects.toThrow();
+  });
+
+  it('a snapshot synced without assets gets them on the first sync that asks', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-later');
+    await sync({ baseUrl: server.url, token: PUBLIC, out, ...unpaced() });
+    expect(await readAssetIndex(out)).toBeUndefined();
+    const result = await run(server, out);
+    expect(result.assets!.downloaded).toBeGreaterThan(10);
+  });
+
+  it('a missing asset fails the sync, naming story and field, and leaves the previous snapshot untouched', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-missing');
+    await run(server, out);
+    const tree = await readTree(out);
+    // A new story references an asset the service no longer has.
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#000' } }).png().toBuffer();
+    const added = await admin(server.url, 'POST', '/assets', { name: 'gone.png', data: png.toString('base64') });
+    const story = await admin(server.url, 'POST', '/stories', { name: 'Gone', slug: 'gone', content: { component: 'page', body: [{ component: 'hero', image: { ...added.asset, fieldtype: 'asset' } }] } });
+    await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
+    await admin(server.url, 'DELETE', `/assets/${added.asset.id}`);
+
+    const error = await run(server, out).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain(`story ${story.story.id}, field content.body.0.image.filename`);
+    expect((error as Error).message).toContain('answered 404');
+    expect(await readTree(out)).toEqual(tree);
+
+    const allowed = await run(server, out, { assets: { allowMissing: true, minBackoffMs: 10 } });
+    expect(allowed.assets!.missing).toEqual([expect.objectContaining({ storyId: story.story.id, field: 'content.body.0.image.filename' })]);
+    expect(allowed.changed.stories).toContain(story.story.id);
+  });
+
+  it('does not fetch from hosts outside the space, nor files beyond the size limit', async () => {
+    const stored = await serve({ assetUrls: 'stored' });
+    const out = await tempDir('assets-hosts');
+    const error = await run(stored, out).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/https:\/\/a\.demo-assets\.invalid is not one of the space's asset hosts/);
+    expect(assetRequests(stored)).toBe(0);
+    await expect(fs.access(path.join(out, 'manifest.json'))).rejects.toThrow();
+
+    const server = await serve();
+    const small = await tempDir('assets-size');
+    const tooBig = await run(server, small, { assets: { maxBytes: 1000, minBackoffMs: 10 } }).catch((e: Error) => e);
+    expect((tooBig as Error).message).toMatch(/more than the largest asset allowed \(1000 bytes\)/);
+  });
+
+  it('survives injected faults on asset downloads: resets, 503s, truncated bodies', async () => {
+    const server = await serve({ faults: { rates: { '503': 0.15, reset: 0.1, truncate: 0.15 }, seed: 3, slowMs: 0 } });
+    const out = await tempDir('assets-faults');
+    const result = await run(server, out, { assets: { retries: 8, minBackoffMs: 5 } });
+    expect(result.assets!.retries).toBeGreaterThan(0);
+    const index = (await readAssetIndex(out))!;
+    for (const file of Object.values(index.files)) {
+      expect(sha(await fs.readFile(path.join(out, file.file)))).toBe(file.sha256);
+    }
+  });
+});

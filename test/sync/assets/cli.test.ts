@@ -1,0 +1,43 @@
+/**
+ * `content-sync sync --assets` against `content-sync serve`: the asset URLs
+ * the served space delivers point at the service, and the sync downloads them.
+ */
+import { afterAll, expect, it } from 'vitest';
+import { readAssetIndex } from '../../../src/snapshot/index.js';
+import { collect, runCli, spawnCli } from '../../helpers/cli.js';
+import { removeTempDirs, tempDir } from '../support.js';
+
+afterAll(removeTempDirs);
+
+it('serve delivers its own asset URLs, and sync --assets downloads every one of them; bad flags are usage errors', async () => {
+  const space = await tempDir('cli-assets-space');
+  const out = await tempDir('cli-assets-out');
+  expect((await runCli(['demo', '--out', space, '--stories', '20'])).code).toBe(0);
+  const server = spawnCli(['serve', '--data', space, '--port', '0', '--no-rate-limit']);
+  const done = collect(server);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      server.stdout.on('data', (d: Buffer) => {
+        seen += d.toString();
+        const m = /listening on (\S+)/.exec(seen);
+        if (m) resolve(m[1]!);
+      });
+      server.on('close', () => reject(new Error(`serve ended: ${seen}`)));
+    });
+    const result = await runCli(['sync', '--base-url', url, '--token', 'local-public-token', '--out', out, '--assets', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { assets: { referenced: number; downloaded: number } };
+    const index = (await readAssetIndex(out))!;
+    expect(summary.assets.downloaded).toBe(Object.keys(index.files).length);
+    expect(summary.assets.referenced).toBeGreaterThan(5);
+    for (const file of Object.values(index.files)) expect(file.url.startsWith(`${url}/f/`)).toBe(true);
+
+    const usage = await runCli(['sync', '--base-url', url, '--token', 't', '--out', out, '--asset-host', 'https://x.example']);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain('need --assets');
+  } finally {
+    server.kill('SIGTERM');
+    await done;
+  }
+}, 180_000);
