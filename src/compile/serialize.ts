@@ -7,8 +7,8 @@
  */
 
 import { GENERATED_HEADER } from './emit.js';
+import { changedKeys, originalOf } from '../resolve/index.js';
 import { objectKey as key } from './escape.js';
-import { changedKeys, originalOf } from './resolve/json.js';
 
 function isObject(v: unknown): v is object {
   return v !== null && typeof v === 'object';

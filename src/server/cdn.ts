@@ -160,9 +160,14 @@ function resolveOptions(api: ApiVersion, q: { resolve_relations?: string[] | und
 
 function sourceFor(store: SpaceStore, sel: Selection): ResolveSource {
   return {
-    storyByUuid: (uuid) => store.byUuid(sel, uuid)?.story,
-    storyById: (id) => store.byId(sel, id)?.story,
+    byUuid: (uuid) => store.byUuid(sel, uuid)?.story,
+    byId: (id) => store.byId(sel, id)?.story,
     folderByUuid: (uuid) => store.folderByUuid(uuid),
+    // Whether the target has a published version: in the draft view, a draft-only target is not published.
+    published: (story) => {
+      const entry = store.byUuid(sel, story.uuid);
+      return entry ? Boolean(entry.record.published) : undefined;
+    },
   };
 }
 

@@ -2,7 +2,7 @@
  * Back references: which stories point at a story.
  */
 import type { Story } from '../../api/index.js';
-import { scanStory } from './scan.js';
+import { scanStory } from '../../resolve/index.js';
 import { scanOptions } from './resolver.js';
 import type { ResolveConfig } from './types.js';
 

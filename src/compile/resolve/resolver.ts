@@ -22,9 +22,20 @@
  * are iterative.
  */
 import type { Story } from '../../api/index.js';
-import { setOwn, shallowCopy, type JsonContainer, type JsonObject } from './json.js';
-import { relationMatcher, scanStory, type LinkTarget, type Scan, type ScanMemo, type ScanOptions } from './scan.js';
-import { folderStory, fullSlugOf, hrefOf, routingLink, urlLink } from './shapes.js';
+import {
+  applyPlan,
+  LinkShapes,
+  relationMatcher,
+  scanStory,
+  setOwn,
+  shallowCopy,
+  type EditValues,
+  type JsonObject,
+  type LinkTarget,
+  type Scan,
+  type ScanMemo,
+  type ScanOptions,
+} from '../../resolve/index.js';
 import type { ResolveConfig, ResolveResult, Resolver, StoryLookup } from './types.js';
 
 interface Resolved {
@@ -87,6 +98,8 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanM
   const memo = new Map<string, Resolved[]>();
   /** `url` and `link` shapes, and folders in `story` mode: one object per target. */
   const shapes = new Map<string, JsonObject>();
+  // The compiler writes every rich-text link's href from the target: a site's links are its paths.
+  const shaper = new LinkShapes({ ...lookup, href: 'always' });
 
   const lookupMemo = (story: Story, d: number): Resolved | undefined => memo.get(story.uuid)?.[d];
 
@@ -105,7 +118,12 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanM
     if (linksMode === 'story' && target.kind === 'story') return embedded(target.story, d - 1);
     let shape = shapes.get(target.uuid);
     if (!shape) {
-      shape = linksMode === 'story' ? folderStory(target as LinkTarget & { kind: 'folder' }) : linksMode === 'url' ? urlLink(target, lookup) : routingLink(target, lookup);
+      shape =
+        linksMode === 'story'
+          ? shaper.folderStory(target as LinkTarget & { kind: 'folder' })
+          : linksMode === 'url'
+            ? shaper.url(target)
+            : shaper.routing(target);
       shapes.set(target.uuid, shape);
     }
     return shape;
@@ -113,40 +131,13 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanM
 
   /** The content of a story resolved at remaining depth `d` (the input itself when nothing changes). */
   const buildContent = (scan: Scan, content: unknown, d: number): unknown => {
-    if (scan.steps.length === 0) return content;
-    const copies = new Map<object, JsonContainer>();
-    for (const step of scan.steps) {
-      const copy = shallowCopy(step.node);
-      for (const [key, child] of step.children) setOwn(copy, key, copies.get(child));
-      let arrays: Map<string, unknown[]> | undefined;
-      for (const edit of step.edits) {
-        const obj = copy as JsonObject;
-        if (edit.kind === 'relation') {
-          const value = embedded(edit.target, d - 1);
-          if (edit.index === undefined) {
-            setOwn(obj, edit.field, value);
-            continue;
-          }
-          let array = arrays?.get(edit.field);
-          if (!array) {
-            array = shallowCopy(obj[edit.field] as unknown[]);
-            (arrays ??= new Map()).set(edit.field, array);
-            setOwn(obj, edit.field, array);
-          }
-          setOwn(array, edit.index, value);
-        } else if (edit.kind === 'multilink') {
-          setOwn(obj, 'story', linkValue(edit.target, d));
-          setOwn(obj, 'cached_url', fullSlugOf(edit.target, lookup));
-        } else {
-          const attrs = shallowCopy(obj.attrs as JsonObject);
-          setOwn(attrs, 'story', linkValue(edit.target, d));
-          setOwn(attrs, 'href', hrefOf(edit.target, lookup));
-          setOwn(obj, 'attrs', attrs);
-        }
-      }
-      copies.set(step.node, copy);
-    }
-    return copies.get(scan.steps[scan.steps.length - 1]!.node);
+    const values: EditValues = {
+      relation: (target) => embedded(target, d - 1),
+      link: (target) => linkValue(target, d),
+      cachedUrl: (target) => shaper.fullSlug(target),
+      href: (target, current) => shaper.href(target, current),
+    };
+    return applyPlan(scan, content, values);
   };
 
   /**

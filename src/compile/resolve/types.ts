@@ -2,10 +2,9 @@
  * What compile-time resolution takes and gives.
  */
 import type { Story } from '../../api/index.js';
-import type { Folder } from '../../snapshot/index.js';
+import type { LinkPolicy, LinksMode, MissingTarget, StoryLookup as Lookup } from '../../resolve/index.js';
 
-/** How internal links (multilinks and rich-text story link marks) are resolved. */
-export type LinksMode = 'url' | 'story' | 'link';
+export type { LinkableRecord, LinksMode, MissingTarget } from '../../resolve/index.js';
 
 export interface ResolveConfig {
   /** `component.field` entries, as the API's `resolve_relations` takes them. */
@@ -26,37 +25,11 @@ export interface ResolveConfig {
   depth?: number;
 }
 
-/** A folder or a story: what an internal link can point at. */
-export type LinkableRecord = Story | Folder;
-
-/** One language and view of the snapshot. */
-export interface StoryLookup {
-  byUuid(uuid: string): Story | undefined;
-  byId(id: number): Story | undefined;
-  /**
-   * The story as a link shows it (name, slug, path, ...), when `byUuid` gives
-   * a stand-in that carries only what embedding needs (see the compiler's
-   * relation targets). Without it: the story `byUuid` gives.
-   */
-  linkRecord?(story: Story): Story;
-  /** Folders, for links that point at a folder (optional: without it such links count as missing). */
-  folderByUuid?(uuid: string): Folder | undefined;
-  /**
-   * The URL path of a story or folder for links (e.g. '/' + full_slug without
-   * trailing slash; the caller decides). Used for a rich-text link's `href`,
-   * the `url` of `url` links and the `real_path` of `link` links. Without it:
-   * '/' + full_slug, the defined real path or the full slug, as the API does.
-   */
-  pathOf?(target: LinkableRecord): string;
-}
-
-/** A reference whose target is not in the snapshot. */
-export interface MissingTarget {
-  /** Where: the content type, then the path inside content (`page.body[2].featured`, `article.tags[1]`). */
-  field: string;
-  /** The reference as written (a uuid, or a numeric id as a string). */
-  uuid: string;
-}
+/**
+ * One language and view of the snapshot, and what links show of it (see
+ * LinkPolicy: `linkRecord`, `pathOf`, `published`).
+ */
+export interface StoryLookup extends Lookup, Omit<LinkPolicy, 'href'> {}
 
 export interface ResolveResult {
   /** A new object; unchanged subtrees are shared with the input, which is never written to. */

@@ -1,6 +1,7 @@
 /**
  * Server-side resolution of `resolve_relations`, `resolve_links` and
- * `resolve_assets`: pure functions over stories as stored.
+ * `resolve_assets`: pure functions over stories as stored, on the shared core
+ * (src/resolve) with the API's policy (its limits, `rel_uuids`, depth 1).
  *
  * - `resolveV2` collects the targets of a whole response into the top-level
  *   `rels`, `links`, `assets` (content is left as it is).
@@ -10,9 +11,5 @@
  */
 export { resolveV1 } from './v1.js';
 export { resolveV2 } from './v2.js';
-export { relationMatcher, scanContent } from './scan.js';
-export type { Frame, LinkSite, RelationMatcher, RelationSite, Scan, ScanWants } from './scan.js';
-export { linkTarget, relatedStory, routingLink, storyLink, urlLink } from './targets.js';
-export type { LinkTarget } from './targets.js';
 export { LIMITS } from './types.js';
 export type { LinksMode, OverflowUuids, ResolveOptions, ResolveSource, V2Extras } from './types.js';

@@ -3,10 +3,10 @@
  * lookups into the space as that request sees it.
  */
 import type { Story } from '../../api/index.js';
-import type { Folder } from '../../snapshot/index.js';
+import type { LinkPolicy, LinksMode, StoryLookup } from '../../resolve/index.js';
 
 /** `resolve_links`. Version 1 knows `story` and `url`; `link` exists in version 2 only. */
-export type LinksMode = 'story' | 'url' | 'link';
+export type { LinksMode };
 
 /**
  * What to list in `rel_uuids` / `link_uuids` once a limit is exceeded.
@@ -33,14 +33,12 @@ export interface ResolveOptions {
 }
 
 /**
- * Lookups into the space, already in the request's view and language. Return
- * undefined for targets not visible in that view (e.g. unpublished).
+ * Lookups into the space, already in the request's view and language: they
+ * give nothing for targets not visible in that view (e.g. unpublished). And
+ * whether a target has a published version, for `link` links (in the draft
+ * view, a draft-only target is `published: false`).
  */
-export interface ResolveSource {
-  storyByUuid(uuid: string): Story | undefined;
-  storyById(id: number): Story | undefined;
-  folderByUuid(uuid: string): Folder | undefined;
-}
+export interface ResolveSource extends StoryLookup, Pick<LinkPolicy, 'published'> {}
 
 /** Version 2: content keeps uuids; resolved targets go to top-level arrays. */
 export interface V2Extras {

@@ -3,9 +3,8 @@
  * fields of a copy of the story.
  */
 import type { Story } from '../../api/index.js';
-import { CopyOnWrite, setOwn } from './copy-on-write.js';
-import { relationMatcher, scanContent, type JsonObject, type LinkSite, type RelationSite } from './scan.js';
-import { linkTarget, relatedStory, storyLink, targetFullSlug, urlLink, type LinkTarget } from './targets.js';
+import { applyPlan, relationMatcher } from '../../resolve/index.js';
+import { linkShaper, scanFor } from './policy.js';
 import { LIMITS, type ResolveOptions, type ResolveSource } from './types.js';
 
 /**
@@ -36,79 +35,20 @@ export function resolveV1(story: Story, options: ResolveOptions, source: Resolve
   const linksMode = options.links === 'story' || options.links === 'url' ? options.links : undefined;
   if (!matcher && !linksMode) return { ...story };
 
-  const scan = scanContent(story.content, { relations: matcher, links: linksMode !== undefined });
-  const cow = new CopyOnWrite();
-
-  const relationBudget = new DistinctBudget(LIMITS.v1Relations);
-  for (const site of scan.relations) resolveRelation(site, cow, relationBudget, source);
-
-  if (linksMode) {
-    const linkBudget = new DistinctBudget(linksMode === 'story' ? LIMITS.linksStory : LIMITS.linksUrl);
-    const shape = linksMode === 'story' ? storyLink : urlLink;
-    // One target object per uuid, shared by every link to it.
-    const shaped = new Map<string, { target: LinkTarget; story: JsonObject } | undefined>();
-    for (const site of scan.links) {
-      let resolved = shaped.get(site.uuid);
-      if (!shaped.has(site.uuid)) {
-        const target = linkTarget(site.uuid, source);
-        resolved = target && linkBudget.admit(site.uuid) ? { target, story: shape(target) } : undefined;
-        shaped.set(site.uuid, resolved);
-      }
-      if (resolved) resolveLink(site, resolved.target, resolved.story, cow);
-    }
-  }
-
-  return { ...story, content: cow.result(story.content) };
+  const scan = scanFor(story, source, { matcher, links: linksMode !== undefined });
+  // The limits are per story: the first distinct targets in document order.
+  const relations = firstUuids(scan.relationTargets, LIMITS.v1Relations);
+  const links = firstUuids(scan.linkTargets, linksMode === 'story' ? LIMITS.linksStory : LIMITS.linksUrl);
+  const { shapes, shape } = linkShaper(linksMode ?? 'url', source);
+  const content = applyPlan(scan, story.content, {
+    relation: (target) => (relations.has(target.uuid) ? target : undefined),
+    link: (target) => (links.has(target.uuid) ? shape(target) : undefined),
+    cachedUrl: (target) => shapes.fullSlug(target),
+    href: (target, current) => shapes.href(target, current),
+  }) as Story['content'];
+  return { ...story, content };
 }
 
-/** Admits up to `limit` distinct keys; a key already admitted is always admitted again. */
-class DistinctBudget {
-  readonly #admitted = new Set<string>();
-  constructor(readonly limit: number) {}
-
-  admit(key: string): boolean {
-    if (this.#admitted.has(key)) return true;
-    if (this.#admitted.size >= this.limit) return false;
-    this.#admitted.add(key);
-    return true;
-  }
-}
-
-function resolveRelation(site: RelationSite, cow: CopyOnWrite, budget: DistinctBudget, source: ResolveSource): void {
-  if (Array.isArray(site.value)) {
-    // Items are replaced one by one in a copy of the array, so that changes
-    // found inside other items of the same array are kept.
-    const refs: readonly unknown[] = site.value;
-    for (let index = 0; index < refs.length; index++) {
-      const target = admitted(refs[index], budget, source);
-      if (target && site.valueFrame) setOwn(cow.writable(site.valueFrame), index, target);
-    }
-    return;
-  }
-  const target = admitted(site.value, budget, source);
-  if (target) setOwn(cow.writable(site.blok), site.field, target);
-}
-
-function admitted(ref: unknown, budget: DistinctBudget, source: ResolveSource): Story | undefined {
-  const target = relatedStory(ref, source);
-  return target && budget.admit(target.uuid) ? target : undefined;
-}
-
-function resolveLink(site: LinkSite, target: LinkTarget, story: JsonObject, cow: CopyOnWrite): void {
-  const fullSlug = targetFullSlug(target);
-  if (site.kind === 'multilink') {
-    const link = cow.writable(site.frame);
-    setOwn(link, 'story', story);
-    setOwn(link, 'cached_url', fullSlug);
-    return;
-  }
-  const mark = cow.writable(site.frame) as JsonObject;
-  const attrs: JsonObject = { ...(mark.attrs as JsonObject) };
-  attrs.story = story;
-  if (isCachedSitePath(attrs.href)) attrs.href = `/${fullSlug}`;
-  setOwn(mark, 'attrs', attrs);
-}
-
-function isCachedSitePath(href: unknown): boolean {
-  return typeof href === 'string' && href.startsWith('/') && !href.startsWith('//');
+function firstUuids(targets: ReadonlyArray<{ readonly uuid: string }>, limit: number): ReadonlySet<string> {
+  return new Set(targets.slice(0, limit).map((t) => t.uuid));
 }

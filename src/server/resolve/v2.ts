@@ -3,8 +3,8 @@
  * response go to top-level `rels`, `links` and `assets`.
  */
 import type { Story } from '../../api/index.js';
-import { relationMatcher, scanContent, type JsonObject } from './scan.js';
-import { linkTarget, relatedStory, routingLink, storyLink, urlLink, type LinkTarget } from './targets.js';
+import { relationMatcher, type JsonObject, type LinkTarget } from '../../resolve/index.js';
+import { linkShaper, scanFor } from './policy.js';
 import { LIMITS, type OverflowUuids, type ResolveOptions, type ResolveSource, type V2Extras } from './types.js';
 
 /** Asset metadata keys copied into `assets`, in this order, when present. */
@@ -34,19 +34,9 @@ export function resolveV2(stories: readonly Story[], options: ResolveOptions, so
 
   if (matcher || linksMode || wantAssets) {
     for (const story of stories) {
-      const scan = scanContent(story.content, { relations: matcher, links: linksMode !== undefined, assets: wantAssets });
-      for (const site of scan.relations) {
-        const refs = Array.isArray(site.value) ? site.value : [site.value];
-        for (const ref of refs) {
-          const target = relatedStory(ref, source);
-          if (target && !related.has(target.uuid)) related.set(target.uuid, target);
-        }
-      }
-      for (const site of scan.links) {
-        if (linked.has(site.uuid)) continue;
-        const target = linkTarget(site.uuid, source);
-        if (target) linked.set(site.uuid, target);
-      }
+      const scan = scanFor(story, source, { matcher, links: linksMode !== undefined, assets: wantAssets });
+      for (const target of scan.relationTargets) if (!related.has(target.uuid)) related.set(target.uuid, target);
+      for (const target of scan.linkTargets) if (!linked.has(target.uuid)) linked.set(target.uuid, target);
       for (const asset of scan.assets) {
         const id = asset.id as number;
         if (!assets.has(id)) assets.set(id, assetMeta(asset));
@@ -57,16 +47,14 @@ export function resolveV2(stories: readonly Story[], options: ResolveOptions, so
   const overflow = options.overflowUuids ?? 'remaining';
   const extras: V2Extras = { rels: [], links: [] };
 
-  const rels = limited([...related.values()], LIMITS.v2Relations, overflow, (story) => story.uuid);
+  const rels = limited([...related.values()], LIMITS.v2Relations, overflow);
   extras.rels = rels.resolved;
   if (rels.uuids) extras.rel_uuids = rels.uuids;
 
   if (linksMode) {
-    const limit = linksMode === 'story' ? LIMITS.linksStory : LIMITS.linksUrl;
-    const shape = linksMode === 'story' ? storyLink : linksMode === 'url' ? urlLink : routingLink;
-    const entries = [...linked.entries()];
-    const links = limited(entries, limit, overflow, ([uuid]) => uuid);
-    extras.links = links.resolved.map(([, target]) => shape(target));
+    const { shape } = linkShaper(linksMode, source);
+    const links = limited([...linked.values()], linksMode === 'story' ? LIMITS.linksStory : LIMITS.linksUrl, overflow);
+    extras.links = links.resolved.map(shape);
     if (links.uuids) extras.link_uuids = links.uuids;
   }
 
@@ -74,15 +62,10 @@ export function resolveV2(stories: readonly Story[], options: ResolveOptions, so
   return extras;
 }
 
-function limited<T>(
-  items: T[],
-  limit: number,
-  overflow: OverflowUuids,
-  uuidOf: (item: T) => string,
-): { resolved: T[]; uuids?: string[] } {
+function limited<T extends { readonly uuid: string }>(items: T[], limit: number, overflow: OverflowUuids): { resolved: T[]; uuids?: string[] } {
   if (items.length <= limit) return { resolved: items };
   const listed = overflow === 'all' ? items : items.slice(limit);
-  return { resolved: items.slice(0, limit), uuids: listed.map(uuidOf) };
+  return { resolved: items.slice(0, limit), uuids: listed.map((item) => item.uuid) };
 }
 
 function assetMeta(asset: JsonObject): JsonObject {

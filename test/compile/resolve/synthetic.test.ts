@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import type { Folder } from '../../../src/snapshot/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
-import { changedKeys, originalOf, setOwn, shallowCopy } from '../../../src/compile/resolve/json.js';
+import { changedKeys, originalOf, setOwn, shallowCopy } from '../../../src/resolve/index.js';
 import { deepFreeze } from '../../helpers/freeze.js';
 import { story, uuid } from './fixtures.js';
 

@@ -43,11 +43,11 @@ export function sourceOf(stories: readonly Story[], folders: readonly Folder[] =
   const foldersByUuid = new Map(folders.map((f) => [f.uuid, f]));
   const source = {
     lookups: 0,
-    storyByUuid(uuid: string) {
+    byUuid(uuid: string) {
       source.lookups++;
       return byUuid.get(uuid);
     },
-    storyById(id: number) {
+    byId(id: number) {
       source.lookups++;
       return byId.get(id);
     },

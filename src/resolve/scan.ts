@@ -12,15 +12,28 @@
  * leading to one), children before parents, so that a copy can be built for any
  * depth without walking the content again.
  */
-import type { Story } from '../../api/index.js';
-import type { Folder } from '../../snapshot/index.js';
+import type { Story } from '../api/index.js';
 import { isContainer, isJsonObject, type JsonContainer, type JsonObject } from './json.js';
-import type { MissingTarget, StoryLookup } from './types.js';
+import {
+  isAsset,
+  isReference,
+  isUuid,
+  linkAt,
+  linkTarget,
+  nonEmptyString,
+  relatedStory,
+  type LinkTarget,
+  type RelationMatcher,
+  type StoryLookup,
+} from './references.js';
 
-/** What an internal link points at. */
-export type LinkTarget =
-  | { readonly kind: 'story'; readonly uuid: string; readonly story: Story }
-  | { readonly kind: 'folder'; readonly uuid: string; readonly folder: Folder };
+/** A reference whose target is not in the lookup. */
+export interface MissingTarget {
+  /** Where: the content type, then the path inside content (`page.body[2].featured`, `article.tags[1]`). */
+  field: string;
+  /** The reference as written (a uuid, or a numeric id as a string). */
+  uuid: string;
+}
 
 export type Edit =
   /** `node[field]` (or `node[field][index]`) becomes the target story. */
@@ -47,15 +60,16 @@ export interface Scan {
   /** Uuids of every target and every missing target. */
   readonly direct: ReadonlySet<string>;
   readonly missing: readonly MissingTarget[];
+  /** Asset objects as they appear in content, duplicates included, in document order (only when asked). */
+  readonly assets: readonly JsonObject[];
 }
-
-/** Fields to resolve, by component name (exact, case-sensitive). */
-export type RelationMatcher = ReadonlyMap<string, ReadonlySet<string>>;
 
 export interface ScanOptions {
   readonly matcher: RelationMatcher | undefined;
   readonly detect: boolean;
   readonly links: boolean;
+  /** Also list the assets met (see `Scan.assets`). */
+  readonly assets?: boolean;
   readonly lookup: StoryLookup;
   /** See ScanMemo. */
   readonly memo?: ScanMemo | undefined;
@@ -72,70 +86,8 @@ export interface ScanMemo {
   readonly clean: Set<object>;
 }
 
-/**
- * Parses `component.field` entries: the component is the part before the first
- * dot, the field the rest. Entries without both parts are ignored.
- */
-export function relationMatcher(relations: readonly string[] | undefined): RelationMatcher | undefined {
-  const byComponent = new Map<string, Set<string>>();
-  for (const entry of relations ?? []) {
-    if (typeof entry !== 'string') continue;
-    const dot = entry.indexOf('.');
-    if (dot <= 0 || dot === entry.length - 1) continue;
-    const component = entry.slice(0, dot);
-    let fields = byComponent.get(component);
-    if (!fields) byComponent.set(component, (fields = new Set()));
-    fields.add(entry.slice(dot + 1));
-  }
-  return byComponent.size > 0 ? byComponent : undefined;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NUMERIC_ID = /^\d{1,15}$/;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
-
-/** Whether a string names a story by its id, as a relation may (`"123"`). */
-export function isNumericId(value: string): boolean {
-  return NUMERIC_ID.test(value);
-}
-
 /** Keys of a blok that are never relations, whatever they hold. */
 const NOT_RELATIONS = new Set(['_uid', 'component', '_editable']);
-
-/** The story a relation value names: a uuid, a numeric id or a numeric string. */
-function relatedStory(ref: unknown, lookup: StoryLookup): Story | undefined {
-  if (typeof ref === 'string') {
-    if (ref === '') return undefined;
-    if (!NUMERIC_ID.test(ref)) return lookup.byUuid(ref);
-    return byId(Number(ref), lookup);
-  }
-  if (typeof ref === 'number' && Number.isSafeInteger(ref)) return byId(ref, lookup);
-  return undefined;
-}
-
-/** By id, as the same object the lookup gives by uuid: one object per story, however it is named. */
-function byId(id: number, lookup: StoryLookup): Story | undefined {
-  const found = lookup.byId(id);
-  return found && (lookup.byUuid(found.uuid) ?? found);
-}
-
-/** A value that names a story when it names anything: a non-empty string or a safe integer. */
-function isReference(ref: unknown): ref is string | number {
-  return (typeof ref === 'string' && ref !== '') || (typeof ref === 'number' && Number.isSafeInteger(ref));
-}
-
-function nonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value !== '';
-}
-
-function isStoryLinkMark(node: JsonObject): boolean {
-  if (node.type !== 'link') return false;
-  const attrs = node.attrs;
-  return isJsonObject(attrs) && attrs.linktype === 'story' && nonEmptyString(attrs.uuid);
-}
 
 interface Visit {
   readonly node: JsonContainer;
@@ -144,8 +96,8 @@ interface Visit {
   expanded: boolean;
   children: Array<readonly [string | number, JsonContainer]> | undefined;
   edits: Edit[] | undefined;
-  /** How many missing targets were known when the visit began. */
-  missingBefore: number;
+  /** How many missing targets and assets were known when the visit began. */
+  foundBefore: number;
 }
 
 type FieldKind = 'explicit' | 'detect';
@@ -183,9 +135,11 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
   const linkTargets = new Map<string, LinkTarget>();
   const direct = new Set<string>();
   const missing: MissingTarget[] = [];
-  if (!isContainer(content)) return { steps, relationTargets: [], linkTargets: [], direct, missing };
+  const assets: JsonObject[] = [];
+  if (!isContainer(content)) return { steps, relationTargets: [], linkTargets: [], direct, missing, assets };
 
   const { matcher, detect, links, lookup } = options;
+  const wantAssets = options.assets === true;
   const clean = options.memo?.clean;
   const rootLabel = isJsonObject(content) && nonEmptyString(content.component) ? content.component : 'content';
 
@@ -235,17 +189,8 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     });
   };
 
-  const linkTarget = (uuid: string): LinkTarget | undefined => {
-    const known = linkTargets.get(uuid);
-    if (known) return known;
-    const story = lookup.byUuid(uuid);
-    if (story) return { kind: 'story', uuid, story };
-    const folder = lookup.folderByUuid?.(uuid);
-    return folder ? { kind: 'folder', uuid, folder } : undefined;
-  };
-
   const addLink = (visit: Visit, kind: 'multilink' | 'mark', uuid: string): void => {
-    const target = linkTarget(uuid);
+    const target = linkTargets.get(uuid) ?? linkTarget(uuid, lookup);
     if (!target) {
       addMissing(visit, [], uuid);
       return;
@@ -260,18 +205,10 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     const node = visit.node;
     if (Array.isArray(node)) return undefined;
     if (links) {
-      if (isStoryLinkMark(node)) {
-        addLink(visit, 'mark', (node.attrs as JsonObject).uuid as string);
-      } else if (
-        node.linktype === 'story' &&
-        nonEmptyString(node.id) &&
-        (node.fieldtype === 'multilink' || node.fieldtype === undefined) &&
-        // The `attrs` of a link mark belong to their mark.
-        !(visit.key === 'attrs' && visit.parent && isJsonObject(visit.parent.node) && isStoryLinkMark(visit.parent.node))
-      ) {
-        addLink(visit, 'multilink', node.id);
-      }
+      const link = linkAt(node, visit.key, visit.parent?.node);
+      if (link) addLink(visit, link.kind, link.uuid);
     }
+    if (wantAssets && isAsset(node, Array.isArray(visit.parent?.node))) assets.push(node);
     const component = node.component;
     if (typeof component !== 'string') return undefined;
     const fields = matcher?.get(component);
@@ -281,7 +218,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     return (key) => (fields?.has(key) ? 'explicit' : isBlok && !NOT_RELATIONS.has(key) ? 'detect' : undefined);
   };
 
-  const root: Visit = { node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined, missingBefore: 0 };
+  const root: Visit = { node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined, foundBefore: 0 };
   /** A field of the root that another variant's scan may skip (a link mark's `attrs` depend on their parent). */
   const shareable = (visit: Visit) => visit.parent === root && visit.key !== 'attrs';
   const stack: Array<Visit | FieldTask> = [root];
@@ -299,7 +236,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     if (visit.expanded) {
       stack.pop();
       seen.set(visit.node, visit.edits || visit.children ? COPIED : PLANNED);
-      if (clean && !visit.edits && !visit.children && missing.length === visit.missingBefore && shareable(visit)) clean.add(visit.node);
+      if (clean && !visit.edits && !visit.children && missing.length + assets.length === visit.foundBefore && shareable(visit)) clean.add(visit.node);
       if (visit.edits || visit.children) {
         steps.push({ node: visit.node, children: visit.children ?? [], edits: visit.edits ?? [] });
         if (visit.parent) (visit.parent.children ??= []).push([visit.key, visit.node]);
@@ -319,7 +256,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     }
     seen.set(visit.node, ON_PATH);
     visit.expanded = true;
-    visit.missingBefore = missing.length;
+    visit.foundBefore = missing.length + assets.length;
     const fieldKind = examine(visit);
 
     const node = visit.node;
@@ -342,11 +279,12 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     linkTargets: [...linkTargets.values()],
     direct,
     missing,
+    assets,
   };
 }
 
 function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, seen: ReadonlyMap<object, Seen>): void {
   // A container that holds one of its ancestors: not followed (JSON cannot do this).
   if (!isContainer(value) || seen.get(value) === ON_PATH) return;
-  stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined, missingBefore: 0 });
+  stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined, foundBefore: 0 });
 }

@@ -1,0 +1,18 @@
+/**
+ * Relation and link resolution, the part the local service and the compiler
+ * share: pure functions over stories as stored. What a reference is and what
+ * it names (references), one walk that finds them and plans the copy (scan),
+ * the copy built from the plan (plan), and the shapes of resolved links
+ * (shapes). What differs between the two (the API's limits, depth,
+ * `published`, href refresh) is the caller's policy.
+ */
+export { changedKeys, isContainer, isJsonObject, originalOf, setOwn, shallowCopy } from './json.js';
+export type { JsonContainer, JsonObject } from './json.js';
+export { isNumericId, isUuid, linkTarget, relatedStory, relationMatcher } from './references.js';
+export type { LinkTarget, RelationMatcher, StoryLookup } from './references.js';
+export { scanStory } from './scan.js';
+export type { MissingTarget, Scan, ScanMemo, ScanOptions } from './scan.js';
+export { applyPlan } from './plan.js';
+export type { EditValues } from './plan.js';
+export { LinkShapes } from './shapes.js';
+export type { LinkableRecord, LinkPolicy, LinksMode } from './shapes.js';
