@@ -124,6 +124,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       detectRelations: options.detectRelations ?? false,
       ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
       depth: options.depth ?? 1,
+      publishedView: manifest.views.includes('published'),
     },
   };
   const stateFile = path.join(out, STATE_FILE);

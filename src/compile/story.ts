@@ -37,7 +37,14 @@ export interface StorySetup {
   snapshot: string;
   view: 'published' | 'draft';
   languages: readonly string[];
-  resolve: { relations?: readonly string[]; detectRelations: boolean; links?: LinksMode; depth: number };
+  resolve: {
+    relations?: readonly string[];
+    detectRelations: boolean;
+    links?: LinksMode;
+    depth: number;
+    /** The snapshot holds the published view: its index says which stories have a published version. */
+    publishedView: boolean;
+  };
 }
 
 /** A story reference whose target is missing, with the story it was found in (for the warning). */
@@ -533,6 +540,9 @@ function resolveWith(
       return uuid === undefined ? undefined : byUuid(uuid);
     },
     linkRecord: lookup.linkRecord,
+    // Whether a link target has a published version: the index says when the snapshot holds the
+    // published view; else the target's own fields do.
+    published: (target) => (config.publishedView ? records.row(target.id)?.published : undefined),
   }, memo);
   return { result: resolver.resolve(story), loaded };
 }
