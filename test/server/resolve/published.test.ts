@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW, startTestServer, type TestServer } from '../../helpers/server.js';
+import { admin as adminAt } from '../../sync/support.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,16 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function admin(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.url}/__admin${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(res.status).toBeLessThan(300);
-  return res.json();
-}
-
+const admin = (method: string, route: string, body?: unknown) => adminAt(server.url, method, route, body);
 const link = (uuid: string) => ({ fieldtype: 'multilink', linktype: 'story', id: uuid, url: '', cached_url: '' });
 
 describe('resolve_links=link: published', () => {
