@@ -16,6 +16,8 @@ const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
   --resolve-links M       url, story or link
   --depth N               how deep resolved stories are resolved themselves (default 1)
   --schema FILE           a component schema export to merge into the types
+  --declaration FILE      where the declarations of every content: import go
+                          (default: content.d.ts beside --out; none: not written)
   --full                  regenerate everything
   --threads N             threads of a full compile (default: one per core
                           from 2,000 stories on, at most 8; 1: this one only)
@@ -39,6 +41,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     'resolve-links': { type: 'string' },
     depth: { type: 'string' },
     schema: { type: 'string' },
+    declaration: { type: 'string' },
     full: { type: 'boolean' },
     threads: { type: 'string' },
     json: { type: 'boolean' },
@@ -83,6 +86,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
       ...(links ? { resolveLinks: links as 'url' | 'story' | 'link' } : {}),
       depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
       ...(schema !== undefined ? { schema } : {}),
+      ...(values.declaration !== undefined ? { declaration: values.declaration === 'none' ? false : (values.declaration as string) } : {}),
       full: Boolean(values.full),
       ...(values.threads !== undefined ? { threads: integer(values.threads as string, 'threads', 1, 1, 64) } : {}),
       onProgress: (done, total) => {

@@ -26,7 +26,7 @@
  * output directory (output.ts) and the backlinks (backlinks.ts); this module
  * runs them in order.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Tag } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
@@ -37,6 +37,7 @@ import { PreviousBacklinks } from './backlinks.js';
 import type { CompileContext } from './context.js';
 import {
   CHUNKS,
+  GENERATED_HEADER,
   backlinksChunk,
   backlinksDeclaration,
   backlinksModule,
@@ -59,7 +60,7 @@ import { RUNTIME_FILE, RUNTIME_SOURCE } from './serialize.js';
 import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type State } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
-import { TypeInferrer, emitTypes } from './types/index.js';
+import { TypeInferrer, contentDeclaration, emitTypes } from './types/index.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 export { CompileCache } from './state.js';
@@ -78,6 +79,11 @@ export interface CompileOptions {
   full?: boolean;
   /** Import specifier prefix of the story modules in the declarations (default `content:`, the Vite plugin's). */
   specifierPrefix?: string;
+  /**
+   * Where to write the ambient declarations of every module (`content.d.ts`, see types/ambient.ts);
+   * default: beside the output directory (`.content/content.d.ts` for `.content/modules`); false: none.
+   */
+  declaration?: string | false;
   /** About how many stories share a chunk of the index and backlinks (default 256). */
   chunkSize?: number;
   /**
@@ -104,6 +110,8 @@ export interface CompileResult {
   written: string[];
   deleted: string[];
   warnings: string[];
+  /** The declarations file (absolute), when this compile wrote it. */
+  declaration?: string;
   durationMs: number;
 }
 
@@ -171,6 +179,7 @@ interface Opened {
  */
 async function compileIndex(options: CompileOptions, opened: Opened): Promise<CompileResult> {
   const { started, snapshot, out, manifest, index, setup, stateFile, stamp, prefix } = opened;
+  const declaration = options.declaration === false ? undefined : path.resolve(options.declaration ?? path.join(out, '..', 'content.d.ts'));
   const fingerprint = fingerprintOf(options, setup, prefix);
   const buckets = chunkCount(index.length, options.chunkSize);
 
@@ -197,7 +206,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     invalid?.dirty.size === 0 &&
     invalid.removed.length === 0 &&
     state.snapshotDigests?.datasources === snapshotDigests.datasources &&
-    state.snapshotDigests?.tags === snapshotDigests.tags
+    state.snapshotDigests?.tags === snapshotDigests.tags &&
+    (declaration === undefined || existsSync(declaration))
   ) {
     // Nothing changed since the last compile: every file is as it should be.
     if (last.kept && stamp !== undefined) options.cache?.keep(stateFile, last.kept, stamp);
@@ -242,7 +252,9 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     if (lists) output.write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });
   const types = typeModel(ctx, inferOptions);
-  for (const [rel, text] of sharedFiles(types.model, buckets, setup.languages, readDatasources(snapshot), readTags(snapshot, setup.view))) output.write(rel, text);
+  const shared = sharedFiles(types.model, buckets, setup.languages, readDatasources(snapshot), readTags(snapshot, setup.view));
+  for (const [rel, text] of shared) output.write(rel, text);
+  const declared = declaration !== undefined && writeIfChanged(declaration, declarationFile(shared, prefix, relativeDir(path.dirname(declaration), out)));
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   // (An incremental compile changed the last compile's set of modules: it knows which it dropped.)
@@ -262,8 +274,39 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     written: state ? output.written.sort() : sortedWithModules(output.written, result.withModules),
     deleted,
     warnings: warning ? [warning] : [],
+    ...(declared ? { declaration } : {}),
     durationMs: performance.now() - started,
   };
+}
+
+/**
+ * content.d.ts: each shared module that has declarations (`index.d.ts`, and `types.ts`, which
+ * holds only types) declared under its import specifier, and the story modules' chunks referenced.
+ */
+function declarationFile(shared: ReadonlyArray<readonly [string, string]>, prefix: string, modulesDir: string): string {
+  const modules = shared
+    .filter(([rel]) => (rel.endsWith('.d.ts') && rel !== 'stories.d.ts') || rel === 'types.ts')
+    .map(([rel, declarations]) => ({ name: rel.replace(/\.d\.ts$|\.ts$/, ''), declarations }));
+  return contentDeclaration({ prefix, modulesDir, modules, references: ['stories.d.ts'], header: GENERATED_HEADER });
+}
+
+/** `./<path>/` from one directory to another, with `/` (an import path). */
+function relativeDir(from: string, to: string): string {
+  const rel = path.relative(from, to).split(path.sep).join('/');
+  if (path.isAbsolute(rel)) return `${rel}/`;
+  return rel === '' ? './' : rel.startsWith('..') ? `${rel}/` : `./${rel}/`;
+}
+
+/** Writes a file unless it already holds `text`; true when it wrote. */
+function writeIfChanged(file: string, text: string): boolean {
+  try {
+    if (readFileSync(file, 'utf8') === text) return false;
+  } catch {
+    // None yet.
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return true;
 }
 
 /** What the output depends on besides the snapshot: a state compiled with another fingerprint is not resumed from. */

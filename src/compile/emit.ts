@@ -249,18 +249,19 @@ export async function getStory(fullSlug, lang = 'default') {
 `;
 }
 
+/**
+ * index.d.ts: the index module's types. It refers to the other generated files by `import("./...")`
+ * types and has no import statements, so the same text also declares the module inside content.d.ts
+ * (see types/ambient.ts).
+ */
 export function indexDeclaration(buckets: number, storyTypes: ReadonlyMap<string, string>): string {
-  const names = [...new Set(storyTypes.values())].sort();
-  const typeLines = [...storyTypes.keys()].sort().map((c) => `  ${stringLiteral(c)}: ${storyTypes.get(c)};`).join('\n');
-  return `${GENERATED_HEADER}import type { AnyStory${names.map((n) => `, ${n}`).join('')} } from './types.js';
-${range(buckets)
-  .map((b) => `import type { Slugs as S${b} } from './${CHUNKS.entries(b)}';`)
-  .join('\n')}
-/** The story type of each content type, by component name. */
+  const types = (name: string) => `import(${stringLiteral('./types.js')}).${name}`;
+  const typeLines = [...storyTypes.keys()].sort().map((c) => `  ${stringLiteral(c)}: ${types(storyTypes.get(c)!)};`).join('\n');
+  return `${GENERATED_HEADER}/** The story type of each content type, by component name. */
 export interface StoryTypes {
 ${typeLines}${typeLines ? '\n' : ''}}
 export type ComponentName = keyof StoryTypes & string;
-export type StoryOf<C extends string> = C extends keyof StoryTypes ? StoryTypes[C] : AnyStory;
+export type StoryOf<C extends string> = C extends keyof StoryTypes ? StoryTypes[C] : ${types('AnyStory')};
 /** Metadata of a story in one language; the body loads with \`load(entry)\`. */
 export interface StoryEntry<C extends string = ComponentName> {
   id: number;
@@ -281,7 +282,7 @@ export interface StoryEntry<C extends string = ComponentName> {
 }
 /** The content type of every full slug of the snapshot (language variants carry their prefix). */
 export type SlugComponents = ${range(buckets)
-    .map((b) => `S${b}`)
+    .map((b) => `import(${stringLiteral(`./${CHUNKS.entries(b)}`)}).Slugs`)
     .join(' & ')};
 /** Every full slug of the snapshot and its story type. */
 export type SlugMap = { [S in keyof SlugComponents]: StoryOf<SlugComponents[S] & string> };
@@ -295,7 +296,7 @@ export declare function byTag(tag: string, lang?: string): StoryEntry[];
 export declare function bySlug(fullSlug: string, lang?: string): StoryEntry | undefined;
 export declare function byUuid(uuid: string, lang?: string): StoryEntry | undefined;
 export declare function getStory<S extends keyof SlugMap>(fullSlug: S, lang?: string): Promise<SlugMap[S]>;
-export declare function getStory(fullSlug: string, lang?: string): Promise<AnyStory | undefined>;
+export declare function getStory(fullSlug: string, lang?: string): Promise<${types('AnyStory')} | undefined>;
 `;
 }
 

@@ -12,6 +12,7 @@ import { Observer, adoptStoryCounts, canonical, emptyState, mergeState } from '.
 import type { InferState, ObserveConfig } from './stats.js';
 
 export { emitTypes, printType } from './emit.js';
+export { contentDeclaration } from './ambient.js';
 export { STAND_IN } from './stats.js';
 export { pascalCase } from './names.js';
 export type { ComponentModel, FieldModel, NamedShape, TypeExpr, TypeModel } from './model.js';

@@ -1,0 +1,146 @@
+/**
+ * content.d.ts: one include line types every `content:` import, with no `paths`. A small app
+ * imports each module the plugin serves and is checked by the real tsc under the module
+ * resolutions apps use (Bundler as create-vite sets it up, Node10, NodeNext) and with a
+ * `/// <reference path>` instead of the include; wrong uses must fail.
+ */
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compile } from '../../../src/compile/index.js';
+import { sync } from '../../../src/sync/index.js';
+import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
+import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
+import { tscProject } from './helpers.js';
+
+let server: TestServer;
+let snapshot: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  snapshot = path.join(await tempDir('content-dts'), 'snapshot');
+  await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, ...unpaced() });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await removeTempDirs();
+});
+
+/** Every module the plugin serves, used as an app would (types only where `verbatimModuleSyntax` wants them). */
+const APP = `import { byComponent, entries, getStory, languages, load, type StoryEntry } from 'content:index';
+import story, { de } from 'content:stories/12';
+import { datasources, label } from 'content:datasources';
+import { tags, type TagName } from 'content:tags';
+import { backlinks, backlinksOf } from 'content:backlinks';
+import type { ArticleStory, AuthorContent, ContentTypes } from 'content:types';
+
+export const title: string = story.content.title;
+export const german: ArticleStory = de;
+const first: StoryEntry<'article'> | undefined = byComponent('article', 'de')[0];
+export const component: 'article' | undefined = first?.component;
+export async function bodies(): Promise<string[]> {
+  const post: ArticleStory = await getStory('blog/first-post');
+  const loaded = first ? await load(first) : post;
+  return [post.content.title, loaded.content.title, ...languages, ...entries.map((e) => e.full_slug)];
+}
+export const colour: string | undefined = label('colors', 'red', 'de');
+export const names: string[] = datasources.colors.entries.map((e) => e.name);
+export const tagNames: TagName[] = tags.map((t) => t.name);
+export const referrers: string[] = [...backlinksOf(story.uuid), ...(backlinks[story.uuid] ?? [])];
+export const author = (c: AuthorContent): string => c.name;
+export type Page = ContentTypes['page'];
+`;
+
+/** Each line must fail on its own. */
+const WRONG = [
+  `import { nothing } from 'content:index';`,
+  `import story from 'content:stories/12'; export const n: number = story.content.title;`,
+  `import { label } from 'content:datasources'; label('no-such-datasource', 'red');`,
+  `import type { NoSuchStory } from 'content:types'; export type X = NoSuchStory;`,
+  `import { getStory } from 'content:index'; export const p: Promise<import('content:types').AuthorStory> = getStory('blog/first-post');`,
+];
+
+const BUNDLER = {
+  // As create-vite 9's templates set it up (vanilla-ts: tsconfig.json; react-ts, vue-ts: tsconfig.app.json),
+  // less `types: ["vite/client"]` (no Vite beside this app).
+  target: 'es2023',
+  module: 'esnext',
+  lib: ['ES2023', 'DOM'],
+  allowArbitraryExtensions: true,
+  skipLibCheck: true,
+  moduleResolution: 'bundler',
+  allowImportingTsExtensions: true,
+  verbatimModuleSyntax: true,
+  moduleDetection: 'force',
+  noEmit: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+  erasableSyntaxOnly: true,
+  noFallthroughCasesInSwitch: true,
+  strict: true,
+};
+const NODE10 = { target: 'ES2022', module: 'ESNext', moduleResolution: 'Node10', strict: true, noEmit: true, types: [] };
+const NODENEXT = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [], skipLibCheck: false };
+
+interface Setup {
+  name: string;
+  compilerOptions: Record<string, unknown>;
+  /** How the app takes in the declarations. */
+  via: 'include' | 'reference';
+}
+
+const SETUPS: Setup[] = [
+  { name: 'Bundler (create-vite), include', compilerOptions: BUNDLER, via: 'include' },
+  { name: 'Node10, include', compilerOptions: NODE10, via: 'include' },
+  { name: 'NodeNext, /// <reference path>', compilerOptions: NODENEXT, via: 'reference' },
+];
+
+/** An app beside `.content/`, its tsconfig naming the declarations one way or the other. */
+async function app(root: string, setup: Setup, files: Record<string, string>): Promise<void> {
+  await fs.mkdir(path.join(root, 'src'), { recursive: true });
+  await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  const include = setup.via === 'include' ? ['src', '.content/content.d.ts'] : ['src'];
+  await fs.writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: setup.compilerOptions, include }, null, 2));
+  if (setup.via === 'reference') files = { ...files, 'env.d.ts': '/// <reference path="../.content/content.d.ts" />\n' };
+  for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(root, 'src', name), text);
+}
+
+describe('content.d.ts', () => {
+  it('is written beside the modules, and rewritten only when it changes', async () => {
+    const root = await tempDir('content-dts-app');
+    const out = path.join(root, '.content', 'modules');
+    const first = await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' });
+    const file = path.join(root, '.content', 'content.d.ts');
+    expect(first.declaration).toBe(file);
+    const text = readFileSync(file, 'utf8');
+    for (const name of ['index', 'datasources', 'tags', 'backlinks', 'types']) expect(text).toContain(`declare module "content:${name}" {`);
+    expect(text).toContain('/// <reference path="./modules/stories.d.ts" />');
+    const again = await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' });
+    expect(again.declaration).toBeUndefined();
+    // Gone while nothing else changed: the next compile writes it again.
+    await fs.rm(file);
+    expect((await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' })).declaration).toBe(file);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    // Elsewhere, or not at all.
+    const elsewhere = path.join(root, 'types', 'content.d.ts');
+    await compile({ snapshot, out: path.join(root, 'other'), declaration: elsewhere });
+    expect(readFileSync(elsewhere, 'utf8')).toContain('/// <reference path="../other/stories.d.ts" />');
+    await compile({ snapshot, out: path.join(root, 'none', 'modules'), declaration: false });
+    expect(existsSync(path.join(root, 'none', 'content.d.ts'))).toBe(false);
+  }, 60_000);
+
+  for (const setup of SETUPS) {
+    it(`types every content: import of an app with one line, no paths: ${setup.name}`, async () => {
+      const root = await tempDir('content-dts-app');
+      await compile({ snapshot, out: path.join(root, '.content', 'modules'), resolveRelations: ['article.author'], resolveLinks: 'url' });
+      // One run: the app must check clean, and each wrong use must fail on its own.
+      const wrong = Object.fromEntries(WRONG.map((text, i) => [`wrong${i}.ts`, `${text}\nexport {};\n`]));
+      await app(root, setup, { 'main.ts': APP, ...wrong });
+      const { output } = await tscProject(root);
+      const errors = output.split('\n').filter((line) => /\): error /.test(line));
+      expect(errors.filter((line) => !/^src\/wrong\d+\.ts\(/.test(line))).toEqual([]);
+      for (let i = 0; i < WRONG.length; i++) expect(output, WRONG[i]).toMatch(new RegExp(`src/wrong${i}\\.ts\\(\\d+,\\d+\\): error`));
+    }, 120_000);
+  }
+});
