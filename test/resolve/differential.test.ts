@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settled } from '../../src/compile/compile.js';
 import { compile } from '../../src/compile/index.js';
 import type { LinksMode } from '../../src/resolve/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -111,7 +110,6 @@ describe('the service (v2) and the compiler resolve alike', () => {
       for (const mode of MODES) {
         const out = path.join(dir, `out-${view}-${mode}`);
         await compile({ snapshot, out, view, resolveRelations: RELATIONS, resolveLinks: mode, depth: 1 });
-        await settled();
         const list = await server.api('/v2/cdn/stories', { version: view, per_page: '100' }, PREVIEW);
         expect(list.status).toBe(200);
         expected += list.body.stories.length * LANGS.length;
