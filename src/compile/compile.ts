@@ -33,6 +33,7 @@ import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp } from '../snapshot/read.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
+import { openForReading } from '../snapshot/transaction.js';
 import { PreviousBacklinks } from './backlinks.js';
 import type { CompileContext } from './context.js';
 import {
@@ -115,8 +116,17 @@ export interface CompileResult {
   durationMs: number;
 }
 
-
 export async function compile(options: CompileOptions): Promise<CompileResult> {
+  // No commit changes the snapshot while the compile reads it (a commit under way is waited for).
+  const reading = await openForReading(path.resolve(options.snapshot));
+  try {
+    return await compileSnapshot(options);
+  } finally {
+    await reading.close();
+  }
+}
+
+async function compileSnapshot(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);

@@ -16,7 +16,7 @@ import {
   WorkflowStage,
   type SpaceData,
 } from './format.js';
-import { recoverSnapshot } from './transaction.js';
+import { SnapshotBusyError, openForReading } from './transaction.js';
 
 export class SpaceDirectoryError extends Error {
   override name = 'SpaceDirectoryError';
@@ -134,9 +134,18 @@ export async function readManifest(dir: string): Promise<Manifest | undefined> {
 
 /** Loads a whole space directory. */
 export async function readSpaceDirectory(dir: string): Promise<SpaceData> {
-  // A transaction a killed writer left behind is finished or discarded first.
-  const state = await recoverSnapshot(dir).catch(() => 'clean' as const);
-  if (state === 'busy') throw new SpaceDirectoryError(`${dir} is being written by another process; try again when it is done`);
+  // A commit under way is waited for (one a killed writer left, finished), and none starts until the whole directory is read.
+  const reading = await openForReading(dir).catch((err: unknown) => {
+    throw err instanceof SnapshotBusyError ? new SpaceDirectoryError(err.message) : err;
+  });
+  try {
+    return await readOpened(dir);
+  } finally {
+    await reading.close();
+  }
+}
+
+async function readOpened(dir: string): Promise<SpaceData> {
   const spaceFile = path.join(dir, FILES.space);
   try {
     await fs.access(spaceFile);

@@ -1,52 +1,39 @@
 /**
  * Atomic changes to a snapshot directory, whatever their size.
  *
- * A transaction stages every new file under `<dir>/.txn/files/`, then writes
- * the list of puts and deletes to `.txn/plan.json` and renames it to
- * `.txn/COMMIT`: that rename is the commit point. Applying renames each staged
- * file over its target and unlinks the deletes, the manifest last. A process
- * killed at any instant leaves either no COMMIT (the staging is discarded on
- * the next open: the old snapshot stands) or a COMMIT (the next open finishes
- * applying it: the new snapshot stands). Every open runs that recovery first,
- * so a reader never sees a mix.
- *
- * `.txn/LOCK` holds the writer's pid: one writer at a time, and recovery
- * leaves a live writer's transaction alone.
+ * A writer first takes the directory's lock (see lock.ts), then finishes or
+ * discards a journal a killed writer left, then stages every new file under
+ * `<dir>/.txn/files/`. To commit, it checks that every staged file is there,
+ * writes the list of puts and deletes to `.txn/plan.json` (from then on no
+ * compile starts reading: see openForReading), waits for the compiles reading
+ * the directory to finish, and renames the plan to `.txn/COMMIT`: that rename
+ * is the commit point. Applying renames each staged file over its target and
+ * unlinks the deletes, the manifest last. A process killed at any instant
+ * leaves either no COMMIT (the staging is discarded by the next writer: the
+ * old snapshot stands) or a COMMIT (the next writer or reader finishes
+ * applying it: the new snapshot stands). Only the holder of the lock touches
+ * `.txn`, and a journal is deleted by first renaming it to a name of the
+ * deleting process's own, so nothing deletes another process's journal.
  */
-import { existsSync, promises as fs, constants as fsc } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { FILES } from './format.js';
+import { LOCK_FILE, ReaderMark, SnapshotBusyError, SnapshotLockedError, WriterLock, liveReaders, lockHolder, newOwner, processRunning, sleep, sweep, transientName } from './lock.js';
+
+export { SnapshotBusyError, SnapshotLockedError } from './lock.js';
 
 const TXN = '.txn';
+const PLAN = 'plan.json';
+const COMMIT = 'COMMIT';
+
+/** How long a commit waits for the compiles reading the directory, and a compile for a commit under way. */
+export const WAIT_FOR_READERS_MS = 120_000;
+export const WAIT_FOR_COMMIT_MS = 60_000;
 
 interface Plan {
   puts: string[];
   deletes: string[];
-}
-
-export class SnapshotLockedError extends Error {
-  override name = 'SnapshotLockedError';
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function lockHolder(dir: string): Promise<number | undefined> {
-  try {
-    const pid = Number((await fs.readFile(path.join(dir, TXN, 'LOCK'), 'utf8')).trim());
-    return isAlive(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Rejects relative paths that would leave the snapshot. */
@@ -58,7 +45,11 @@ function safeRelative(rel: string): string {
   return normal;
 }
 
-async function apply(dir: string, plan: Plan): Promise<void> {
+/**
+ * Moves the journal's staged files into place. `resuming`: finishing a commit a killed writer
+ * began, whose puts may already be in place; otherwise a staged file that is missing is an error.
+ */
+async function apply(dir: string, plan: Plan, resuming: boolean): Promise<void> {
   const staged = path.join(dir, TXN, 'files');
   const made = new Set<string>();
   const puts = [...plan.puts.filter((p) => p !== FILES.manifest), ...plan.puts.filter((p) => p === FILES.manifest)];
@@ -72,8 +63,12 @@ async function apply(dir: string, plan: Plan): Promise<void> {
     try {
       await fs.rename(path.join(staged, rel), target);
     } catch (err) {
-      // Already moved by an earlier, interrupted application.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // Moved by the interrupted application this one finishes.
+      if (resuming && existsSync(target)) continue;
+      throw new Error(
+        `${path.join(staged, rel)} is missing from the commit of ${dir}; the snapshot may be incomplete: run \`content-sync sync --full\``,
+      );
     }
   }
   for (const rel of plan.deletes) {
@@ -81,70 +76,168 @@ async function apply(dir: string, plan: Plan): Promise<void> {
   }
 }
 
+/** Deletes the journal of `dir`, first renamed to a name of this process's own (see the top of this file). */
+async function discardJournal(dir: string): Promise<void> {
+  const aside = path.join(dir, transientName(TXN, newOwner()));
+  try {
+    await fs.rename(path.join(dir, TXN), aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  await fs.rm(aside, { recursive: true, force: true });
+}
+
+/** Finishes or discards the journal a killed writer left, under the lock; what it did. */
+async function recoverJournal(dir: string): Promise<'clean' | 'rolled-forward' | 'rolled-back'> {
+  await sweep(dir);
+  const txn = path.join(dir, TXN);
+  if (!existsSync(txn)) return 'clean';
+  // A journal of an earlier version, whose writer named itself in it.
+  const legacy = Number((await fs.readFile(path.join(txn, 'LOCK'), 'utf8').catch(() => '')).trim());
+  if (processRunning(legacy)) {
+    throw new SnapshotLockedError(`${dir} is being written by process ${legacy} (an earlier version of content-sync); wait for it to finish`);
+  }
+  const commit = path.join(txn, COMMIT);
+  if (existsSync(commit)) {
+    await apply(dir, JSON.parse(await fs.readFile(commit, 'utf8')) as Plan, true);
+    await discardJournal(dir);
+    return 'rolled-forward';
+  }
+  await discardJournal(dir);
+  return 'rolled-back';
+}
+
+/** Whether a commit of `dir` is under way: its plan or its commit point is on disk. */
+const committing = (dir: string): boolean => existsSync(path.join(dir, TXN, PLAN)) || existsSync(path.join(dir, TXN, COMMIT));
+
 /**
  * Finishes or discards a transaction a dead writer left behind, and says what
  * it did. A live writer that is still staging is left alone ('staging': the
- * snapshot is readable as it is); one that is applying its commit is waited
- * for, up to `waitMs` ('busy' past that).
+ * snapshot is readable as it is); one that is committing is waited for, up to
+ * `waitMs` ('busy' past that).
  */
 export async function recoverSnapshot(
   dir: string,
-  waitMs = 30_000,
+  waitMs = WAIT_FOR_COMMIT_MS,
 ): Promise<'clean' | 'rolled-forward' | 'rolled-back' | 'staging' | 'busy'> {
-  const txn = path.join(dir, TXN);
   const deadline = Date.now() + waitMs;
   for (;;) {
-    // Synchronous: one stat, which on the thread pool would cost a round trip (every sync and compile asks first).
-    if (!existsSync(txn)) return 'clean';
+    // Synchronous: two stats, which on the thread pool would cost a round trip each (every sync and compile asks first).
+    // A lock without a journal is a writer's about to make one, or a killed writer's (then removed here).
+    if (!existsSync(path.join(dir, TXN)) && !existsSync(path.join(dir, LOCK_FILE))) return 'clean';
+    let lock: WriterLock;
+    try {
+      lock = await WriterLock.take(dir);
+    } catch (err) {
+      if (!(err instanceof SnapshotLockedError)) throw err;
+      // A live writer still staging: the snapshot itself is untouched and readable.
+      if (!committing(dir)) return 'staging';
+      if (Date.now() > deadline) return 'busy';
+      await sleep(20);
+      continue;
+    }
+    try {
+      return await recoverJournal(dir);
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+/** A compile's hold on a snapshot: while it is open, no commit changes the directory. */
+export interface SnapshotReading {
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `dir` for reading a consistent snapshot: waits for a commit under way
+ * (finishing one a killed writer left), then leaves a reader's mark, which a
+ * writer waits for before its commit point. A SnapshotBusyError when a commit
+ * is not done within `waitMs`.
+ */
+export async function openForReading(dir: string, waitMs = WAIT_FOR_COMMIT_MS): Promise<SnapshotReading> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (!existsSync(dir)) return { close: async () => undefined };
+    // The mark first, then the look at the journal: a writer writes its plan first, then looks
+    // for marks, so either this reader sees the plan or the writer sees the mark.
+    const mark = await ReaderMark.leave(dir).catch((err: NodeJS.ErrnoException) => {
+      // A directory this process may not write (a read-only copy): nobody else writes it either, as a rule.
+      if (err.code === 'EROFS' || err.code === 'EACCES' || err.code === 'EPERM') return undefined;
+      throw err;
+    });
+    if (!committing(dir)) return { close: async () => mark?.remove() };
+    await mark?.remove();
     const holder = await lockHolder(dir);
-    if (holder === undefined || holder === process.pid) break;
-    // A live writer still staging: the snapshot itself is untouched and readable.
-    if (!existsSync(path.join(txn, 'COMMIT'))) return 'staging';
-    if (Date.now() > deadline) return 'busy';
-    await new Promise((r) => setTimeout(r, 50));
+    if (!holder) {
+      // A killed writer's commit: finished (or its plan discarded) here.
+      await recoverSnapshot(dir, 0);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new SnapshotBusyError(
+        `${dir} is being committed by process ${holder.pid}, not done within ${Math.round(waitMs / 1000)} s; the compile did not start (its output is unchanged); try again`,
+      );
+    }
+    await sleep(20);
   }
-  const commit = path.join(txn, 'COMMIT');
-  if (existsSync(commit)) {
-    const plan = JSON.parse(await fs.readFile(commit, 'utf8')) as Plan;
-    await apply(dir, plan);
-    await fs.rm(txn, { recursive: true, force: true });
-    return 'rolled-forward';
+}
+
+/** A write to a snapshot that failed (a full disk, no permission): says which snapshot, and that the previous one is intact. */
+export class SnapshotWriteError extends Error {
+  override name = 'SnapshotWriteError';
+  readonly code: string | undefined;
+
+  constructor(dir: string, err: unknown, committed = false) {
+    const cause = err as NodeJS.ErrnoException;
+    super(
+      committed
+        ? `the commit of the snapshot in ${dir} was interrupted (${cause.message}); the new snapshot is committed and the next sync or compile finishes putting it in place`
+        : `cannot write the snapshot in ${dir} (${cause.message}); nothing was committed: the previous snapshot is intact`,
+      { cause },
+    );
+    this.code = cause.code;
   }
-  await fs.rm(txn, { recursive: true, force: true });
-  return 'rolled-back';
 }
 
 export class SnapshotTransaction {
   readonly #dir: string;
+  readonly #lock: WriterLock;
   readonly #puts = new Set<string>();
   readonly #deletes = new Set<string>();
   readonly #made = new Set<string>();
   #done = false;
 
-  private constructor(dir: string) {
+  private constructor(dir: string, lock: WriterLock) {
     this.#dir = dir;
+    this.#lock = lock;
   }
 
-  /** Opens a transaction on `dir` (created if missing), after recovering any left behind. */
+  /**
+   * Opens a transaction on `dir` (created if missing): takes its lock (a SnapshotLockedError
+   * when a live process holds it), then finishes or discards a journal a killed writer left.
+   */
   static async begin(dir: string): Promise<SnapshotTransaction> {
     await fs.mkdir(dir, { recursive: true });
-    const state = await recoverSnapshot(dir);
-    if (state === 'busy' || state === 'staging') {
-      throw new SnapshotLockedError(`${dir} is being written by process ${await lockHolder(dir)}; wait for it to finish`);
-    }
-    const txn = path.join(dir, TXN);
-    await fs.mkdir(path.join(txn, 'files'), { recursive: true });
+    const lock = await WriterLock.take(dir);
     try {
-      const handle = await fs.open(path.join(txn, 'LOCK'), fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
+      await recoverJournal(dir);
+      await fs.mkdir(path.join(dir, TXN, 'files'), { recursive: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new SnapshotLockedError(`${dir} is being written by another process; wait for it to finish`);
-      }
+      await lock.release();
       throw err;
     }
-    return new SnapshotTransaction(dir);
+    return new SnapshotTransaction(dir, lock);
+  }
+
+  /** Runs a write to the staging; its failure names the snapshot and says the previous one is intact. */
+  async #staging<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      throw (err as NodeJS.ErrnoException).code ? new SnapshotWriteError(this.#dir, err) : err;
+    }
   }
 
   get dir(): string {
@@ -157,10 +250,10 @@ export class SnapshotTransaction {
     const file = path.join(this.#dir, TXN, 'files', safe);
     const parent = path.dirname(file);
     if (!this.#made.has(parent)) {
-      await fs.mkdir(parent, { recursive: true });
+      await this.#staging(() => fs.mkdir(parent, { recursive: true }));
       this.#made.add(parent);
     }
-    await fs.writeFile(file, text);
+    await this.#staging(() => fs.writeFile(file, text));
     this.#deletes.delete(safe);
     this.#puts.add(safe);
   }
@@ -175,11 +268,11 @@ export class SnapshotTransaction {
     const file = path.join(this.#dir, TXN, 'files', safe);
     const parent = path.dirname(file);
     if (!this.#made.has(parent)) {
-      await fs.mkdir(parent, { recursive: true });
+      await this.#staging(() => fs.mkdir(parent, { recursive: true }));
       this.#made.add(parent);
     }
     const hash = createHash('sha256');
-    const handle = await fs.open(file, 'w');
+    const handle = await this.#staging(() => fs.open(file, 'w'));
     try {
       // Pieces are gathered into chunks of about a megabyte, each hashed and written as one buffer.
       let batch: Uint8Array[] = [];
@@ -189,7 +282,7 @@ export class SnapshotTransaction {
         batch = [];
         size = 0;
         hash.update(chunk);
-        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
+        for (let at = 0; at < chunk.length; ) at += (await this.#staging(() => handle.write(chunk, at))).bytesWritten;
       };
       for await (const piece of pieces) {
         const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
@@ -199,7 +292,7 @@ export class SnapshotTransaction {
       }
       if (size) await flush();
     } finally {
-      await handle.close();
+      await this.#staging(() => handle.close());
     }
     const digest = hash.digest('hex');
     if (unless !== undefined && digest === unless) {
@@ -229,26 +322,75 @@ export class SnapshotTransaction {
     return { puts: [...this.#puts].sort(), deletes: [...this.#deletes].sort() };
   }
 
-  /** Makes every staged change visible, atomically. */
-  async commit(): Promise<void> {
+  /**
+   * Makes every staged change visible, atomically (see the top of this file). Waits up to
+   * `waitForReadersMs` for the compiles reading the directory; a SnapshotBusyError past that,
+   * with nothing committed.
+   */
+  async commit({ waitForReadersMs = WAIT_FOR_READERS_MS }: { waitForReadersMs?: number } = {}): Promise<void> {
     if (this.#done) throw new Error('transaction already finished');
     const txn = path.join(this.#dir, TXN);
     const plan: Plan = this.changes;
-    const planFile = path.join(txn, 'plan.json');
-    const handle = await fs.open(planFile, 'w');
-    await handle.writeFile(JSON.stringify(plan));
-    await handle.sync();
-    await handle.close();
-    await fs.rename(planFile, path.join(txn, 'COMMIT'));
-    await apply(this.#dir, plan);
-    await fs.rm(txn, { recursive: true, force: true });
+    await this.#checkStaged(plan);
+    const planFile = path.join(txn, PLAN);
+    await this.#staging(async () => {
+      const handle = await fs.open(planFile, 'w');
+      try {
+        await handle.writeFile(JSON.stringify(plan));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
+    await this.#waitForReaders(waitForReadersMs);
+    await this.#staging(() => fs.rename(planFile, path.join(txn, COMMIT)));
+    // Committed: whatever happens now, the journal stays until the new snapshot is in place.
     this.#done = true;
+    try {
+      await apply(this.#dir, plan, false);
+      await discardJournal(this.#dir);
+    } catch (err) {
+      throw (err as NodeJS.ErrnoException).code ? new SnapshotWriteError(this.#dir, err, true) : err;
+    } finally {
+      await this.#lock.release();
+    }
   }
 
-  /** Discards every staged change. */
+  /** Fails loudly, before the commit point, when a file this transaction staged is not in the staging. */
+  async #checkStaged(plan: Plan): Promise<void> {
+    const root = path.join(this.#dir, TXN, 'files');
+    const present = new Set((await fs.readdir(root, { recursive: true }).catch(() => [] as string[])).map((p) => p.split(path.sep).join('/')));
+    const missing = plan.puts.filter((rel) => !present.has(rel));
+    if (missing.length) {
+      throw new Error(
+        `${missing.length} staged file(s) of the snapshot in ${this.#dir} vanished before the commit (${missing.slice(0, 3).join(', ')}): something else wrote ${path.join(this.#dir, TXN)}; nothing was committed: the previous snapshot is intact`,
+      );
+    }
+  }
+
+  /** Waits until no live process has a reader's mark on the directory (see openForReading). */
+  async #waitForReaders(waitMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const readers = liveReaders(this.#dir);
+      if (!readers.length) return;
+      if (Date.now() > deadline) {
+        throw new SnapshotBusyError(
+          `cannot commit the snapshot in ${this.#dir}: ${readers.join(', ')} still reading it after ${Math.round(waitMs / 1000)} s; nothing was committed: the previous snapshot is intact; sync again when the compile is done`,
+        );
+      }
+      await sleep(20);
+    }
+  }
+
+  /** Discards every staged change and gives the lock up. */
   async abort(): Promise<void> {
     if (this.#done) return;
     this.#done = true;
-    await fs.rm(path.join(this.#dir, TXN), { recursive: true, force: true });
+    try {
+      await discardJournal(this.#dir);
+    } finally {
+      await this.#lock.release();
+    }
   }
 }

@@ -302,10 +302,17 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
 
 /**
  * The rows file of a snapshot that has none (written by an older version), for an unchanged
- * sync: read off the stories index as it stands, in a transaction of its own. Compiles read it
+ * sync: read off the stories index as it stands, in the sync's transaction. Compiles read it
  * instead of scanning the index; nothing else changes.
  */
-async function addMissingRows(out: string, state: SnapshotState): Promise<void> {
+async function addMissingRows(txn: SnapshotTransaction, state: SnapshotState): Promise<void> {
+  const text = await missingRowsText(txn.dir, state);
+  if (text === undefined) return txn.abort();
+  await txn.put(INDEX_FILES.storyRows, text);
+  await txn.commit();
+}
+
+async function missingRowsText(out: string, state: SnapshotState): Promise<string | undefined> {
   const digest = (state.manifest.digests as Record<string, string> | undefined)?.stories;
   if (!digest || existsSync(path.join(out, INDEX_FILES.storyRows))) return;
   let bytes: Buffer;
@@ -326,15 +333,7 @@ async function addMissingRows(out: string, state: SnapshotState): Promise<void> 
     },
     digest,
   );
-  if (!text) return;
-  const txn = await SnapshotTransaction.begin(out);
-  try {
-    await txn.put(INDEX_FILES.storyRows, text);
-    await txn.commit();
-  } catch (err) {
-    await txn.abort();
-    throw err;
-  }
+  return text;
 }
 
 /** Splits entries into batches whose by_ids + by_slugs fit a URL comfortably. */
@@ -508,6 +507,22 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
   };
 
   for (let passNo = 1; ; passNo++) {
+    // The lock first: the state read next is then the one this sync's commit replaces.
+    const txn = await SnapshotTransaction.begin(out);
+    try {
+      return await syncPass(txn, passNo);
+    } catch (err) {
+      await txn.abort();
+      if (err instanceof Moved && passNo < maxPasses) continue;
+      forgetState(out);
+      if (err instanceof Moved) {
+        throw new SyncError(`published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`);
+      }
+      throw err;
+    }
+  }
+
+  async function syncPass(txn: SnapshotTransaction, passNo: number): Promise<SyncResult> {
     // Read even with --full: the old index names the files of stories that are gone.
     const state = await loadState(out);
     progress.phase = 'space';
@@ -554,11 +569,10 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
     const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
     if (incremental && !options.events?.length && state!.manifest.cv === space.version && !assetsMissing) {
-      await addMissingRows(out, state!);
+      await addMissingRows(txn, state!);
       return result('unchanged');
     }
 
-    const txn = await SnapshotTransaction.begin(out);
     const pass: Pass = {
       client,
       fetcher: new SpaceFetcher(client, space),
@@ -582,37 +596,27 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       for (const [id, e] of state.stories) pass.stories.set(id, e);
       for (const [id, d] of state.datasources) pass.datasources.set(id, d);
     }
-    try {
-      let tagsText: string | undefined;
-      if (!incremental) {
-        await fetchAllStories(pass);
-        await fetchDatasources(pass);
-        tagsText = await fetchTags(pass);
-      } else if (options.events?.length) {
-        const named = await applyEvents(pass, state!, options.events);
-        if (named.census) await census(pass, state!);
-        if (named.datasources.size) await fetchDatasources(pass, named.datasources);
-        if (pass.changed.size || pass.removed.size) tagsText = await fetchTags(pass);
-      } else {
-        await census(pass, state!);
-        await fetchDatasources(pass);
-        tagsText = await fetchTags(pass);
-      }
-      checkMoved(pass);
-      // v1 answers carry no cache version and never redirect: ask the space again before committing.
-      if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
-      const assets = options.assets && (await localizeAssets(pass, out, options));
-      const { tagsChanged } = await finish(pass, out, tagsText, now());
-      return { ...result(incremental ? 'incremental' : 'full', pass, tagsChanged), ...(assets ? { assets } : {}) };
-    } catch (err) {
-      await txn.abort();
-      if (err instanceof Moved && passNo < maxPasses) continue;
-      forgetState(out);
-      if (err instanceof Moved) {
-        throw new SyncError(`published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`);
-      }
-      throw err;
+    let tagsText: string | undefined;
+    if (!incremental) {
+      await fetchAllStories(pass);
+      await fetchDatasources(pass);
+      tagsText = await fetchTags(pass);
+    } else if (options.events?.length) {
+      const named = await applyEvents(pass, state!, options.events);
+      if (named.census) await census(pass, state!);
+      if (named.datasources.size) await fetchDatasources(pass, named.datasources);
+      if (pass.changed.size || pass.removed.size) tagsText = await fetchTags(pass);
+    } else {
+      await census(pass, state!);
+      await fetchDatasources(pass);
+      tagsText = await fetchTags(pass);
     }
+    checkMoved(pass);
+    // v1 answers carry no cache version and never redirect: ask the space again before committing.
+    if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
+    const assets = options.assets && (await localizeAssets(pass, out, options));
+    const { tagsChanged } = await finish(pass, out, tagsText, now());
+    return { ...result(incremental ? 'incremental' : 'full', pass, tagsChanged), ...(assets ? { assets } : {}) };
   }
 }
 

@@ -1,0 +1,208 @@
+/**
+ * Who may write a snapshot directory, and who is reading it.
+ *
+ * The writer's lock is the file `.txn.lock`, naming its owner (host, pid and a
+ * nonce of its own). It is created whole: written under a name of its own,
+ * then hard-linked to `.txn.lock`, which fails if that name exists. So no
+ * instant exists at which the lock is there without its owner's pid, and the
+ * rule for a stale lock is exact: a lock is stale when it names a process of
+ * this host that is not running. A lock of another host is never taken as
+ * stale (its pid means nothing here); a lock that is not one this code wrote
+ * is never removed either (the message says so and what to do).
+ *
+ * Breaking a stale lock: several processes may find the same stale lock at
+ * once, and one that removed it by name after another had removed it and
+ * taken the lock anew would remove the new lock. So a stale lock is removed
+ * only by the one process that creates the token `<lock>.<its nonce>.break`
+ * (created whole, like a lock), after checking that the lock still holds that
+ * nonce; then nobody else can remove that lock, so it is the one removed. A
+ * breaker that dies leaves its token behind, stale in turn and broken the
+ * same way.
+ *
+ * Readers (a compile) leave a mark `.reader~<host>~<pid>-<nonce>` for as long
+ * as they read; a writer that is about to commit waits for the marks of live
+ * processes to go (see SnapshotTransaction.commit).
+ *
+ * Every transient name ends in `~<host>~<pid>-<nonce>`, so what a killed
+ * process left behind is recognized as its and removed (`sweep`).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const LOCK_FILE = '.txn.lock';
+const READER = '.reader';
+/** The host part of transient names: what a file name may hold of it. */
+const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+const TRANSIENT = /~([A-Za-z0-9._-]+)~(\d+)-[0-9a-f]{12}$/;
+
+export class SnapshotLockedError extends Error {
+  override name = 'SnapshotLockedError';
+}
+
+/** Waited too long for another process (a commit under way, or a compile reading). */
+export class SnapshotBusyError extends Error {
+  override name = 'SnapshotBusyError';
+}
+
+export interface Owner {
+  host: string;
+  pid: number;
+  nonce: string;
+}
+
+export const newOwner = (): Owner => ({ host: HOST, pid: process.pid, nonce: randomBytes(6).toString('hex') });
+
+/** A name of this owner's own: `<base>~<host>~<pid>-<nonce>`. */
+export const transientName = (base: string, owner: Owner): string => `${base}~${owner.host}~${owner.pid}-${owner.nonce}`;
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether a process of this host with this pid is running (this process included). */
+export function processRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the owner may still be running: always for another host's, which cannot be told from here. */
+export const mayBeAlive = (owner: Pick<Owner, 'host' | 'pid'>): boolean => owner.host !== HOST || processRunning(owner.pid);
+
+/** Who `<dir>/<name>` names; undefined if it is not there. */
+export async function readOwner(dir: string, name: string): Promise<Owner | undefined> {
+  const file = path.join(dir, name);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const owner = JSON.parse(text) as Owner;
+    if (typeof owner.host === 'string' && Number.isInteger(owner.pid) && typeof owner.nonce === 'string') return owner;
+  } catch {
+    // Described below.
+  }
+  throw new SnapshotLockedError(`${file} is not a lock content-sync wrote; if no sync of ${dir} is running, remove it`);
+}
+
+/** Creates `<dir>/<name>` naming `owner`, whole (see the top of this file); false when the name exists. */
+async function createWhole(dir: string, name: string, owner: Owner): Promise<boolean> {
+  const draft = path.join(dir, transientName(`${name}.draft`, owner));
+  await fs.writeFile(draft, JSON.stringify(owner), { flag: 'wx' });
+  try {
+    await fs.link(draft, path.join(dir, name));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await fs.rm(draft, { force: true });
+  }
+}
+
+/**
+ * Removes the lock (or token) `name` if its owner is dead, as described at the top of this
+ * file. True when `name` is free now (for the caller to try again); false when a live process
+ * holds it, or is breaking it.
+ */
+async function breakIfStale(dir: string, name: string): Promise<boolean> {
+  const stale = await readOwner(dir, name);
+  if (!stale) return true;
+  if (mayBeAlive(stale)) return false;
+  const token = `${name}.${stale.nonce}.break`;
+  const me = newOwner();
+  while (!(await createWhole(dir, token, me))) {
+    if (!(await breakIfStale(dir, token))) return false;
+  }
+  try {
+    if ((await readOwner(dir, name).catch(() => undefined))?.nonce === stale.nonce) await fs.rm(path.join(dir, name), { force: true });
+  } finally {
+    await fs.rm(path.join(dir, token), { force: true });
+  }
+  return true;
+}
+
+/** The writer's lock on a directory, held by this process. */
+export class WriterLock {
+  private constructor(
+    readonly dir: string,
+    readonly owner: Owner,
+  ) {}
+
+  /** Takes the lock on `dir` (which exists), breaking a stale one; a SnapshotLockedError when a live process holds it. */
+  static async take(dir: string): Promise<WriterLock> {
+    const owner = newOwner();
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (await createWhole(dir, LOCK_FILE, owner)) return new WriterLock(dir, owner);
+      if (await breakIfStale(dir, LOCK_FILE)) continue;
+      const holder = await readOwner(dir, LOCK_FILE);
+      // Released meanwhile: try again.
+      if (!holder) continue;
+      const who = holder.host === HOST ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
+      throw new SnapshotLockedError(`${dir} is being written by ${who}; wait for it to finish`);
+    }
+    throw new SnapshotLockedError(`${dir}: could not take its lock (${LOCK_FILE}) in 100 attempts; other processes keep taking it`);
+  }
+
+  /** Gives the lock up (nobody else removes a live owner's lock, so it is still this one). */
+  async release(): Promise<void> {
+    const current = await readOwner(this.dir, LOCK_FILE).catch(() => undefined);
+    if (current?.nonce === this.owner.nonce) await fs.rm(path.join(this.dir, LOCK_FILE), { force: true });
+  }
+}
+
+/** Who holds the writer's lock on `dir` and may be running; undefined when nobody does. */
+export async function lockHolder(dir: string): Promise<Owner | undefined> {
+  const owner = await readOwner(dir, LOCK_FILE).catch(() => undefined);
+  return owner && mayBeAlive(owner) ? owner : undefined;
+}
+
+/** A reader's mark on a directory, for as long as it reads. */
+export class ReaderMark {
+  private constructor(readonly file: string) {}
+
+  static async leave(dir: string): Promise<ReaderMark> {
+    const file = path.join(dir, transientName(READER, newOwner()));
+    await fs.writeFile(file, '', { flag: 'wx' });
+    return new ReaderMark(file);
+  }
+
+  async remove(): Promise<void> {
+    await fs.rm(this.file, { force: true });
+  }
+}
+
+/** The processes (host and pid) that have a reader's mark on `dir` and may be running; the marks of dead ones are removed. */
+export function liveReaders(dir: string): string[] {
+  const live: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(`${READER}~`)) continue;
+    const m = TRANSIENT.exec(name);
+    if (m && !mayBeAlive({ host: m[1]!, pid: Number(m[2]) })) {
+      void fs.rm(path.join(dir, name), { force: true });
+      continue;
+    }
+    live.push(m ? (m[1] === HOST ? `process ${m[2]}` : `process ${m[2]} on ${m[1]}`) : name);
+  }
+  return live;
+}
+
+/**
+ * Removes what dead processes of this host left in `dir` under transient names: drafts of
+ * locks, reader marks, journals set aside to be deleted. Run by the holder of the writer's lock.
+ */
+export async function sweep(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const m = name.startsWith('.') ? TRANSIENT.exec(name) : null;
+    if (m && m[1] === HOST && !processRunning(Number(m[2]))) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+  }
+}
