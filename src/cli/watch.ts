@@ -4,9 +4,10 @@
  * are queued into exactly one next run (their events merged).
  */
 import { spawn } from 'node:child_process';
-import http, { type ServerResponse } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { receiveWebhook, sync, type View, type WebhookEvent } from '../sync/index.js';
+import { sync, type View, type WebhookEvent } from '../sync/index.js';
+import { Batcher, Runner, answer, webhookEndpoint } from '../trigger/index.js';
 import { UsageError, integer, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 
@@ -17,6 +18,8 @@ const HELP = `usage: content-sync watch --port P --secret S [options] -- <build 
   --secret S         webhook secret (default: $CONTENT_WEBHOOK_SECRET)
   --max-bytes N      largest webhook body accepted (default 65536)
   --coalesce-ms N    webhooks arriving within N ms make one run (default 200)
+  --max-wait-ms N    a steady stream of webhooks still runs N ms after its first
+                     (default 2000)
   sync before each build (all of --out, a base URL and a token):
   --out DIR          snapshot directory
   --base-url URL     service origin (default: $CONTENT_BASE_URL)
@@ -52,12 +55,6 @@ function describeEvent(e: WebhookEvent): string {
   return `${e.action} datasource ${e.datasource_slug}`;
 }
 
-function answer(res: ServerResponse, status: number, body: unknown, close = false): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
-  res.end(text);
-}
-
 export async function watchCommand(argv: string[]): Promise<number> {
   const { flags, command } = splitCommand(argv);
   const { values } = parse(flags, {
@@ -66,6 +63,7 @@ export async function watchCommand(argv: string[]): Promise<number> {
     secret: { type: 'string' },
     'max-bytes': { type: 'string' },
     'coalesce-ms': { type: 'string' },
+    'max-wait-ms': { type: 'string' },
     out: { type: 'string' },
     'base-url': { type: 'string' },
     token: { type: 'string' },
@@ -85,6 +83,7 @@ export async function watchCommand(argv: string[]): Promise<number> {
   if (!command.length) throw new UsageError('watch needs a build command after --, e.g. `content-sync watch --port 3300 --secret S -- npx vite build`');
   const maxBytes = integer(values['max-bytes'] as string | undefined, 'max-bytes', 64 * 1024, 1, 16 * 1024 * 1024);
   const coalesceMs = integer(values['coalesce-ms'] as string | undefined, 'coalesce-ms', 200, 0, 60_000);
+  const maxWaitMs = integer(values['max-wait-ms'] as string | undefined, 'max-wait-ms', 2000, 0, 600_000);
 
   let syncOptions: WatchSyncOptions | undefined;
   const out = values.out as string | undefined;
@@ -101,28 +100,20 @@ export async function watchCommand(argv: string[]): Promise<number> {
     throw new UsageError('sync options need --out DIR (the snapshot directory to keep up to date)');
   }
 
-  const watcher = new Watcher(command, syncOptions, coalesceMs);
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      if (req.method !== 'POST') {
-        return answer(res, 405, { error: 'POST webhooks here' });
-      }
-      const intake = await receiveWebhook(req, secret, maxBytes);
-      if (intake.status !== 202) {
-        log(`webhook refused: ${intake.error} (${intake.status})`);
-        return answer(res, intake.status, { error: intake.error }, intake.status === 413);
-      }
-      const { events } = intake;
-      answer(res, 202, { accepted: events.length });
-      if (!events.length) {
-        log('webhook accepted: names no story or datasource, nothing to do');
-        return;
-      }
+  const watcher = new Watcher(command, syncOptions, coalesceMs, maxWaitMs);
+  const endpoint = webhookEndpoint({
+    secret,
+    maxBytes,
+    log,
+    accept: (events) => {
+      if (!events.length) return log('webhook accepted: names no story or datasource, nothing to do');
       log(`webhook accepted: ${events.map(describeEvent).join(', ')}`);
       watcher.add(events);
-    })().catch((err: unknown) => {
-      if (!res.headersSent) answer(res, 400, { error: (err as Error).message });
-    });
+    },
+  });
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return answer(res, 405, { error: 'POST webhooks here' });
+    endpoint(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -150,12 +141,13 @@ export async function watchCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Runs sync and build for queued events, one run at a time. */
+/** Runs sync and build for the webhooks' events, one run at a time. */
 class Watcher {
-  #timer: NodeJS.Timeout | undefined;
-  #batch: WebhookEvent[] = [];
-  #queued: WebhookEvent[] | undefined;
-  #running: Promise<void> | undefined;
+  readonly #runner = new Runner<WebhookEvent[], void>(
+    (events) => this.#run(events),
+    (queued, later) => [...queued, ...later],
+  );
+  readonly #batcher: Batcher<WebhookEvent>;
   #child: ReturnType<typeof spawn> | undefined;
   #stopping = false;
   #abort = new AbortController();
@@ -164,43 +156,31 @@ class Watcher {
   constructor(
     readonly command: readonly string[],
     readonly syncOptions: WatchSyncOptions | undefined,
-    readonly coalesceMs: number,
-  ) {}
+    coalesceMs: number,
+    maxWaitMs: number,
+  ) {
+    this.#batcher = new Batcher(coalesceMs, maxWaitMs, (events) => this.#enqueue(events));
+  }
 
   add(events: WebhookEvent[]): void {
-    if (this.#stopping) return;
-    this.#batch.push(...events);
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      const taken = this.#batch;
-      this.#batch = [];
-      this.#enqueue(taken);
-    }, this.coalesceMs);
+    if (!this.#stopping) this.#batcher.add(events);
   }
 
   #enqueue(events: WebhookEvent[]): void {
-    if (this.#running) {
-      const first = !this.#queued;
-      this.#queued = [...(this.#queued ?? []), ...events];
-      if (first) log('a run is under way: one more run queued');
-      return;
-    }
-    this.#running = this.#loop(events).finally(() => {
-      this.#running = undefined;
-    });
-  }
-
-  async #loop(first: WebhookEvent[]): Promise<void> {
-    let events: WebhookEvent[] | undefined = first;
-    while (events && !this.#stopping) {
-      await this.#run(events);
-      events = this.#queued;
-      this.#queued = undefined;
-    }
-    if (!this.#stopping) log('idle: waiting for webhooks');
+    const joins = this.#runner.queued;
+    if (this.#runner.running && !joins) log('a run is under way: one more run queued');
+    const run = this.#runner.request(events);
+    if (!joins) run.catch((err: unknown) => log(`run failed: ${(err as Error).message}`));
   }
 
   async #run(events: WebhookEvent[]): Promise<void> {
+    // Stopping drops the queued run.
+    if (this.#stopping) return;
+    await this.#syncAndBuild(events);
+    if (!this.#stopping && !this.#runner.queued) log('idle: waiting for webhooks');
+  }
+
+  async #syncAndBuild(events: WebhookEvent[]): Promise<void> {
     if (this.syncOptions) {
       const o = this.syncOptions;
       try {
@@ -242,10 +222,9 @@ class Watcher {
   /** Drops what is queued, lets the sync end at its next step, passes the signal to the build. */
   async stop(signal: NodeJS.Signals): Promise<void> {
     this.#stopping = true;
-    clearTimeout(this.#timer);
-    this.#queued = undefined;
+    this.#batcher.cancel();
     this.#abort.abort(new Error('stopping'));
     this.#child?.kill(signal);
-    await this.#running;
+    await this.#runner.idle();
   }
 }

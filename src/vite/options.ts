@@ -35,8 +35,10 @@ export const ContentSyncOptions = z.strictObject({
        * webhook syncs at once; those arriving while a sync runs still make one next sync.
        */
       coalesceMs: z.number().int().min(0).default(0),
+      /** A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`). */
+      maxWaitMs: z.number().int().min(0).default(2000),
     })
-    .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0 }),
+    .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 }),
   /**
    * `remote` (default): asset URLs stay as delivered. `download`: every referenced asset is
    * downloaded into the snapshot with each sync, and generated modules import the files, so

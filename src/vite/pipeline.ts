@@ -1,7 +1,8 @@
 /**
  * Sync and compile, one run at a time: what the plugin does at build start,
  * on a webhook and on a poll. Runs asked for while one is under way are
- * coalesced into a single next run (their events merged).
+ * coalesced into a single next run (their events merged; no events means
+ * everything).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { writeDemoSpace } from '../demo/index.js';
 import { startServer, type RunningServer } from '../server/index.js';
 import { readSpaceDirectory } from '../snapshot/index.js';
 import { hasSnapshot, sync, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 
 export interface Logger {
@@ -48,8 +50,10 @@ export class ContentPipeline {
   #server: RunningServer | undefined;
   #baseUrl: string | undefined;
   #token: string | undefined;
-  #running: Promise<RefreshResult> | undefined;
-  #pending: { events: WebhookEvent[] | undefined; waiters: Array<(r: Promise<RefreshResult>) => void> } | undefined;
+  readonly #runner = new Runner<WebhookEvent[] | undefined, RefreshResult>(
+    (events) => this.#refresh(events),
+    (queued, later) => (queued && later ? [...queued, ...later] : undefined),
+  );
   #schema: unknown;
   /** The next sync reads everything (the snapshot may hold content the embedded space no longer has). */
   #fullNext = false;
@@ -114,14 +118,8 @@ export class ContentPipeline {
   }
 
   /** Resolves once no sync or compile runs or waits to run. */
-  async idle(): Promise<void> {
-    while (this.#running) {
-      try {
-        await this.#running;
-      } catch {
-        // The run's caller hears of its failure.
-      }
-    }
+  idle(): Promise<void> {
+    return this.#runner.idle();
   }
 
   async close(): Promise<void> {
@@ -133,24 +131,7 @@ export class ContentPipeline {
 
   /** Sync (incrementally; narrowed to `events` when given) and compile. */
   refresh(events?: WebhookEvent[]): Promise<RefreshResult> {
-    if (!this.#running) {
-      this.#running = this.#refresh(events).finally(() => {
-        this.#running = undefined;
-        const next = this.#pending;
-        this.#pending = undefined;
-        if (next) {
-          const run = this.refresh(next.events);
-          for (const w of next.waiters) w(run);
-        }
-      });
-      return this.#running;
-    }
-    // One run at a time: later requests share the next run.
-    const pending = (this.#pending ??= { events: [], waiters: [] });
-    pending.events = events && pending.events ? [...pending.events, ...events] : undefined;
-    return new Promise<RefreshResult>((resolve, reject) => {
-      pending.waiters.push((run) => run.then(resolve, reject));
-    });
+    return this.#runner.request(events);
   }
 
   async #refresh(events: WebhookEvent[] | undefined): Promise<RefreshResult> {

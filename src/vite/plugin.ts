@@ -10,7 +10,8 @@
  */
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
-import { receiveWebhook, type WebhookEvent } from '../sync/index.js';
+import type { WebhookEvent } from '../sync/index.js';
+import { Batcher, answer, webhookEndpoint } from '../trigger/index.js';
 import { parseOptions, type ContentSyncOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 
@@ -136,8 +137,6 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     configureServer(server) {
       const secret = options.webhook.secret ?? process.env.CONTENT_WEBHOOK_SECRET;
-      let timer: NodeJS.Timeout | undefined;
-      let batch: WebhookEvent[] = [];
       const apply = async (events: WebhookEvent[] | undefined) => {
         try {
           const p = await setup();
@@ -154,39 +153,26 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           logger.error(`content-sync: update failed: ${(err as Error).message}`);
         }
       };
-      const schedule = (events: WebhookEvent[]) => {
-        batch.push(...events);
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          const taken = batch;
-          batch = [];
-          void apply(taken);
-        }, options.webhook.coalesceMs);
-      };
+      const batcher = new Batcher<WebhookEvent>(options.webhook.coalesceMs, options.webhook.maxWaitMs, (events) => void apply(events));
+      const endpoint = secret
+        ? webhookEndpoint({
+            secret,
+            maxBytes: options.webhook.maxBytes,
+            accept: (events) => {
+              if (events.length) batcher.add(events);
+            },
+            log: (line) => logger.warn(`content-sync: ${line}`),
+          })
+        : undefined;
 
       server.middlewares.use(options.webhook.path, (req, res, next) => {
         if (req.method !== 'POST') return next();
-        const answer = (status: number, body: unknown) => {
-          res.statusCode = status;
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify(body));
-        };
-        if (!secret) return answer(404, { error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET' });
-        void (async () => {
-          const intake = await receiveWebhook(req, secret, options.webhook.maxBytes);
-          if (intake.status !== 202) {
-            answer(intake.status, { error: intake.error });
-            if (intake.status === 413) req.destroy();
-            return;
-          }
-          const { events } = intake;
-          answer(202, { accepted: events.length });
-          if (events.length) schedule(events);
-        })();
+        if (!endpoint) return answer(res, 404, { error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET' });
+        endpoint(req, res);
       });
 
       server.httpServer?.once('close', () => {
-        clearTimeout(timer);
+        batcher.cancel();
         void pipeline?.close();
       });
 

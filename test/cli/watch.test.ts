@@ -153,6 +153,28 @@ describe('content-sync watch', () => {
     expect((await w.done).code).toBe(0);
   });
 
+  it('starts a build during a steady stream of webhooks, at most the maximum wait after the first', async () => {
+    const log = path.join(dir, 'stream.log');
+    const release = path.join(dir, 'stream.release');
+    await fs.writeFile(release, '');
+    // One webhook every 100 ms keeps a 200 ms coalescing window open for ever; the maximum
+    // wait (2 s by default) closes it.
+    const w = await startWatch(['--coalesce-ms', '200', '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    try {
+      const streamEnd = Date.now() + 8000;
+      let sent = 0;
+      while (Date.now() < streamEnd && (await builds(log, false)).starts === 0) {
+        expect((await postWebhook(`${w.url}/`, published(12, 'blog/first-post'))).status).toBe(202);
+        sent++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await builds(log, false)).starts, `no build started during ${sent} webhooks`).toBeGreaterThanOrEqual(1);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    expect((await w.done).code).toBe(0);
+  });
+
   it('refuses to start without a build command or a secret', async () => {
     const noCommand = await runCli(['watch', '--port', '0', '--secret', 's']);
     expect(noCommand.code).toBe(2);

@@ -6,7 +6,7 @@ describe('plugin options', () => {
   it('accepts no options and fills the defaults', () => {
     const o = parseOptions(undefined);
     expect(o).toMatchObject({ api: 'v2', version: 'published', depth: 1, dir: '.content', offline: 'auto', detectRelations: false });
-    expect(o.webhook).toEqual({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0 });
+    expect(o.webhook).toEqual({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 });
   });
 
   it.each([

@@ -4,6 +4,7 @@
  * whose content changed.
  */
 import { promises as fs } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +84,26 @@ describe('dev webhook endpoint', () => {
     expect(notJson.body.error).toMatch(/not a webhook payload/);
     const badShape = await postWebhook(url + HOOK, JSON.stringify({ action: 'published', space_id: 4242, story_id: 'twelve' }));
     expect(badShape.status).toBe(400);
+  });
+
+  it('survives a webhook whose sender goes away in the middle of the body', async () => {
+    const rejections: unknown[] = [];
+    const record = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const { hostname, port } = new URL(url);
+      const socket = net.connect(Number(port), hostname);
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      socket.write(`POST ${HOOK} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"action":`);
+      await new Promise((r) => setTimeout(r, 100));
+      socket.destroy();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rejections).toEqual([]);
+      // The endpoint still answers.
+      expect((await postWebhook(url + HOOK, event(14, 'blog/third-post'))).status).toBe(202);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
   });
 
   it('coalesces a burst of webhooks, then holds the new content and reloads exactly the changed module', async () => {
