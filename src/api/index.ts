@@ -3,3 +3,4 @@ export * from './envelopes.js';
 export * from './params.js';
 export * from './limits.js';
 export * from './webhook-signature.js';
+export * from './listing.js';

@@ -8,9 +8,11 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
-import { requestCost, SpaceEnvelope, type ApiVersion, type Space } from '../api/index.js';
+import { MAX_LISTING_ITEMS, itemsOnPage, lastPage, readListingCount, requestCost, SpaceEnvelope, type ApiVersion, type ListingCount, type Space } from '../api/index.js';
+import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
 import { ContentApiError, SchemaError, isUnreachable, networkMessage, statusMessage } from './errors.js';
-import { Pacer } from './pacer.js';
+import { Pacer, type RateBudget } from './pacer.js';
+import { retryAfterSeconds } from './retry-after.js';
 
 export type Params = Record<string, string | number | boolean | undefined>;
 
@@ -29,8 +31,16 @@ export interface ClientOptions {
   minBackoffMs?: number;
   /** Longest a request may keep retrying, 429s included, in ms (default 10 minutes). */
   maxRetryTimeMs?: number;
+  /**
+   * Bytes one response may hold after decompression (default 64 MB); a larger one ends the
+   * request with an error that says so.
+   */
+  maxResponseBytes?: number;
+  /** Items a listing's `Total` may claim (default 1,000,000); a larger count is refused. */
+  maxListingItems?: number;
   signal?: AbortSignal;
-  pacer?: Pacer;
+  /** Where request budget comes from (default: a local Pacer mirroring the service's bucket). */
+  pacer?: RateBudget;
   /** Hint appended to 401 errors. */
   tokenHint?: string;
   /** Called after every attempt, for progress displays. */
@@ -65,6 +75,9 @@ export interface RequestSpec<T extends z.ZodType> {
   priority?: number;
 }
 
+/** A listing: the key of its items in the body, and the page size to ask for. */
+export type ListingSpec<T extends z.ZodType> = RequestSpec<T> & { key: string; perPage: number };
+
 export interface Answer<T> {
   body: T;
   headers: Headers;
@@ -93,10 +106,12 @@ export class ContentClient {
   cv: number | undefined;
   /** The newest cache version seen in answers, when it differs from the pinned one. */
   movedTo: number | undefined;
-  readonly pacer: Pacer;
+  readonly pacer: RateBudget;
   readonly #options: ClientOptions;
   readonly #queue: PQueue;
   readonly #base: string;
+  /** Redirects are followed only to here: the token goes nowhere else. */
+  readonly #origin: string;
 
   constructor(options: ClientOptions) {
     let base: URL;
@@ -109,6 +124,7 @@ export class ContentClient {
     this.#options = options;
     this.api = options.api ?? 'v2';
     this.#base = base.toString().replace(/\/+$/, '');
+    this.#origin = base.origin;
     this.#queue = new PQueue({ concurrency: options.concurrency ?? 12 });
     // Every request in flight listens to the caller's signal.
     if (options.signal) setMaxListeners(0, options.signal);
@@ -139,9 +155,11 @@ export class ContentClient {
     const perPage = typeof params.per_page === 'number' ? params.per_page : Number(params.per_page ?? 25);
     const cost = requestCost(spec.kind ?? 'single', perPage);
     const signal = this.#options.signal;
+    const budgetMs = this.#options.maxRetryTimeMs ?? 10 * 60_000;
     return this.#queue.add(
-      () =>
-        pRetry((attempt) => this.#attempt(spec, params, cost, attempt), {
+      () => {
+        const deadline = performance.now() + budgetMs;
+        return pRetry((attempt) => this.#attempt(spec, params, cost, attempt, deadline), {
           retries: this.#options.retries ?? 8,
           factor: 2,
           minTimeout: this.#options.minBackoffMs ?? 250,
@@ -158,56 +176,27 @@ export class ContentClient {
           // A 429 is the service pacing us, not a failure: it spends no retry (the pacer
           // already waits Retry-After), so a long storm slows a sync down but never fails it.
           shouldConsumeRetry: ({ error }) => !(error instanceof ContentApiError && error.status === 429),
-          maxRetryTime: this.#options.maxRetryTimeMs ?? 10 * 60_000,
-        }),
+          maxRetryTime: budgetMs,
+        });
+      },
       { ...(signal ? { signal } : {}), priority: spec.priority ?? 0 },
     ) as Promise<Answer<z.output<T>>>;
   }
 
-  async #attempt<T extends z.ZodType>(spec: RequestSpec<T>, params: Params, cost: number, attempt: number): Promise<Answer<z.output<T>>> {
-    const signal = this.#options.signal;
-    await this.pacer.acquire(cost, signal);
+  /** One attempt: paced, redirects within the origin followed, the answer checked. */
+  async #attempt<T extends z.ZodType>(spec: RequestSpec<T>, params: Params, cost: number, attempt: number, deadline: number): Promise<Answer<z.output<T>>> {
+    await this.pacer.acquire(cost, this.#options.signal);
     let url = this.#url(spec.path, params);
     const endpoint = `/${this.api}/cdn/${spec.path}`;
     const started = performance.now();
     // A redirect (a cache version the service no longer serves) is followed by hand, at most twice.
     for (let hop = 0; ; hop++) {
-      const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
-      let res: Response;
-      let text: string;
-      this.stats.requests++;
-      try {
-        res = await fetch(url, {
-          redirect: 'manual',
-          headers: { accept: 'application/json' },
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        });
-        text = await res.text();
-      } catch (err) {
-        if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-        this.#options.onAttempt?.({ endpoint, status: undefined, bytes: 0, ms: performance.now() - started });
-        const failure = new ContentApiError(`${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`, undefined, endpoint, true);
-        failure.unreachable = isUnreachable(err);
-        throw failure;
-      }
-      const bytes = Buffer.byteLength(text);
-      this.stats.bytes += bytes;
-      this.#options.onAttempt?.({ endpoint, status: res.status, bytes, ms: performance.now() - started });
+      const { res, text } = await this.#exchange(url, endpoint, attempt, started);
       if ((res.status === 301 || res.status === 302) && hop < 2) {
-        const location = res.headers.get('location');
-        if (!location) throw new ContentApiError(`${res.status} from ${endpoint} without a Location`, res.status, endpoint, true);
-        this.stats.redirects++;
-        const cv = cvOf(location);
-        if (cv !== undefined && cv !== this.cv) this.movedTo = Math.max(this.movedTo ?? 0, cv);
-        url = new URL(location, url).toString();
+        url = this.#redirect(res, url, endpoint);
         continue;
       }
-      if (res.status === 429) {
-        this.stats.throttled++;
-        const retryAfter = Number(res.headers.get('retry-after') ?? 1);
-        this.pacer.throttled(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1);
-        throw new ContentApiError(statusMessage(429, endpoint, text, ''), 429, endpoint, true, retryAfter);
-      }
+      if (res.status === 429) throw this.#throttled(res, endpoint, text, deadline);
       if (res.status >= 500 || res.status === 408) {
         throw new ContentApiError(statusMessage(res.status, endpoint, text, ''), res.status, endpoint, true);
       }
@@ -215,82 +204,193 @@ export class ContentClient {
         const hint = this.#options.tokenHint ?? 'set CONTENT_TOKEN';
         throw new AbortError(new ContentApiError(statusMessage(res.status, endpoint, text, hint, this.#base), res.status, endpoint, false));
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        const type = res.headers.get('content-type');
-        if (type && !/json/i.test(type)) {
-          // Another kind of server (a web site, a login page): asking again will not help.
-          throw new AbortError(
-            new ContentApiError(
-              `200 from ${endpoint} is not JSON but ${type.split(';')[0]}: ${this.#base} does not answer like the Content Delivery API; check the base URL (CONTENT_BASE_URL)`,
-              200,
-              endpoint,
-              false,
-            ),
-          );
-        }
-        // A cut connection: worth another attempt.
-        throw new ContentApiError(`200 from ${endpoint} with a body that is not complete JSON (${bytes} bytes)`, 200, endpoint, true);
+      const body = this.#parse(spec.schema, res, text, endpoint);
+      const bodyCv = (body as { cv?: unknown }).cv;
+      if (spec.withCv && typeof bodyCv === 'number' && this.cv !== undefined && bodyCv !== this.cv) {
+        this.movedTo = Math.max(this.movedTo ?? 0, bodyCv);
       }
-      const parsed = spec.schema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
+      this.pacer.succeeded();
+      return { body, headers: res.headers };
+    }
+  }
+
+  /** One HTTP exchange, its body read within the byte cap. */
+  async #exchange(url: string, endpoint: string, attempt: number, started: number): Promise<{ res: Response; text: string }> {
+    const signal = this.#options.signal;
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
+    const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    let res: Response | undefined;
+    let text: string;
+    this.stats.requests++;
+    try {
+      res = await fetch(url, {
+        redirect: 'manual',
+        headers: { accept: 'application/json' },
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      text = await readCapped(res, limit);
+    } catch (err) {
+      if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      this.#options.onAttempt?.({ endpoint, status: res?.status, bytes: 0, ms: performance.now() - started });
+      if (err instanceof BodyTooLarge) {
         throw new AbortError(
-          new SchemaError(
-            `the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}: ${issue.message}`,
+          new ContentApiError(
+            `the answer of ${endpoint} ${err.message} (${formatBytes(limit)}); no page of the API comes near that, so the service or a proxy in between misbehaves; if the content really is that large, raise maxResponseBytes (--max-response-mb)`,
+            res?.status,
+            endpoint,
+            false,
+          ),
+        );
+      }
+      const failure = new ContentApiError(`${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`, undefined, endpoint, true);
+      failure.unreachable = isUnreachable(err);
+      throw failure;
+    }
+    const bytes = Buffer.byteLength(text);
+    this.stats.bytes += bytes;
+    this.#options.onAttempt?.({ endpoint, status: res.status, bytes, ms: performance.now() - started });
+    return { res, text };
+  }
+
+  /** Where a redirect leads, when that is within the configured origin: the token goes nowhere else. */
+  #redirect(res: Response, url: string, endpoint: string): string {
+    const location = res.headers.get('location');
+    if (!location) throw new ContentApiError(`${res.status} from ${endpoint} without a Location`, res.status, endpoint, true);
+    let next: URL | undefined;
+    try {
+      next = new URL(location, url);
+    } catch {
+      // reported below
+    }
+    if (next?.origin !== this.#origin) {
+      const where = next ? next.origin : JSON.stringify(location.slice(0, 100));
+      throw new AbortError(
+        new ContentApiError(
+          `${res.status} from ${endpoint} redirects to ${where}, outside ${this.#origin}; redirects are followed only within the configured origin, so the token is never sent elsewhere; if the service has moved, set CONTENT_BASE_URL to its new origin`,
+          res.status,
+          endpoint,
+          false,
+        ),
+      );
+    }
+    this.stats.redirects++;
+    const cv = cvOf(next.toString());
+    if (cv !== undefined && cv !== this.cv) this.movedTo = Math.max(this.movedTo ?? 0, cv);
+    return next.toString();
+  }
+
+  /** A 429: the error to retry after the wait it asks for, or to give up on when the wait exceeds the retry budget. */
+  #throttled(res: Response, endpoint: string, text: string, deadline: number): Error {
+    this.stats.throttled++;
+    const wait = retryAfterSeconds(res.headers.get('retry-after'));
+    if (performance.now() + wait * 1000 > deadline) {
+      const budget = this.#options.maxRetryTimeMs ?? 10 * 60_000;
+      return new AbortError(
+        new ContentApiError(
+          `429 from ${endpoint}: the service asks to wait ${wait} s (Retry-After), more than is left of the retry budget (${budget / 1000} s per request, maxRetryTimeMs); try again later`,
+          429,
+          endpoint,
+          false,
+          wait,
+        ),
+      );
+    }
+    this.pacer.throttled(wait);
+    return new ContentApiError(statusMessage(429, endpoint, text, ''), 429, endpoint, true, wait);
+  }
+
+  /** A 200's body, parsed and checked against the schema. */
+  #parse<T extends z.ZodType>(schema: T, res: Response, text: string, endpoint: string): z.output<T> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      const type = res.headers.get('content-type');
+      if (type && !/json/i.test(type)) {
+        // Another kind of server (a web site, a login page): asking again will not help.
+        throw new AbortError(
+          new ContentApiError(
+            `200 from ${endpoint} is not JSON but ${type.split(';')[0]}: ${this.#base} does not answer like the Content Delivery API; check the base URL (CONTENT_BASE_URL)`,
             200,
             endpoint,
             false,
           ),
         );
       }
-      const bodyCv = (json as { cv?: unknown }).cv;
-      if (spec.withCv && typeof bodyCv === 'number' && this.cv !== undefined && bodyCv !== this.cv) {
-        this.movedTo = Math.max(this.movedTo ?? 0, bodyCv);
-      }
-      this.pacer.succeeded();
-      return { body: parsed.data, headers: res.headers };
+      // A cut connection: worth another attempt.
+      throw new ContentApiError(`200 from ${endpoint} with a body that is not complete JSON (${Buffer.byteLength(text)} bytes)`, 200, endpoint, true);
     }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new AbortError(
+        new SchemaError(`the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}: ${issue.message}`, 200, endpoint, false),
+      );
+    }
+    return parsed.data;
+  }
+
+  /** A listing answer's `Total` and `Per-Page`, or an error that says why they cannot be trusted. */
+  #count(headers: Headers, asked: number, listing: string): ListingCount {
+    const count = readListingCount(headers, asked, this.#options.maxListingItems ?? MAX_LISTING_ITEMS);
+    if (typeof count === 'string') throw untrustedCount(listing, count);
+    return count;
+  }
+
+  /**
+   * One page of a listing, its items checked against what its `Total` and `Per-Page` imply:
+   * more or fewer is refused.
+   */
+  async listPage<T extends z.ZodType>(spec: ListingSpec<T>, page = 1): Promise<{ items: unknown[]; count: ListingCount }> {
+    const listing = `/${this.api}/cdn/${spec.path}`;
+    const answer = await this.request({ ...spec, kind: spec.kind ?? 'list', params: { ...spec.params, per_page: spec.perPage, page } });
+    const count = this.#count(answer.headers, spec.perPage, listing);
+    const items = (answer.body as Record<string, unknown[]>)[spec.key] ?? [];
+    const expected = itemsOnPage(count, page);
+    if (items.length !== expected) {
+      throw untrustedCount(listing, `says Total ${count.total} at ${count.perPage} per page, so page ${page} holds ${expected}, but it holds ${items.length}`);
+    }
+    return { items, count };
   }
 
   /**
    * Every page of a listing: page 1 first (for `Total` and `Per-Page`), then
-   * the remaining pages concurrently under the scheduler. `onPage` receives
-   * each page's items as it arrives (not in order); memory holds only pages
-   * in flight.
+   * the next pages a few at a time under the scheduler, until the first short
+   * page. `Total` is a claim to check, not to obey: each page must hold what it
+   * implies, and the page after a full last one must be empty. `onPage`
+   * receives each page's items as it arrives (not in order); memory holds only
+   * the pages in the window.
    */
-  async paginate<T extends z.ZodType, K extends string>(
-    spec: RequestSpec<T> & { key: K; perPage: number },
+  async paginate<T extends z.ZodType>(
+    spec: ListingSpec<T> & { window?: number },
     onPage: (items: unknown[], page: number) => Promise<void> | void,
   ): Promise<{ total: number; pages: number }> {
-    const first = await this.request({ ...spec, params: { ...spec.params, per_page: spec.perPage, page: 1 } });
-    const total = Number(first.headers.get('total'));
-    const perPage = Number(first.headers.get('per-page'));
-    const items = (first.body as Record<string, unknown[]>)[spec.key] ?? [];
-    if (!Number.isFinite(total) || !Number.isFinite(perPage) || perPage <= 0) {
-      throw new ContentApiError(
-        `the listing /${this.api}/cdn/${spec.path} has no usable Total and Per-Page headers, so its pages cannot be counted`,
-        200,
-        spec.path,
-        false,
-      );
-    }
-    const pages = Math.max(1, Math.ceil(total / perPage));
-    // Page 1 is handled while the other pages are already on their way: the
-    // pacer's slots are not left unused meanwhile.
-    const rest: Promise<void>[] = [Promise.resolve().then(() => onPage(items, 1))];
-    for (let page = 2; page <= pages; page++) {
-      rest.push(
-        this.request({ ...spec, params: { ...spec.params, per_page: spec.perPage, page } }).then((r) =>
-          onPage((r.body as Record<string, unknown[]>)[spec.key] ?? [], page),
-        ),
-      );
-    }
-    const settled = await Promise.allSettled(rest);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    const first = await this.listPage(spec, 1);
+    const { total, perPage } = first.count;
+    const pages = lastPage(first.count);
+    let next = 2;
+    let failed = false;
+    // Pages are asked for lazily, at most `window` at a time, each one's place freed when its items are handled.
+    const worker = async (): Promise<void> => {
+      while (!failed && next <= pages) {
+        const page = next++;
+        try {
+          const { items, count } = await this.listPage(spec, page);
+          if (count.total !== total || count.perPage !== perPage) {
+            throw untrustedCount(`/${this.api}/cdn/${spec.path}`, `said Total ${total} on page 1 and ${count.total} on page ${page}`);
+          }
+          await onPage(items, page);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    const window = Math.min(spec.window ?? this.#options.concurrency ?? 12, pages - 1);
+    // Page 1 is handled while the next pages are already on their way: the pacer's slots are not left unused meanwhile.
+    const settled = await Promise.allSettled([Promise.resolve().then(() => onPage(first.items, 1)), ...Array.from({ length: window }, worker)]);
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failure) throw failure.reason;
     return { total, pages };
   }
 
@@ -298,4 +398,14 @@ export class ContentClient {
   async idle(): Promise<void> {
     await this.#queue.onIdle();
   }
+}
+
+/** A listing whose count cannot be trusted: nothing may be concluded from it, least of all that content vanished. */
+function untrustedCount(listing: string, problem: string): ContentApiError {
+  return new ContentApiError(
+    `the listing ${listing} ${problem}: its count cannot be trusted, so nothing is concluded from it (is a proxy in between changing answers?)`,
+    200,
+    listing,
+    false,
+  );
 }

@@ -1,3 +1,19 @@
+import { MAX_TIMER_MS, sleepLong } from './retry-after.js';
+
+/**
+ * Where a client's request budget comes from: the one piece that decides when a request may
+ * start. `Pacer` keeps the budget in this process; a budget shared by several processes
+ * implements the same three methods.
+ */
+export interface RateBudget {
+  /** Resolves when a request costing `cost` (seconds of budget at the full rate) may start. */
+  acquire(cost: number, signal?: AbortSignal): Promise<void>;
+  /** The service refused a request (429): start nothing for `retryAfterSeconds`, and slow down. */
+  throttled(retryAfterSeconds: number): void;
+  /** The service accepted a request. */
+  succeeded(): void;
+}
+
 /**
  * Paces requests to the contract's rate tiers, smoothly.
  *
@@ -30,7 +46,7 @@ export interface PacerOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export class Pacer {
+export class Pacer implements RateBudget {
   #share: number;
   readonly #target: number;
   readonly #floor: number;
@@ -50,7 +66,7 @@ export class Pacer {
     this.#catchUpMs = options.catchUpMs ?? 250;
     this.#initialCreditMs = options.initialCreditMs ?? 0;
     this.#now = options.now ?? (() => performance.now());
-    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.#sleep = options.sleep ?? sleepLong;
   }
 
   /** The share of the allowed rate currently aimed at. */
@@ -74,7 +90,8 @@ export class Pacer {
   /** A 429: slow down, and wait at least `retryAfterSeconds` before the next start. */
   throttled(retryAfterSeconds = 1): void {
     this.#share = Math.max(this.#floor, this.#share / 2);
-    const resume = this.#now() + retryAfterSeconds * 1000;
+    // The wait comes from the network: never more than a timer can hold (a longer one fires at once).
+    const resume = this.#now() + Math.min(retryAfterSeconds * 1000, MAX_TIMER_MS);
     this.#next = Math.max(this.#next ?? resume, resume);
   }
 

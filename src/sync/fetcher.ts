@@ -17,7 +17,7 @@ import {
   type Story,
   type Tag,
 } from '../api/index.js';
-import type { ContentClient, Params } from '../client/index.js';
+import { ContentApiError, type ContentClient, type Params } from '../client/index.js';
 import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
 import type { View } from './records.js';
 
@@ -60,13 +60,21 @@ export class SpaceFetcher {
   /** One listing request (a page of at most 25), in a language. */
   async #list(view: View, lang: string | undefined, params: Params, priority = 0): Promise<Story[]> {
     const v = this.#viewParams(view);
-    const p: Params = { ...v.params, per_page: STORIES_PER_PAGE, ...params };
+    const p: Params = { ...v.params, ...params };
     if (lang) {
       if (this.client.api === 'v2') p.language = lang;
       else p.starts_with = `${lang}/*`;
     }
-    const { body } = await this.client.request({ path: 'stories', params: p, schema: this.#storiesSchema, kind: 'list', withCv: v.withCv, priority });
-    return body.stories;
+    const { items } = await this.client.listPage({
+      path: 'stories',
+      params: p,
+      schema: this.#storiesSchema,
+      withCv: v.withCv,
+      priority,
+      key: 'stories',
+      perPage: STORIES_PER_PAGE,
+    });
+    return items as Story[];
   }
 
   /** The other-language variants of some stories, by uuid. */
@@ -149,22 +157,35 @@ export class SpaceFetcher {
     return out;
   }
 
-  /** How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs). */
+  /**
+   * How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs).
+   * A count the answer itself contradicts, or more than were asked about, is refused.
+   */
   async stillInPlace(view: View, entries: ReadonlyArray<{ id: number; full_slug: string }>): Promise<number> {
     const v = this.#viewParams(view);
-    const { headers } = await this.client.request({
+    const { count } = await this.client.listPage({
       path: 'stories',
       params: {
         ...v.params,
-        per_page: 1,
         by_ids: entries.map((e) => e.id).join(','),
         by_slugs: entries.map((e) => e.full_slug).join(','),
       },
       schema: this.#storiesSchema,
       kind: 'list',
       withCv: v.withCv,
+      key: 'stories',
+      perPage: 1,
     });
-    return Number(headers.get('total'));
+    const inPlace = count.total;
+    if (inPlace > entries.length) {
+      throw new ContentApiError(
+        `the census of /${this.client.api}/cdn/stories counts ${inPlace} of ${entries.length} stories in place: its count cannot be trusted, so nothing is concluded from it`,
+        200,
+        'stories',
+        false,
+      );
+    }
+    return inPlace;
   }
 
   async datasources(): Promise<Datasource[]> {

@@ -364,6 +364,12 @@ async function missing(pass: Pass, batch: StoryIndexEntry[], known?: number): Pr
   const half = Math.ceil(batch.length / 2);
   const first = batch.slice(0, half);
   const firstInPlace = await pass.fetcher.stillInPlace('published', first);
+  if (firstInPlace > inPlace || inPlace - firstInPlace > batch.length - half) {
+    // Counts that contradict each other: no story may be called gone on their word.
+    throw new SyncError(
+      `the census counted ${inPlace} of ${batch.length} stories in place, then ${firstInPlace} of the first ${half}: the service's counts contradict each other, so no deletion is concluded from them; try again, or sync with --full`,
+    );
+  }
   const [a, b] = await Promise.all([missing(pass, first, firstInPlace), missing(pass, batch.slice(half), inPlace - firstInPlace)]);
   return [...a, ...b];
 }
