@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import { parseWebhookEvent, sync, type AssetSyncOptions, type SyncProgress, type SyncResult, type WebhookEvent } from '../sync/index.js';
-import { UsageError, parse, syncFlags } from './args.js';
+import { UsageError, integer, parse, syncFlags } from './args.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
 
@@ -24,6 +24,7 @@ const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [optio
                      service's own origin is always allowed)
   --asset-max-bytes N  largest asset accepted (default 52428800)
   --allow-missing-assets  sync without assets that cannot be downloaded (listed)
+  --max-response-mb N  largest answer accepted, after decompression (default 64, at most 512)
 
 Exit status 0 only when the snapshot on disk is complete and consistent.`;
 
@@ -133,6 +134,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
     'asset-host': { type: 'string', multiple: true },
     'asset-max-bytes': { type: 'string' },
     'allow-missing-assets': { type: 'boolean' },
+    'max-response-mb': { type: 'string' },
   });
   if (values.help) {
     console.log(HELP);
@@ -145,6 +147,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   if (!token) throw new UsageError('sync needs --token T (or CONTENT_TOKEN)');
   if (!out) throw new UsageError('sync needs --out DIR');
   const { api, views, concurrency } = syncFlags(values);
+  const maxResponseMb = integer(values['max-response-mb'] as string | undefined, 'max-response-mb', 64, 1, 512);
   const events = await eventsFor(values.events as string | undefined);
   const assets = assetOptions(values);
 
@@ -164,7 +167,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
       full: Boolean(values.full),
       ...(assets ? { assets } : {}),
       signal: controller.signal,
-      client: { concurrency, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
+      client: { concurrency, maxResponseBytes: maxResponseMb * 1024 * 1024, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
       onProgress: (p) => {
         if (!tty) return;
         const now = performance.now();
