@@ -258,7 +258,8 @@ export class SpaceStore {
     const out: DatasourceEntry[] = [];
     for (const d of sources) {
       for (const e of d.entries) {
-        const dimensionValue = dimension ? (e.dimension_values?.[dimension] ?? null) : null;
+        // An own value only: a dimension named `__proto__` must not read the prototype.
+        const dimensionValue = dimension && e.dimension_values && Object.hasOwn(e.dimension_values, dimension) ? e.dimension_values[dimension]! : null;
         out.push({ id: e.id, name: e.name, value: e.value, dimension_value: dimensionValue });
       }
     }

@@ -64,12 +64,21 @@ export const Folder = z.looseObject({
 });
 export type Folder = z.infer<typeof Folder>;
 
+/**
+ * An object of strings, kept as parsed: zod's record builds its output by assignment, which
+ * drops a key named `__proto__` (a dimension may be named anything).
+ */
+const StringRecord = z.custom<Record<string, string>>(
+  (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string'),
+  { message: 'expected an object of strings' },
+);
+
 export const DatasourceRecordEntry = z.object({
   id: z.number().int(),
   name: z.string(),
   value: z.string(),
   /** Value per dimension, keyed by the dimension's `entry_value`. */
-  dimension_values: z.record(z.string(), z.string()).optional(),
+  dimension_values: StringRecord.optional(),
 });
 export type DatasourceRecordEntry = z.infer<typeof DatasourceRecordEntry>;
 

@@ -227,11 +227,12 @@ export class SpaceFetcher {
       );
     await read(undefined);
     await Promise.all(ds.dimensions.map((d) => read(d.entry_value)));
+    // Dimension names are data: objects are built with own properties (fromEntries), never by
+    // assignment, which a dimension named `__proto__` would turn into a prototype change.
     const sorted = [...entries.values()].sort((a, b) => a.id - b.id).map((e) => {
       if (!e.dimension_values) return e;
-      const dv: Record<string, string> = {};
-      for (const k of Object.keys(e.dimension_values).sort()) dv[k] = e.dimension_values[k]!;
-      return { ...e, dimension_values: dv };
+      const pairs = Object.entries(e.dimension_values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return { ...e, dimension_values: Object.fromEntries(pairs) };
     });
     return { datasource: ds, entries: sorted };
   }

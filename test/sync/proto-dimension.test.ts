@@ -1,0 +1,64 @@
+/**
+ * Names from content are data, never keys that reach an object's prototype: a datasource
+ * dimension named `__proto__` (or `constructor`) is served, synced and stored like any other.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { readSpaceDirectory } from '../../src/snapshot/index.js';
+import { sync } from '../../src/sync/index.js';
+import { fixtureSpace } from '../helpers/fixture-space.js';
+import { PUBLIC } from '../helpers/server.js';
+import { removeTempDirs, tempDir, unpaced } from './support.js';
+
+let service: RunningServer;
+
+/** Dimension values with keys that are special to objects, as JSON.parse gives them (own properties). */
+const values = (proto: string, ctor: string): Record<string, string> => JSON.parse(JSON.stringify({ de: 'Rot' }).replace('{', `{"__proto__":${JSON.stringify(proto)},"constructor":${JSON.stringify(ctor)},`));
+
+beforeAll(async () => {
+  const space = fixtureSpace();
+  const colors = space.datasources[0]!;
+  colors.datasource.dimensions.push({ id: 1002, entry_value: '__proto__', name: 'Proto' }, { id: 1003, entry_value: 'constructor', name: 'Ctor' });
+  colors.entries[0]!.dimension_values = values('Proto red', 'Ctor red');
+  service = await startServer({ space, publicToken: PUBLIC, rateLimit: false });
+});
+afterAll(async () => {
+  await service?.close();
+  await removeTempDirs();
+});
+
+describe('a datasource dimension named __proto__', () => {
+  it('is served as its own value, null where an entry has none', async () => {
+    const read = async (dimension: string) =>
+      (await (await fetch(`${service.url}/v2/cdn/datasource_entries?token=${PUBLIC}&datasource=colors&dimension=${dimension}&cv=${service.service.store.space.version}`)).json()) as {
+        datasource_entries: Array<{ name: string; dimension_value: unknown }>;
+      };
+    for (const [dimension, value] of [
+      ['__proto__', 'Proto red'],
+      ['constructor', 'Ctor red'],
+    ] as const) {
+      const { datasource_entries } = await read(dimension);
+      expect(datasource_entries.map((e) => e.dimension_value)).toEqual([value, null, null]);
+    }
+  });
+
+  it('syncs into the snapshot with every dimension value of the entry', async () => {
+    const out = await tempDir('proto');
+    await sync({ baseUrl: service.url, token: PUBLIC, out, ...unpaced() });
+    const text = await readFile(path.join(out, 'datasources', '100.json'), 'utf8');
+    const record = JSON.parse(text) as { entries: Array<{ name: string; dimension_values?: Record<string, string> }> };
+    const red = record.entries.find((e) => e.name === 'red')!;
+    expect(Object.getPrototypeOf(red.dimension_values)).toBe(Object.prototype);
+    expect(Object.entries(red.dimension_values!)).toEqual([
+      ['__proto__', 'Proto red'],
+      ['constructor', 'Ctor red'],
+      ['de', 'Rot'],
+    ]);
+    expect(record.entries.find((e) => e.name === 'blue')!.dimension_values).toEqual({ de: 'Blau' });
+    // Read back as a space directory (what the service serves and compile reads): the same values.
+    const back = (await readSpaceDirectory(out)).datasources.find((d) => d.datasource.id === 100)!;
+    expect(Object.entries(back.entries.find((e) => e.name === 'red')!.dimension_values!)).toEqual(Object.entries(red.dimension_values!));
+  });
+});
