@@ -51,7 +51,17 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
     ...config,
     logLevel: logLevel === 'info' ? 'warn' : logLevel,
     ssr: { noExternal: true },
-    build: { ssr: 'src/entry-server.ts', outDir: ssrDir, emptyOutDir: true, rolldownOptions: { output: { entryFileNames: 'entry-server.js', codeSplitting: false } } },
+    build: {
+      ssr: 'src/entry-server.ts',
+      outDir: ssrDir,
+      emptyOutDir: true,
+      // Pages are rendered on the server only: the images they use are emitted by this build.
+      ssrEmitAssets: true,
+      rolldownOptions: { output: { entryFileNames: 'entry-server.js', codeSplitting: false } },
+    },
+  });
+  await fs.cp(path.join(ssrDir, 'assets'), path.join(outDir, 'assets'), { recursive: true, force: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
   });
 
   const templateFile = path.join(outDir, 'index.html');

@@ -34,6 +34,8 @@ export function siteConfig(options: { dev?: boolean; webhookSecret?: string; con
     embedded: { data: `${dir}/space`, demo: { stories: 200 }, admin: options.dev ?? false },
     resolveRelations: RELATIONS,
     resolveLinks: 'url',
+    // Images and documents come with the snapshot and are bundled: the built site needs no asset host.
+    assets: 'download',
     ...(options.dev ? { webhook: { secret: options.webhookSecret ?? 'example-dev-secret' } } : {}),
   });
   return {

@@ -1,5 +1,6 @@
 /** Multilinks and assets: every kind rendered to the right URL in the page's language. */
 import type { Asset, Multiasset, MultiassetItem, Multilink } from 'content:types';
+import { responsiveImage } from '../../src/image/index.js';
 import { attrs, esc } from './html.js';
 import { urlOfUuid } from './site.js';
 
@@ -30,12 +31,19 @@ export function linkTo(link: Multilink | undefined, lang: string, label: string,
 
 type AnyAsset = Asset | MultiassetItem;
 
-/** `<img>` with its alt text (the asset's, else its title, else the given fallback); empty for an empty asset field. */
-export function image(asset: AnyAsset | undefined, fallbackAlt: string, className?: string): string {
+/** Widths the layout shows images at: up to the 960 px page column, doubled for dense screens. */
+const IMAGE_WIDTHS = [400, 800, 960, 1440, 1920];
+
+/**
+ * `<img>` with its alt text (the asset's, else its title, else the given fallback), its width and
+ * height (space reserved before it loads) and a srcset when the image service can make one; empty
+ * for an empty asset field.
+ */
+export function image(asset: AnyAsset | undefined, fallbackAlt: string, className?: string, sizes = '(max-width: 960px) 100vw, 960px'): string {
   if (!asset || !asset.filename) return '';
   const alt = asset.alt || asset.title || fallbackAlt;
-  const size = /\/(\d+)x(\d+)\//.exec(asset.filename);
-  return `<img${attrs({ src: asset.filename, alt, class: className, loading: 'lazy', width: size?.[1], height: size?.[2] })}>`;
+  const img = responsiveImage(asset.filename, { widths: IMAGE_WIDTHS, sizes });
+  return `<img${attrs({ src: img.src, srcset: img.srcset, sizes: img.srcset ? img.sizes : undefined, alt, class: className, loading: 'lazy', width: img.width, height: img.height })}>`;
 }
 
 /** A figure per image of a multiasset field (which may arrive as `""` when empty). */

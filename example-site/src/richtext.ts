@@ -1,11 +1,12 @@
 /**
  * Rich text through @storyblok/richtext, with the site's own renderers for
  * what only the site knows: story links (the target's URL in the page's
- * language, or plain text when the target is not published), asset links and
- * embedded bloks.
+ * language, or plain text when the target is not published), asset links,
+ * images (with their size and a srcset) and embedded bloks.
  */
 import { renderRichText, type StoryblokRichTextInput, type StoryblokRichTextRendererMap } from '@storyblok/richtext';
 import type { Blok, RichText } from 'content:types';
+import { responsiveImage } from '../../src/image/index.js';
 import { attrs } from './html.js';
 import { urlOfUuid } from './site.js';
 
@@ -26,6 +27,11 @@ export function richText(doc: RichText | undefined, lang: string, renderBlok: Bl
       if (!href) return children;
       const external = link.linktype === 'url' || link.linktype === 'asset';
       return `<a${attrs({ href, target: link.target, rel: external ? 'noopener' : undefined })}>${children}</a>`;
+    },
+    image: ({ attrs: img }) => {
+      if (!img?.src) return '';
+      const { src, srcset, sizes, width, height } = responsiveImage(String(img.src), { widths: [400, 800, 960, 1440], sizes: '(max-width: 960px) 100vw, 960px' });
+      return `<img${attrs({ src, srcset, sizes: srcset ? sizes : undefined, alt: img.alt ?? '', title: img.title || undefined, loading: 'lazy', width, height })}>`;
     },
     blok: ({ attrs: node }) => (node.body ?? []).map((b) => renderBlok(b as Blok)).join(''),
   };

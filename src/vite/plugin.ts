@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
 import type { WebhookEvent } from '../sync/index.js';
 import { Batcher, answer, webhookEndpoint } from '../trigger/index.js';
-import { parseOptions, type ContentSyncOptions } from './options.js';
+import { AssetImports } from './assets.js';
+import { assetDownloads, parseOptions, type ContentSyncOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 
 export const IMPORT_PREFIX = 'content:';
@@ -54,6 +55,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let ready: Promise<RefreshResult> | undefined;
   let logger: Logger = console;
   let root = process.cwd();
+  let assetImports: AssetImports | undefined;
 
   const setup = async (): Promise<ContentPipeline> => {
     if (!pipeline) {
@@ -133,6 +135,14 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       const story = /^stories\/(\d+)$/.exec(rest);
       if (story) return path.join(modules, 'stories', `${story[1]}.js`);
       this.error(`vite-plugin-content-sync: unknown import "${id}"; use content:index, content:stories/<id>, content:datasources, content:tags or content:backlinks`);
+    },
+
+    /** With localized assets, generated modules import the snapshot's files instead of remote URLs. */
+    async transform(code, id) {
+      if (!assetDownloads(options) || !pipeline || !id.startsWith(pipeline.modulesDir + path.sep)) return null;
+      assetImports ??= new AssetImports(pipeline.snapshotDir);
+      const rewritten = await assetImports.rewrite(code);
+      return rewritten === undefined ? null : { code: rewritten, map: null };
     },
 
     configureServer(server) {

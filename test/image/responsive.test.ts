@@ -1,0 +1,35 @@
+/**
+ * The responsive image helper: size from the URL, srcset through the image
+ * service for remote assets, the file itself for localized ones.
+ */
+import { describe, expect, it } from 'vitest';
+import { imageSize, responsiveImage } from '../../src/image/index.js';
+
+const REMOTE = 'https://a.example-cdn.com/f/287451/2400x1600/ab12cd34ef/hero-1.jpg';
+
+describe('responsiveImage', () => {
+  it('reads the size from a remote URL and from a localized file fragment; documents have none', () => {
+    expect(imageSize(REMOTE)).toEqual({ width: 2400, height: 1600 });
+    expect(imageSize('/assets/0a1b-xyz.jpg#600x900')).toEqual({ width: 600, height: 900 });
+    expect(imageSize('https://a.example-cdn.com/f/287451/0x0/ab12cd34ef/manual-8.pdf')).toBeUndefined();
+    expect(imageSize('/logo.svg')).toBeUndefined();
+  });
+
+  it('gives a remote asset a srcset through the image service, none wider than the original', () => {
+    const img = responsiveImage(REMOTE, { widths: [400, 800, 3000], sizes: '50vw' });
+    expect(img).toEqual({
+      src: `${REMOTE}/m/800x0`,
+      width: 2400,
+      height: 1600,
+      srcset: `${REMOTE}/m/400x0 400w, ${REMOTE}/m/800x0 800w, ${REMOTE} 2400w`,
+      sizes: '50vw',
+    });
+    const filtered = responsiveImage(REMOTE, { widths: [400], filters: 'format(webp):quality(70)' });
+    expect(filtered.srcset).toBe(`${REMOTE}/m/400x0/filters:format(webp):quality(70) 400w, ${REMOTE}/m/2400x0/filters:format(webp):quality(70) 2400w`);
+  });
+
+  it('gives a localized asset its own file as src, without the size fragment', () => {
+    expect(responsiveImage('/assets/0a1b-xyz.jpg#600x900')).toEqual({ src: '/assets/0a1b-xyz.jpg', width: 600, height: 900 });
+    expect(responsiveImage('/assets/manual.pdf')).toEqual({ src: '/assets/manual.pdf' });
+  });
+});
