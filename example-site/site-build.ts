@@ -5,7 +5,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import PQueue from 'p-queue';
 import { build, type Plugin } from 'vite';
+import { PageOutsideOutput, pageFile } from './page-file.js';
 import { siteConfig, siteRoot } from './vite.config.js';
 
 export interface BuildOptions {
@@ -22,7 +24,12 @@ export interface BuildResult {
   tokens: string[];
   /** Where the generated content modules are. */
   modulesDir: string;
+  /** Pages not written because their URL would leave the output directory (each one warned about). */
+  refused: string[];
 }
+
+/** Pages rendered and written at once: enough to keep both cores busy, few enough for any file limit. */
+const PAGE_CONCURRENCY = 32;
 
 /** The shape of the server bundle (src/entry-server.ts). */
 type ServerEntry = typeof import('./src/entry-server.js');
@@ -67,10 +74,19 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   const templateFile = path.join(outDir, 'index.html');
   const template = await fs.readFile(templateFile, 'utf8');
   const entry = (await import(pathToFileURL(path.join(ssrDir, 'entry-server.js')).href)) as ServerEntry;
-  const write = async (url: string, html: string) => {
-    const file = path.join(outDir, ...decodeURIComponent(url).split('/').filter(Boolean), url.endsWith('.html') ? '' : 'index.html');
+  const refused: string[] = [];
+  const write = async (url: string, html: () => Promise<string>) => {
+    let file: string;
+    try {
+      file = pageFile(outDir, url);
+    } catch (error) {
+      if (!(error instanceof PageOutsideOutput)) throw error;
+      refused.push(url);
+      console.warn(`example-site: ${error.message}`);
+      return;
+    }
     await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, html);
+    await fs.writeFile(file, await html());
   };
   const routes = entry.routes();
   const seen = new Set<string>();
@@ -80,7 +96,11 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   }
   const contexts = new Map<string, ReturnType<typeof entry.pageContext>>();
   const contextOf = (lang: string) => contexts.get(lang) ?? contexts.set(lang, entry.pageContext(lang)).get(lang)!;
-  await Promise.all(routes.map(async (route) => write(route.url, entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang))))));
-  await write('/404.html', entry.fillTemplate(template, await entry.renderNotFound('/404')));
-  return { outDir, pages: routes.length, durationMs: performance.now() - started, tokens, modulesDir };
+  // Bounded: one promise per page at once opened a file per page (EMFILE on large sites).
+  const pages = new PQueue({ concurrency: PAGE_CONCURRENCY });
+  await Promise.all(
+    routes.map((route) => pages.add(() => write(route.url, async () => entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang)))))),
+  );
+  await write('/404.html', async () => entry.fillTemplate(template, await entry.renderNotFound('/404')));
+  return { outDir, pages: routes.length - refused.length, durationMs: performance.now() - started, tokens, modulesDir, refused };
 }
