@@ -54,10 +54,8 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
     try {
       // Evaluated from its text and the raw modules it imports as the last compile wrote them.
       const mod = readModule(rel) as Record<string, Story>;
-      for (const lang of languages) {
-        const story = mod[exportName(lang)];
-        if (story) inferrer.remove(story);
-      }
+      // As they were added: the story's languages at once (a value counts once per story).
+      inferrer.removeVariants(languages.map((lang) => mod[exportName(lang)]).filter((story) => story !== undefined));
     } catch {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }

@@ -77,6 +77,11 @@ export class TypeInferrer {
     this.observer.story(story, -1);
   }
 
+  /** Undoes an addVariants() of the same variants. */
+  removeVariants(stories: readonly Story[]): void {
+    this.observer.variants(stories, -1);
+  }
+
   /** Everything observed, as deterministic JSON. */
   state(): unknown {
     return canonical(this.data, false);
@@ -99,7 +104,7 @@ export class TypeInferrer {
    */
   merge(state: unknown): void {
     const other = state as InferState | undefined;
-    if (!other || typeof other !== 'object' || other.v !== 1 || typeof other.opts !== 'string') {
+    if (!other || typeof other !== 'object' || other.v !== 2 || typeof other.opts !== 'string') {
       throw new Error('TypeInferrer.merge: not a type inference state');
     }
     if (other.opts !== this.data.opts) throw new Error('TypeInferrer.merge: the state was recorded with different maxLiterals or datasources');
@@ -119,7 +124,7 @@ export class TypeInferrer {
   static fromState(state: unknown, options: InferOptions = {}): TypeInferrer {
     const { stories, ...counts } = (state !== null && typeof state === 'object' ? state : {}) as Record<string, unknown>;
     const s = canonical(counts, true) as InferState;
-    const adopted = s.v === 1 && typeof s.opts === 'string' ? adoptStoryCounts(stories) : undefined;
+    const adopted = s.v === 2 && typeof s.opts === 'string' ? adoptStoryCounts(stories) : undefined;
     if (!adopted) throw new Error('TypeInferrer.fromState: not a type inference state');
     s.stories = adopted;
     return new TypeInferrer(options, s);

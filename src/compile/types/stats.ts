@@ -24,9 +24,13 @@ export interface StrStat {
   uuid: number;
   /** Non-empty values that cannot be option keys (long, multi-line, paths or URLs). */
   prose: number;
-  /** Distinct non-empty values, at most `cap` of them. */
+  /**
+   * Distinct non-empty values, at most `cap` of them, each with the number of stories that hold it
+   * here (a story holding it twice, or in several languages, counts once: a value recurs when
+   * several stories have it).
+   */
   vals: Dict<number>;
-  /** Non-empty observations not held in `vals`. */
+  /** Values not held in `vals`, counted as they are (once per story holding each). */
   over: number;
   /** uuid values with their counts (relation candidates only). */
   uuids?: Dict<number>;
@@ -77,7 +81,8 @@ export interface CompRec extends Rec {
 }
 
 export interface InferState {
-  v: 1;
+  /** 2: `vals` count stories (1 counted observations). */
+  v: 2;
   /** Fingerprint of the options that shape observations. */
   opts: string;
   comps: Dict<CompRec>;
@@ -94,7 +99,7 @@ export interface InferState {
 
 export function emptyState(opts: string): InferState {
   return {
-    v: 1,
+    v: 2,
     opts,
     comps: dict(),
     asset: { n: 0, f: dict() },
@@ -184,10 +189,30 @@ export function isBlok(v: Record<string, unknown>): boolean {
 }
 
 export class Observer {
+  /** The string values already counted in `vals` (or `over`) for the story being observed, by position. */
+  readonly #counted = new Map<StrStat, string | Set<string>>();
+
   constructor(
     readonly state: InferState,
     readonly config: ObserveConfig,
   ) {}
+
+  /** Whether `value` is counted at `s` for the first time in the story being observed (and notes it). */
+  #first(s: StrStat, value: string): boolean {
+    const had = this.#counted.get(s);
+    if (had === undefined) {
+      this.#counted.set(s, value);
+      return true;
+    }
+    if (typeof had === 'string') {
+      if (had === value) return false;
+      this.#counted.set(s, new Set([had, value]));
+      return true;
+    }
+    if (had.has(value)) return false;
+    had.add(value);
+    return true;
+  }
 
   /** One story (a story without a component at its root records nothing). */
   story(story: { uuid?: unknown; content?: unknown }, delta: 1 | -1): void {
@@ -209,6 +234,7 @@ export class Observer {
       if (stories.length > 1) for (const s of stories) this.variants([s], delta);
       return;
     }
+    this.#counted.clear();
     const n = stories.length * delta;
     const name = first.component as string;
     const uuid = stories[0]!.uuid;
@@ -305,14 +331,18 @@ export class Observer {
     if (value.length > 64 || value.includes('\n') || value.includes('/')) s.prose += delta;
     const isUuid = value.length === 36 && UUID.test(value);
     if (isUuid) s.uuid += delta;
-    if (value in s.vals) {
-      const size = sizeOf(s.vals);
-      bump(s.vals, value, delta);
-      if (!(value in s.vals)) sizes.set(s.vals, size - 1);
-    } else if (delta > 0 && sizeOf(s.vals) < this.config.cap) {
-      sizes.set(s.vals, sizeOf(s.vals) + 1);
-      s.vals[value] = delta;
-    } else s.over += delta;
+    if (this.#first(s, value)) {
+      // Once per story (delta counts the variants holding it): added or taken away, one story.
+      const story = delta > 0 ? 1 : -1;
+      if (value in s.vals) {
+        const size = sizeOf(s.vals);
+        bump(s.vals, value, story);
+        if (!(value in s.vals)) sizes.set(s.vals, size - 1);
+      } else if (delta > 0 && sizeOf(s.vals) < this.config.cap) {
+        sizes.set(s.vals, sizeOf(s.vals) + 1);
+        s.vals[value] = story;
+      } else s.over += story;
+    }
     if (!ctx.fieldLevel) return;
     if (isUuid) {
       s.uuids ??= dict();
