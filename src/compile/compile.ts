@@ -74,6 +74,13 @@ export interface CompileOptions {
   detectRelations?: boolean;
   resolveLinks?: LinksMode;
   depth?: number;
+  /**
+   * Keep a relation's uuid where its target is not in this view of the
+   * snapshot (missing, unpublished). Default false: the target is left out
+   * (an array loses the item, a single value becomes null). The warning
+   * names such references either way.
+   */
+  keepUnresolved?: boolean;
   /** A component schema export merged into the inferred types. */
   schema?: unknown;
   /** Regenerate everything, ignoring the state of the last compile. */
@@ -142,6 +149,7 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
       detectRelations: options.detectRelations ?? false,
       ...(options.resolveLinks ? { links: options.resolveLinks } : {}),
       depth: options.depth ?? 1,
+      keepUnresolved: options.keepUnresolved ?? false,
       publishedView: manifest.views.includes('published'),
     },
   };
@@ -274,7 +282,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: result.stories, modules: result.withModules, files: output.files, types: undefined };
   // The positions worked out in the index (a full compile's) are those in the state when it lists every story of the index.
   await writeState(stateFile, newState, types.inferrer, options.cache, 'encoded' in result && result.stories.size === index.length ? result.encoded : undefined);
-  const warning = missingReport(ctx.missing);
+  const warning = missingReport(ctx.missing, ctx.setup.resolve.keepUnresolved);
   return {
     mode: state ? 'incremental' : 'full',
     stories: index.length,
@@ -329,6 +337,7 @@ function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: strin
       d: options.detectRelations ?? false,
       l: options.resolveLinks ?? null,
       depth: options.depth ?? 1,
+      k: options.keepUnresolved ?? false,
       schema: options.schema ?? null,
       prefix,
       v: STATE_VERSION,

@@ -42,6 +42,7 @@ export interface StorySetup {
     detectRelations: boolean;
     links?: LinksMode;
     depth: number;
+    keepUnresolved: boolean;
     /** The snapshot holds the published view: its index says which stories have a published version. */
     publishedView: boolean;
   };

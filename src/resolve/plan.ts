@@ -10,6 +10,12 @@ import type { Scan } from './scan.js';
 
 /** What each edit of a plan writes. A value of undefined leaves that reference as written. */
 export interface EditValues {
+  /**
+   * A relation whose target the lookup does not give (missing, or not in this
+   * view): kept as written, or left out (an array loses the item, a single
+   * value becomes null).
+   */
+  unresolved: 'keep' | 'leave-out';
   /** What takes the place of a relation's reference to `target`. */
   relation(target: Story): unknown;
   /** What a link to `target` shows under `story`. */
@@ -36,7 +42,18 @@ export function applyPlan(scan: Scan, content: unknown, values: EditValues): unk
       if (childCopy) setOwn(writable(), key, childCopy);
     }
     let arrays: Map<string, unknown[]> | undefined;
+    let leftOut: Map<string, Set<number>> | undefined;
     for (const edit of step.edits) {
+      if (edit.kind === 'unresolved') {
+        if (values.unresolved === 'keep') continue;
+        if (edit.index === undefined) setOwn(writable(), edit.field, null);
+        else {
+          let items = leftOut?.get(edit.field);
+          if (!items) (leftOut ??= new Map()).set(edit.field, (items = new Set()));
+          items.add(edit.index);
+        }
+        continue;
+      }
       if (edit.kind === 'relation') {
         const value = values.relation(edit.target);
         if (value === undefined) continue;
@@ -68,6 +85,11 @@ export function applyPlan(scan: Scan, content: unknown, values: EditValues): unk
         if (href !== attrs.href) setOwn(attrs, 'href', href);
         setOwn(obj, 'attrs', attrs);
       }
+    }
+    // Arrays that lose items: a new array of the items kept (resolved ones included).
+    for (const [field, items] of leftOut ?? []) {
+      const obj = writable();
+      setOwn(obj, field, (obj[field] as unknown[]).filter((_, i) => !items.has(i)));
     }
     if (copy) copies.set(step.node, copy);
   }

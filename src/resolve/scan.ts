@@ -38,6 +38,8 @@ export interface MissingTarget {
 export type Edit =
   /** `node[field]` (or `node[field][index]`) becomes the target story. */
   | { readonly kind: 'relation'; readonly field: string; readonly index: number | undefined; readonly target: Story }
+  /** `node[field]` (or `node[field][index]`) names a story the lookup does not give. */
+  | { readonly kind: 'unresolved'; readonly field: string; readonly index: number | undefined }
   /** The multilink object gains `story` and a current `cached_url`. */
   | { readonly kind: 'multilink'; readonly target: LinkTarget }
   /** The link mark's `attrs` gain `story` and a current `href`. */
@@ -157,6 +159,11 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     direct.add(uuid);
   };
 
+  const addUnresolved = (visit: Visit, field: string, index: number | undefined, ref: string | number): void => {
+    (visit.edits ??= []).push({ kind: 'unresolved', field, index });
+    addMissing(visit, index === undefined ? [field] : [field, index], ref);
+  };
+
   const explicitRelation = (visit: Visit, field: string, value: unknown): void => {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
@@ -164,14 +171,14 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
         if (!isReference(ref)) continue;
         const target = relatedStory(ref, lookup);
         if (target) addRelation(visit, field, i, target);
-        else addMissing(visit, [field, i], ref);
+        else addUnresolved(visit, field, i, ref);
       }
       return;
     }
     if (!isReference(value)) return;
     const target = relatedStory(value, lookup);
     if (target) addRelation(visit, field, undefined, target);
-    else addMissing(visit, [field], value);
+    else addUnresolved(visit, field, undefined, value);
   };
 
   const detectedRelation = (visit: Visit, field: string, value: unknown): void => {
@@ -185,7 +192,7 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     if (!targets.some((t) => t !== undefined)) return;
     targets.forEach((target, i) => {
       if (target) addRelation(visit, field, i, target);
-      else addMissing(visit, [field, i], value[i] as string);
+      else addUnresolved(visit, field, i, value[i] as string);
     });
   };
 

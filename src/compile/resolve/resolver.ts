@@ -3,8 +3,9 @@
  * (version 1, targets nested in the referencing fields) without its limits.
  *
  * - Relations: the uuid (or numeric id) in a relation field, or each one in an
- *   array, is replaced by the target story. Targets not in the snapshot stay as
- *   written and are reported.
+ *   array, is replaced by the target story. A reference whose target is not in
+ *   this view of the snapshot (missing, unpublished) is reported, and left out
+ *   (an array loses it, a single value becomes null) unless `keepUnresolved`.
  * - Links: a multilink to a story or folder gains `story` (the target, its
  *   `url` shape or its routing properties, by mode) and a `cached_url` set to
  *   the target's current full slug; a rich-text story link mark gains
@@ -132,6 +133,7 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanM
   /** The content of a story resolved at remaining depth `d` (the input itself when nothing changes). */
   const buildContent = (scan: Scan, content: unknown, d: number): unknown => {
     const values: EditValues = {
+      unresolved: config.keepUnresolved === true ? 'keep' : 'leave-out',
       relation: (target) => embedded(target, d - 1),
       link: (target) => linkValue(target, d),
       cachedUrl: (target) => shaper.fullSlug(target),

@@ -23,6 +23,13 @@ export interface ResolveConfig {
    * targets are themselves resolved at depth 1; and so on. 0 resolves nothing.
    */
   depth?: number;
+  /**
+   * Keep a relation's reference (its uuid or id, as written) where its target
+   * is not in this view of the snapshot. Default false: such a target is left
+   * out of the resolved value (an array loses the item, a single value
+   * becomes null); the compile's warning names it either way.
+   */
+  keepUnresolved?: boolean;
 }
 
 /**
@@ -40,7 +47,7 @@ export interface ResolveResult {
    * once they appear). Sorted, unique. Drives invalidation.
    */
   references: string[];
-  /** References of this story's own content whose target is not in the snapshot (kept as written). */
+  /** References of this story's own content whose target is not in the snapshot (see `keepUnresolved`). */
   missing: MissingTarget[];
   /**
    * The references embedded only whole, as the snapshot has them (at depth 1, relation targets

@@ -41,6 +41,7 @@ export function resolveV1(story: Story, options: ResolveOptions, source: Resolve
   const links = firstUuids(scan.linkTargets, linksMode === 'story' ? LIMITS.linksStory : LIMITS.linksUrl);
   const { shapes, shape } = linkShaper(linksMode ?? 'url', source);
   const content = applyPlan(scan, story.content, {
+    unresolved: 'keep',
     relation: (target) => (relations.has(target.uuid) ? target : undefined),
     link: (target) => (links.has(target.uuid) ? shape(target) : undefined),
     cachedUrl: (target) => shapes.fullSlug(target),

@@ -98,8 +98,8 @@ describeRealdata('laravel-storyblok ep16: a dangling relation', () => {
   const lookup = lookupOf([ep16]);
   const dangling = ['15da551b-9937-440f-9ec6-185027fbff52', '85b23871-b146-4db5-8ae8-ff524d2e5747'];
 
-  it('keeps the uuids, reports them by field, and copies nothing', () => {
-    const result = createResolver({ relations: ['linked_links.links'] }, lookup).resolve(ep16);
+  it('with keepUnresolved, keeps the uuids, reports them by field, and copies nothing', () => {
+    const result = createResolver({ relations: ['linked_links.links'], keepUnresolved: true }, lookup).resolve(ep16);
     expect(result.missing).toEqual([
       { field: 'episode.features[0].body[8].links[0]', uuid: dangling[0] },
       { field: 'episode.features[0].body[8].links[1]', uuid: dangling[1] },
@@ -110,12 +110,21 @@ describeRealdata('laravel-storyblok ep16: a dangling relation', () => {
     expect(result.story.content.links).toBe(ep16.content.links);
   });
 
+  it('by default, leaves them out of the resolved array and reports them the same', () => {
+    const result = createResolver({ relations: ['linked_links.links'] }, lookup).resolve(ep16);
+    const features = result.story.content.features as Array<{ body: Array<Record<string, unknown>> }>;
+    expect(features[0]!.body[8]!.links).toEqual([]);
+    expect(result.missing.map((m) => m.uuid)).toEqual(dangling);
+    expect(result.story.content.links).toBe(ep16.content.links);
+  });
+
   it('names the story in the one warning', () => {
     const result = createResolver({ relations: ['linked_links.links'] }, lookup).resolve(ep16);
     expect(missingReport([result])).toBe(
-      '2 references point at stories not in the snapshot: ' +
+      '2 references point at stories not in the snapshot (missing, or not in this view): ' +
         `Guernsey Pollinator Project and the science of fear (episode.features[0].body[8].links[0] -> ${dangling[0]}), ` +
-        `Guernsey Pollinator Project and the science of fear (episode.features[0].body[8].links[1] -> ${dangling[1]})`,
+        `Guernsey Pollinator Project and the science of fear (episode.features[0].body[8].links[1] -> ${dangling[1]}); ` +
+        'relations leave them out (an array loses the item, a single value is null; keepUnresolved keeps their uuids)',
     );
   });
 

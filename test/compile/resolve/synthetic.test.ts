@@ -92,7 +92,7 @@ describe('depth and cycles', () => {
   it('a missing target inside an embedded target is a reference, reported by that target only', () => {
     const leaf = deepFreeze(story(30, { component: 'author', articles: [uuid(404)] }, { name: 'Leaf' }));
     const top = deepFreeze(story(31, { component: 'article', author: uuid(30) }, { name: 'Top' }));
-    const r = createResolver({ relations, depth: 2 }, lookupOf([leaf, top]));
+    const r = createResolver({ relations, depth: 2, keepUnresolved: true }, lookupOf([leaf, top]));
     const result = r.resolve(top);
     expect((result.story.content as any).author).toBe(leaf);
     expect(result.references).toEqual([uuid(30), uuid(404)]);
@@ -246,9 +246,32 @@ describe('copies, inputs and odd content', () => {
   it('detection: an array of uuids with one unknown is a relation with one missing target', () => {
     const page = deepFreeze(story(2, { people: [uuid(1), uuid(99)] }, { name: 'Team' }));
     const r = createResolver({ detectRelations: true }, lookupOf([T, page])).resolve(page);
-    expect(r.story.content.people).toEqual([T, uuid(99)]);
+    expect(r.story.content.people).toEqual([T]);
     expect(r.missing).toEqual([{ field: 'page.people[1]', uuid: uuid(99) }]);
     expect(r.references).toEqual([uuid(1), uuid(99)]);
+    const kept = createResolver({ detectRelations: true, keepUnresolved: true }, lookupOf([T, page])).resolve(page);
+    expect(kept.story.content.people).toEqual([T, uuid(99)]);
+    expect(kept.missing).toEqual(r.missing);
+  });
+
+  it('an unresolved relation is left out: an array loses the item, a single value is null; keepUnresolved keeps the uuid', () => {
+    const target = story(5, { component: 'author' }, { name: 'Five' });
+    const page = deepFreeze(
+      story(6, { component: 'article', author: uuid(404), related: [uuid(404), uuid(5), '77', uuid(405)], other: { _uid: 'o', component: 'teaser', title: 't' } }, { name: 'Six' }),
+    );
+    const config = { relations: ['article.author', 'article.related'] };
+    const left = createResolver(config, lookupOf([target, page])).resolve(page);
+    const content = left.story.content as Record<string, unknown>;
+    expect(content.author).toBeNull();
+    expect(content.related).toEqual([target]);
+    expect(content.other).toBe(page.content.other);
+    expect(left.missing.map((m) => m.field)).toEqual(['article.author', 'article.related[0]', 'article.related[2]', 'article.related[3]']);
+    const kept = createResolver({ ...config, keepUnresolved: true }, lookupOf([target, page])).resolve(page);
+    expect(kept.story.content.author).toBe(uuid(404));
+    expect(kept.story.content.related).toEqual([uuid(404), target, '77', uuid(405)]);
+    // Nothing resolves and everything is kept: the content is the input's.
+    const none = createResolver({ ...config, keepUnresolved: true }, lookupOf([page])).resolve(page);
+    expect(none.story.content).toBe(page.content);
   });
 
   it('a container met twice in one story is resolved in both places', () => {
@@ -365,10 +388,14 @@ describe('missingReport', () => {
     const r = createResolver({ relations: ['teaser.featured', 'article.author', 'article.related'] }, lookupOf([a, b]));
     const results = [a, b].map((s) => ({ story: s, missing: r.resolve(s).missing }));
     expect(missingReport(results)).toBe(
-      `3 references point at stories not in the snapshot: ep16 (page.body[2].featured -> ${uuid(90)}), ` +
-        `News (article.author -> 42), News (article.related[1] -> ${uuid(91)})`,
+      `3 references point at stories not in the snapshot (missing, or not in this view): ep16 (page.body[2].featured -> ${uuid(90)}), ` +
+        `News (article.author -> 42), News (article.related[1] -> ${uuid(91)}); ` +
+        'relations leave them out (an array loses the item, a single value is null; keepUnresolved keeps their uuids)',
     );
-    expect(missingReport([results[0]!, results[0]!])).toBe(`1 reference points at a story not in the snapshot: ep16 (page.body[2].featured -> ${uuid(90)})`);
+    expect(missingReport([results[0]!, results[0]!], true)).toBe(
+      `1 reference points at a story not in the snapshot (missing, or not in this view): ep16 (page.body[2].featured -> ${uuid(90)}); ` +
+        'relations keep their uuids (keepUnresolved)',
+    );
     expect(missingReport([{ story: a, missing: [] }])).toBeUndefined();
     // Document order across links and relations.
     const c = deepFreeze(story(3, { a: [{ _uid: 'n', component: 'nav', link: storyLink(uuid(92)) }], b: uuid(93) }, { name: 'Nav' }));
