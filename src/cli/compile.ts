@@ -15,6 +15,8 @@ const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
   --detect-relations      also resolve uuid fields that name stories of the snapshot
   --resolve-links M       url, story or link
   --depth N               how deep resolved stories are resolved themselves (default 1)
+  --keep-unresolved       keep a relation's uuid where its target is missing or
+                          unpublished (default: left out, named in the warning)
   --schema FILE           a component schema export to merge into the types
   --declaration FILE      where the declarations of every content: import go
                           (default: content.d.ts beside --out; none: not written)
@@ -40,6 +42,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     'detect-relations': { type: 'boolean' },
     'resolve-links': { type: 'string' },
     depth: { type: 'string' },
+    'keep-unresolved': { type: 'boolean' },
     schema: { type: 'string' },
     declaration: { type: 'string' },
     full: { type: 'boolean' },
@@ -85,6 +88,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
       detectRelations: Boolean(values['detect-relations']),
       ...(links ? { resolveLinks: links as 'url' | 'story' | 'link' } : {}),
       depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
+      keepUnresolved: Boolean(values['keep-unresolved']),
       ...(schema !== undefined ? { schema } : {}),
       ...(values.declaration !== undefined ? { declaration: values.declaration === 'none' ? false : (values.declaration as string) } : {}),
       full: Boolean(values.full),

@@ -21,7 +21,8 @@ commands:
          full or incremental sync of a space into a snapshot directory
          (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
-         [--depth N] [--detect-relations] [--schema FILE] [--version V] [--full] [--json]
+         [--depth N] [--detect-relations] [--keep-unresolved] [--schema FILE] [--version V]
+         [--full] [--json]
          typed modules and types from a snapshot
   prepare [--config FILE] [--mode M]
          sync and compile with the options of the plugin in the project's Vite

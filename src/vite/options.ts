@@ -19,6 +19,12 @@ export const ContentSyncOptions = z.strictObject({
   detectRelations: z.boolean().default(false),
   resolveLinks: z.enum(['url', 'story', 'link']).optional(),
   depth: z.number().int().min(0).max(10).default(1),
+  /**
+   * Keep a relation's uuid where its target is missing or unpublished, instead of leaving the
+   * target out (an array loses it, a single value becomes null); the warning names it either way.
+   * @default false
+   */
+  keepUnresolved: z.boolean().default(false),
   /** Where the snapshot (`<dir>/snapshot`) and the generated modules (`<dir>/modules`) live, relative to the Vite root. */
   dir: z.string().min(1).default('.content'),
   /** A component schema export (JSON file) merged into the generated types. */

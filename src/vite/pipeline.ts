@@ -191,6 +191,7 @@ export class ContentPipeline {
       detectRelations: this.options.detectRelations,
       ...(this.options.resolveLinks ? { resolveLinks: this.options.resolveLinks } : {}),
       depth: this.options.depth,
+      keepUnresolved: this.options.keepUnresolved,
       ...(this.#schema !== undefined ? { schema: this.#schema } : {}),
       cache: this.#compileCache,
     });
