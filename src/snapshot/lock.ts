@@ -96,8 +96,8 @@ export async function readOwner(dir: string, name: string): Promise<Owner | unde
 /** Creates `<dir>/<name>` naming `owner`, whole (see the top of this file); false when the name exists. */
 async function createWhole(dir: string, name: string, owner: Owner): Promise<boolean> {
   const draft = path.join(dir, transientName(`${name}.draft`, owner));
-  await fs.writeFile(draft, JSON.stringify(owner), { flag: 'wx' });
   try {
+    await fs.writeFile(draft, JSON.stringify(owner), { flag: 'wx' });
     await fs.link(draft, path.join(dir, name));
     return true;
   } catch (err) {

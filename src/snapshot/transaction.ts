@@ -126,12 +126,16 @@ export async function recoverSnapshot(
     // Synchronous: two stats, which on the thread pool would cost a round trip each (every sync and compile asks first).
     // A lock without a journal is a writer's about to make one, or a killed writer's (then removed here).
     if (!existsSync(path.join(dir, TXN)) && !existsSync(path.join(dir, LOCK_FILE))) return 'clean';
-    let lock: WriterLock;
-    try {
-      lock = await WriterLock.take(dir);
-    } catch (err) {
-      if (!(err instanceof SnapshotLockedError)) throw err;
-      // A live writer still staging: the snapshot itself is untouched and readable.
+    // A live writer is asked nothing (nor is anything written to ask it): still staging, the snapshot
+    // itself is untouched and readable; committing, it is waited for.
+    let lock: WriterLock | undefined;
+    if (!(await lockHolder(dir))) {
+      lock = await WriterLock.take(dir).catch((err: unknown) => {
+        if (err instanceof SnapshotLockedError) return undefined;
+        throw err;
+      });
+    }
+    if (!lock) {
       if (!committing(dir)) return 'staging';
       if (Date.now() > deadline) return 'busy';
       await sleep(20);
@@ -219,6 +223,14 @@ export class SnapshotTransaction {
    * when a live process holds it), then finishes or discards a journal a killed writer left.
    */
   static async begin(dir: string): Promise<SnapshotTransaction> {
+    try {
+      return await SnapshotTransaction.#open(dir);
+    } catch (err) {
+      throw (err as NodeJS.ErrnoException).code ? new SnapshotWriteError(dir, err) : err;
+    }
+  }
+
+  static async #open(dir: string): Promise<SnapshotTransaction> {
     await fs.mkdir(dir, { recursive: true });
     const lock = await WriterLock.take(dir);
     try {
