@@ -1,21 +1,25 @@
 /**
  * `npm run bench`: every benchmark, figures printed side by side.
- * Pass names to run some: `npm run bench -- service`.
+ * Pass names to run some: `npm run bench -- service`; `sync` is `sync-bound` and `sync-memory`.
  */
 import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
-import { benchSync } from './sync.js';
+import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
 import { benchCompile } from './compile.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
   sync: benchSync,
+  'sync-bound': benchSyncBound,
+  'sync-memory': benchSyncMemory,
   plugin: benchPlugin,
   compile: benchCompile,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-for (const name of wanted.length ? wanted : Object.keys(suites)) {
+// `sync` runs both of its parts; without names, each part runs once.
+const all = Object.keys(suites).filter((name) => !name.startsWith('sync-'));
+for (const name of wanted.length ? wanted : all) {
   const suite = suites[name];
   if (!suite) {
     console.error(`unknown benchmark "${name}"; choose from ${Object.keys(suites).join(', ')}`);

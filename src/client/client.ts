@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { MAX_LISTING_ITEMS, itemsOnPage, lastPage, readListingCount, requestCost, SpaceEnvelope, type ApiVersion, type ListingCount, type Space } from '../api/index.js';
 import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
 import { ContentApiError, SchemaError, isUnreachable, networkMessage, statusMessage } from './errors.js';
-import { Pacer, type RateBudget } from './pacer.js';
+import { serviceBudget, type RateBudget } from './pacer.js';
 import { retryAfterSeconds } from './retry-after.js';
 
 export type Params = Record<string, string | number | boolean | undefined>;
@@ -128,9 +128,7 @@ export class ContentClient {
     this.#queue = new PQueue({ concurrency: options.concurrency ?? 12 });
     // Every request in flight listens to the caller's signal.
     if (options.signal) setMaxListeners(0, options.signal);
-    // Half of the full bucket the service starts with is spent at once; the rest of the time
-    // requests start at 97% of the allowed rate (the margin absorbs timing jitter).
-    this.pacer = options.pacer ?? new Pacer({ target: 0.97, initialCreditMs: 500 });
+    this.pacer = options.pacer ?? serviceBudget();
   }
 
   #url(path: string, params: Params): string {

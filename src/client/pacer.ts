@@ -23,10 +23,12 @@ export interface RateBudget {
  * Slots that pass unused because no request was ready (all in flight, or the
  * process busy) are made up by starting the next requests sooner, never more
  * than `catchUpMs` of budget behind the schedule: without that, every stall
- * would be budget lost for good.
+ * would be budget lost for good. (This is a token bucket seen from its
+ * schedule: `catchUpMs` is its size, `initialCreditMs` what it starts with.)
  * After a 429 (another consumer of the same token) the rate halves and the
  * pacer waits what `Retry-After` asks; each success then wins the rate back
- * a little at a time (additive increase, multiplicative decrease).
+ * a little at a time (additive increase, multiplicative decrease), and the
+ * catch-up shrinks with the rate, so no burst follows a refusal.
  */
 export interface PacerOptions {
   /** Share of the allowed rate to aim at (default 0.96). */
@@ -79,7 +81,7 @@ export class Pacer implements RateBudget {
     const now = this.#now();
     // Behind the schedule (slots went unused): start now, and keep the lag so the
     // following requests make up those slots, up to `catchUpMs` of them.
-    const floor = this.#next === undefined ? now - this.#initialCreditMs : now - this.#catchUpMs;
+    const floor = this.#next === undefined ? now - this.#initialCreditMs : now - (this.#catchUpMs * this.#share) / this.#target;
     const due = Math.max(this.#next ?? floor, floor);
     this.#next = due + (cost * 1000) / this.#share;
     const wait = due - now;
@@ -99,4 +101,18 @@ export class Pacer implements RateBudget {
   succeeded(): void {
     this.#share = Math.min(this.#target, this.#share + this.#step);
   }
+}
+
+/** What the contract's bucket holds: one second of requests at the full rate, full at the start. */
+export const SERVICE_BUCKET_MS = 1000;
+
+/**
+ * The default budget: the service's bucket mirrored. It is spent at once at the start (the
+ * service's starts full), then requests start at the full rate, and slots missed are made up to
+ * the bucket's size. `reserveMs` of it stay unspent, against requests that reach the service
+ * closer together than they started.
+ */
+export function serviceBudget(reserveMs = 50): Pacer {
+  const burst = SERVICE_BUCKET_MS - reserveMs;
+  return new Pacer({ target: 1, initialCreditMs: burst, catchUpMs: burst });
 }
