@@ -53,9 +53,9 @@ let built = false;
  * The CLI as it is installed (`bin/content-sync.js` over `dist/`, compiled
  * from the current sources first, once a run) in its own node process: what
  * users run, without the TypeScript loader the other commands go through.
- * `options.node`: node flags.
+ * `options.node`: node flags; `options.wrap`: a command that runs node.
  */
-export async function runBuiltCli(args: string[], options: Omit<CliOptions, 'wrap'> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runBuiltCli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!built) {
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
     built = true;

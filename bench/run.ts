@@ -6,6 +6,7 @@ import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
 import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
 import { benchCompile } from './compile.js';
+import { benchHostile } from './hostile.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
@@ -14,6 +15,7 @@ const suites: Record<string, () => Promise<void>> = {
   'sync-memory': benchSyncMemory,
   plugin: benchPlugin,
   compile: benchCompile,
+  hostile: benchHostile,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
