@@ -131,7 +131,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       await ensureReady();
       const rest = id.slice(IMPORT_PREFIX.length);
       const modules = pipeline!.modulesDir;
-      if (NAMED[rest]) return path.join(modules, NAMED[rest]!);
+      // Own keys only: `content:constructor` must not find what every object inherits.
+      if (Object.hasOwn(NAMED, rest)) return path.join(modules, NAMED[rest]!);
       const story = /^stories\/(\d+)$/.exec(rest);
       if (story) return path.join(modules, 'stories', `${story[1]}.js`);
       this.error(`vite-plugin-content-sync: unknown import "${id}"; use content:index, content:stories/<id>, content:datasources, content:tags or content:backlinks`);

@@ -129,6 +129,16 @@ describe('build when the API cannot be reached', () => {
     expect(await builtText(root)).toContain('Alpha news');
   });
 
+  it.each(['constructor', '__proto__', 'hasOwnProperty'])('refuses content:%s with the unknown-import message', async (name) => {
+    const other = await project(`import x from 'content:${name}';\nconsole.log(x);\n`);
+    try {
+      const built = build(config(other, capturingLogger(), { offline: true, dir: path.join(root, '.content') }));
+      await expect(built).rejects.toThrow(`unknown import "content:${name}"`);
+    } finally {
+      await removeDir(other);
+    }
+  });
+
   it('offline: false fails even with a snapshot', async () => {
     await expect(build(config(root, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN, offline: false }))).rejects.toThrow();
   });
