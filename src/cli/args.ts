@@ -2,6 +2,9 @@
  * Command-line parsing shared by the commands: strict flags, clear errors.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
+import { ApiVersion, ContentView } from '../vite/options.js';
+import { nearest } from '../vite/suggest.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -10,11 +13,30 @@ export class UsageError extends Error {
 export type ParsedFlags = { values: Record<string, string | boolean | undefined> };
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>): ParsedFlags {
+  const all = { ...options, help: { type: 'boolean' as const } };
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    return parseArgs({ args: argv, options: all, strict: true, allowPositionals: false });
   } catch (err) {
+    const unknown = /^Unknown option '(-{1,2})([^']+)'/.exec((err as Error).message);
+    if (unknown) {
+      const guess = nearest(unknown[2]!, Object.keys(all));
+      throw new UsageError(`unknown option ${unknown[1]}${unknown[2]}${guess ? ` (did you mean --${guess}?)` : ''}`);
+    }
     throw new UsageError((err as Error).message);
   }
+}
+
+/** "a, b or c" */
+function listed(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
+}
+
+/** A flag's value checked against one of the options' enums: the plugin and the command accept the same words. */
+export function choice<T extends string>(schema: z.ZodEnum<{ [K in T]: K }>, value: string | undefined, name: string): T | undefined {
+  if (value === undefined) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`--${name} must be ${listed(schema.options)} (got "${value}")`);
+  return result.data as T;
 }
 
 export function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -27,13 +49,11 @@ export function integer(value: string | undefined, name: string, fallback: numbe
 
 
 /** The sync flags `sync` and `watch` share: API version, views and concurrency, checked. */
-export function syncFlags(values: ParsedFlags['values']): { api: 'v1' | 'v2'; views: Array<'published' | 'draft'>; concurrency: number } {
-  const api = (values.api as string | undefined) ?? 'v2';
-  if (api !== 'v1' && api !== 'v2') throw new UsageError(`--api must be v1 or v2 (got "${api}")`);
+export function syncFlags(values: ParsedFlags['values']): { api: z.output<typeof ApiVersion>; views: Array<z.output<typeof ContentView>>; concurrency: number } {
+  const api = choice(ApiVersion, values.api as string | undefined, 'api') ?? 'v2';
   const version = (values.version as string | undefined) ?? 'published';
-  const views: Array<'published' | 'draft'> =
-    version === 'both' ? ['published', 'draft'] : version === 'published' || version === 'draft' ? [version] : [];
-  if (!views.length) throw new UsageError(`--version must be published, draft or both (got "${version}")`);
+  const views = version === 'both' ? [...ContentView.options] : ContentView.options.filter((v) => v === version);
+  if (!views.length) throw new UsageError(`--version must be ${ContentView.options.join(', ')} or both (got "${version}")`);
   const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
   return { api, views, concurrency };
 }

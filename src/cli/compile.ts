@@ -4,7 +4,8 @@
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import { compile, type CompileResult } from '../compile/index.js';
-import { UsageError, integer, parse } from './args.js';
+import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
+import { UsageError, choice, integer, parse } from './args.js';
 
 const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
 
@@ -57,16 +58,10 @@ export async function compileCommand(argv: string[]): Promise<number> {
   const out = values.out as string | undefined;
   if (!snapshot) throw new UsageError('compile needs --snapshot DIR');
   if (!out) throw new UsageError('compile needs --out DIR');
-  const version = values.version as string | undefined;
-  if (version !== undefined && version !== 'published' && version !== 'draft') {
-    throw new UsageError(`--version must be published or draft (got "${version}")`);
-  }
-  const links = values['resolve-links'] as string | undefined;
-  if (links !== undefined && links !== 'url' && links !== 'story' && links !== 'link') {
-    throw new UsageError(`--resolve-links must be url, story or link (got "${links}")`);
-  }
+  const version = choice(ContentView, values.version as string | undefined, 'version');
+  const links = choice(LinkMode, values['resolve-links'] as string | undefined, 'resolve-links');
   const relations = (values['resolve-relations'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const r of relations ?? []) if (!/^[^.\s]+\.[^.\s]+$/.test(r)) throw new UsageError(`--resolve-relations: "${r}" is not component.field`);
+  for (const r of relations ?? []) if (!RELATION_PATTERN.test(r)) throw new UsageError(`--resolve-relations: "${r}" is not component.field`);
   let schema: unknown;
   if (values.schema) {
     try {
@@ -83,10 +78,10 @@ export async function compileCommand(argv: string[]): Promise<number> {
     result = await compile({
       snapshot,
       out,
-      ...(version ? { view: version as 'published' | 'draft' } : {}),
+      ...(version ? { view: version } : {}),
       ...(relations ? { resolveRelations: relations } : {}),
       detectRelations: Boolean(values['detect-relations']),
-      ...(links ? { resolveLinks: links as 'url' | 'story' | 'link' } : {}),
+      ...(links ? { resolveLinks: links } : {}),
       depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
       keepUnresolved: Boolean(values['keep-unresolved']),
       ...(schema !== undefined ? { schema } : {}),

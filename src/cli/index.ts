@@ -2,6 +2,7 @@
  * The `content-sync` command. Each command's modules are loaded when it runs:
  * a compile does not load the server, nor a sync the compiler.
  */
+import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
 import { UsageError, integer, parse } from './args.js';
 
@@ -31,7 +32,7 @@ commands:
          -- <build command...>
          receive webhooks, sync what they name, run the build command (one at a time)
 
-Run \`content-sync <command> --help\` for details.`;
+Run \`content-sync <command> --help\` for details, \`content-sync --version\` for the version.`;
 
 async function demo(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -124,6 +125,11 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** The version in the package's manifest (two folders up, from src/cli and dist/cli alike). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -140,6 +146,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./prepare.js')).prepareCommand(rest);
       case 'watch':
         return await (await import('./watch.js')).watchCommand(rest);
+      case '--version':
+      case '-v':
+        console.log(packageVersion());
+        return 0;
       case undefined:
       case '--help':
       case '-h':

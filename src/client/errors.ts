@@ -24,17 +24,6 @@ export class SchemaError extends ContentApiError {
   override name = 'SchemaError';
 }
 
-/** The published content changed while a sync was reading it. */
-export class CacheVersionMoved extends Error {
-  override name = 'CacheVersionMoved';
-  constructor(
-    readonly from: number,
-    readonly to: number,
-  ) {
-    super(`the cache version moved from ${from} to ${to} while reading`);
-  }
-}
-
 /**
  * What a failed status means for the user. `base` is the service's base URL
  * as configured: a 404 usually means it is wrong.

@@ -4,20 +4,59 @@
  */
 import { z } from 'zod';
 import type { AssetSyncOptions } from '../sync/index.js';
+import { nearest } from './suggest.js';
 
-const relation = z.string().regex(/^[^.\s,]+\.[^.\s,]+$/, 'each entry must be component.field');
+/** `component.field`, as the API's `resolve_relations` takes it. */
+export const RELATION_PATTERN = /^[^.\s,]+\.[^.\s,]+$/;
+const relation = z.string().regex(RELATION_PATTERN, 'each entry must be component.field');
+
+/** The enums the options and the command's flags share. */
+export const ApiVersion = z.enum(['v1', 'v2']);
+export const ContentView = z.enum(['published', 'draft']);
+export const LinkMode = z.enum(['url', 'story', 'link']);
+
+const WEBHOOK_DEFAULTS = { path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 };
 
 export const ContentSyncOptions = z.strictObject({
-  /** Service origin; default: $CONTENT_BASE_URL. */
+  /**
+   * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`).
+   * @default process.env.CONTENT_BASE_URL
+   */
   baseUrl: z.url({ error: 'baseUrl must be a URL such as https://api.example.com' }).optional(),
-  /** Access token; default: $CONTENT_TOKEN. Never written to the output. */
+  /**
+   * The access token (a preview token for `version: 'draft'`). Never written to the output.
+   * @default process.env.CONTENT_TOKEN
+   */
   token: z.string().min(1).optional(),
-  api: z.enum(['v1', 'v2']).default('v2'),
-  /** The view pages are built from: published (public token) or draft (preview token). */
-  version: z.enum(['published', 'draft']).default('published'),
+  /**
+   * The Content Delivery API version.
+   * @default 'v2'
+   */
+  api: ApiVersion.default('v2'),
+  /**
+   * The view pages are built from: published (public token) or draft (preview token).
+   * @default 'published'
+   */
+  version: ContentView.default('published'),
+  /**
+   * `component.field` entries whose story uuids are replaced by the stories.
+   * @default undefined (none)
+   */
   resolveRelations: z.array(relation).optional(),
+  /**
+   * Also resolve every field that holds only uuids of stories of the space.
+   * @default false
+   */
   detectRelations: z.boolean().default(false),
-  resolveLinks: z.enum(['url', 'story', 'link']).optional(),
+  /**
+   * How story links are resolved: `url`, `story` or `link`.
+   * @default undefined (links stay as delivered)
+   */
+  resolveLinks: LinkMode.optional(),
+  /**
+   * How deep resolved stories resolve their own relations (0 to 10).
+   * @default 1
+   */
   depth: z.number().int().min(0).max(10).default(1),
   /**
    * Keep a relation's uuid where its target is missing or unpublished, instead of leaving the
@@ -25,30 +64,52 @@ export const ContentSyncOptions = z.strictObject({
    * @default false
    */
   keepUnresolved: z.boolean().default(false),
-  /** Where the snapshot (`<dir>/snapshot`) and the generated modules (`<dir>/modules`) live, relative to the Vite root. */
+  /**
+   * Where the snapshot (`<dir>/snapshot`) and the generated modules (`<dir>/modules`) live, relative to the Vite root.
+   * @default '.content'
+   */
   dir: z.string().min(1).default('.content'),
-  /** A component schema export (JSON file) merged into the generated types. */
+  /**
+   * A component schema export (JSON file) merged into the generated types.
+   * @default undefined (types from the content alone)
+   */
   schema: z.string().optional(),
+  /** The dev server's webhook endpoint. */
   webhook: z
     .strictObject({
-      path: z.string().startsWith('/').default('/__content-sync/webhook'),
-      /** The webhook secret; default: $CONTENT_WEBHOOK_SECRET. Without one, the endpoint is off. */
-      secret: z.string().min(1).optional(),
-      /** Largest body accepted, in bytes. */
-      maxBytes: z.number().int().positive().default(64 * 1024),
       /**
-       * Webhooks arriving within this many ms are handled together. At 0 (the default) the first
-       * webhook syncs at once; those arriving while a sync runs still make one next sync.
+       * The path the endpoint answers `POST` on.
+       * @default '/__content-sync/webhook'
        */
-      coalesceMs: z.number().int().min(0).default(0),
-      /** A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`). */
-      maxWaitMs: z.number().int().min(0).default(2000),
+      path: z.string().startsWith('/').default(WEBHOOK_DEFAULTS.path),
+      /**
+       * The webhook secret. Without one, the endpoint is off (404).
+       * @default process.env.CONTENT_WEBHOOK_SECRET
+       */
+      secret: z.string().min(1).optional(),
+      /**
+       * Largest body accepted, in bytes (413 beyond).
+       * @default 65536
+       */
+      maxBytes: z.number().int().positive().default(WEBHOOK_DEFAULTS.maxBytes),
+      /**
+       * Webhooks arriving within this many ms are handled together. At 0 the first webhook
+       * syncs at once; those arriving while a sync runs still make one next sync.
+       * @default 0
+       */
+      coalesceMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.coalesceMs),
+      /**
+       * A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`).
+       * @default 2000
+       */
+      maxWaitMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.maxWaitMs),
     })
-    .default({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 }),
+    .default(WEBHOOK_DEFAULTS),
   /**
-   * `remote` (default): asset URLs stay as delivered. `download`: every referenced asset is
-   * downloaded into the snapshot with each sync, and generated modules import the files, so
-   * Vite bundles them. An object is `download` with limits.
+   * `remote`: asset URLs stay as delivered. `download`: every referenced asset is downloaded
+   * into the snapshot with each sync, and generated modules import the files, so Vite bundles
+   * them. An object is `download` with limits.
+   * @default 'remote'
    */
   assets: z
     .union([
@@ -62,23 +123,40 @@ export const ContentSyncOptions = z.strictObject({
       }),
     ])
     .default('remote'),
-  /** Poll the cache version every N ms in dev (when webhooks cannot reach the machine). */
+  /**
+   * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
+   * @default undefined (no polling)
+   */
   pollMs: z.number().int().min(250).optional(),
   /**
-   * `auto` (default): sync, and build from the existing snapshot with a loud warning when the
-   * API cannot be reached; `true`: never sync, use the snapshot as it is; `false`: fail without the API.
+   * `auto`: sync, and build from the existing snapshot with a loud warning when the API cannot
+   * be reached; `true`: never sync, use the snapshot as it is; `false`: fail without the API.
+   * @default 'auto'
    */
   offline: z.union([z.boolean(), z.literal('auto')]).default('auto'),
   /**
    * Start the local Content Delivery Service in-process over a space directory and sync from it:
-   * `{ data: 'path/to/space' }`, or `{ demo: { stories: 200 } }` to generate the demo space there first.
+   * `{ data: 'path/to/space' }`, or `{ data, demo: { stories: 200 } }` to generate the demo space there first.
+   * @default undefined (sync from `baseUrl`)
    */
   embedded: z
     .strictObject({
+      /** The space directory, relative to the Vite root. */
       data: z.string().min(1),
+      /**
+       * Write the demo space (10 to 100,000 stories) to `data` first when it holds none.
+       * @default undefined (`data` must hold a space)
+       */
       demo: z.strictObject({ stories: z.number().int().min(10).max(100_000), seed: z.union([z.string(), z.number()]).optional() }).optional(),
-      /** Serve the control plane (`/__admin/`) and post webhooks to the dev server. */
+      /**
+       * Serve the control plane (`/__admin/`) and post webhooks to the dev server.
+       * @default false
+       */
       admin: z.boolean().default(false),
+      /**
+       * The embedded service's port (0: a free one).
+       * @default 0
+       */
       port: z.number().int().min(0).max(65535).default(0),
     })
     .optional(),
@@ -86,14 +164,52 @@ export const ContentSyncOptions = z.strictObject({
 export type ContentSyncOptions = z.input<typeof ContentSyncOptions>;
 export type ResolvedOptions = z.output<typeof ContentSyncOptions>;
 
+/** A wrong option: its message says which and why; it carries no stack, which would say nothing more. */
 export class OptionsError extends Error {
   override name = 'OptionsError';
+  constructor(message: string) {
+    super(message);
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/** The keys the object at `path` of the options accepts. */
+function keysAt(path: readonly PropertyKey[]): string[] {
+  let schema: z.ZodType = ContentSyncOptions;
+  for (const key of path) {
+    schema = unwrap(schema);
+    const shape = (schema as Partial<z.ZodObject>).shape;
+    if (!shape || typeof key !== 'string' || !(key in shape)) return [];
+    schema = shape[key]!;
+  }
+  const shape = (unwrap(schema) as Partial<z.ZodObject>).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** The object inside `.optional()` and `.default()`. */
+function unwrap(schema: z.ZodType): z.ZodType {
+  let inner = schema;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
+  return inner;
+}
+
+/** "unknown option "webhook.secrets" (did you mean "webhook.secret"?)" for each key. */
+function unknownKeys(issue: z.core.$ZodIssueUnrecognizedKeys): string {
+  const known = keysAt(issue.path);
+  const prefix = issue.path.map((key) => `${String(key)}.`).join('');
+  return issue.keys
+    .map((key) => {
+      const guess = nearest(key, known);
+      return `unknown option "${prefix}${key}"${guess ? ` (did you mean "${prefix}${guess}"?)` : ''}`;
+    })
+    .join('; ');
 }
 
 export function parseOptions(input: unknown): ResolvedOptions {
   const result = ContentSyncOptions.safeParse(input ?? {});
   if (!result.success) {
     const issue = result.error.issues[0]!;
+    if (issue.code === 'unrecognized_keys') throw new OptionsError(`vite-plugin-content-sync: ${unknownKeys(issue)}`);
     const where = issue.path.join('.') || '(options)';
     throw new OptionsError(`vite-plugin-content-sync: option "${where}": ${issue.message}`);
   }

@@ -42,4 +42,31 @@ describe('plugin options', () => {
   it('refuses an unknown key inside webhook and names it', () => {
     expect(() => contentSync({ webhook: { secrets: 'x' } } as never)).toThrow(/secrets/);
   });
+
+  it.each([
+    [{ depht: 2 }, 'unknown option "depht" (did you mean "depth"?)'],
+    [{ resolveLink: 'url' }, 'unknown option "resolveLink" (did you mean "resolveLinks"?)'],
+    [{ webhook: { secrets: 'x' } }, 'unknown option "webhook.secrets" (did you mean "webhook.secret"?)'],
+    [{ embedded: { data: 'space', admn: true } }, 'unknown option "embedded.admn" (did you mean "embedded.admin"?)'],
+    [{ zzzzzzzz: 1 }, 'unknown option "zzzzzzzz"'],
+  ])('%j suggests the nearest option, without a stack trace', (input, message) => {
+    let error: Error | undefined;
+    try {
+      contentSync(input as never);
+    } catch (err) {
+      error = err as Error;
+    }
+    expect(error?.message).toBe(`vite-plugin-content-sync: ${message}`);
+    // What Vite prints of an error thrown while it loads a config.
+    expect(error?.stack).toBe(`OptionsError: ${error?.message}`);
+  });
+
+  it('exports the error classes from the package entry, and only ones the code throws', async () => {
+    const entry: Record<string, unknown> = await import('../../src/index.js');
+    const names = ['OptionsError', 'PipelineError', 'ContentApiError', 'SchemaError', 'SyncError', 'WebhookEventError', 'AssetSyncError'];
+    names.push('DamagedSnapshotError', 'SnapshotWriteError', 'SpaceDirectoryError', 'SnapshotBusyError', 'SnapshotLockedError');
+    for (const name of names) expect((entry[name] as { prototype?: unknown } | undefined)?.prototype, name).toBeInstanceOf(Error);
+    expect(() => contentSync({ depth: -1 })).toThrow(entry.OptionsError as typeof Error);
+    expect(entry).not.toHaveProperty('CacheVersionMoved');
+  });
 });

@@ -1,0 +1,37 @@
+/**
+ * What the published package holds: the license its manifest names, and no
+ * source maps pointing at sources it does not ship.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { license: string; files: string[] };
+
+describe('the package', () => {
+  it('ships a LICENSE that is the license package.json names', async () => {
+    expect(pkg.license).toBe('MIT');
+    expect(readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    // Scripts off: the list comes from `files`, without building.
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
+    const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
+    const files = packed!.files.map((f) => f.path);
+    expect(files).toContain('LICENSE');
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
+  }, 60_000);
+
+  it('builds no source maps that would need the sources it does not ship', () => {
+    const file = path.join(ROOT, 'tsconfig.build.json');
+    const { config } = ts.readConfigFile(file, (p) => ts.sys.readFile(p));
+    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
+    expect(pkg.files).not.toContain('src');
+    expect(Boolean(options.sourceMap) && !options.inlineSources).toBe(false);
+    expect(Boolean(options.declarationMap)).toBe(false);
+  });
+});
