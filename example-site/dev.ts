@@ -7,13 +7,18 @@ import { startDevServer } from './dev-server.js';
 
 try {
   const dev = await startDevServer({ logLevel: 'info' });
+  const [publicToken, previewToken] = dev.tokens;
   console.log(`
   Site:             ${dev.url}
   Content service:  ${dev.serviceUrl}   (control plane under /__admin/)
+  Tokens:           public ${publicToken}, preview ${previewToken} (this process only)
 
-  Change a story and publish it; open pages reload with the new content:
+  List the stories (id, name, full slug), then change one and publish it; open pages reload:
+    curl ${dev.serviceUrl}/__admin/stories
     curl -X PUT ${dev.serviceUrl}/__admin/stories/<id> -H 'content-type: application/json' -d '{"content":{"title":"New title"}}'
     curl -X POST ${dev.serviceUrl}/__admin/stories/<id>/publish
+  Read it through the API as a client would:
+    curl -L "${dev.serviceUrl}/v2/cdn/stories?token=${publicToken}&per_page=5"
 `);
   const stop = () => void dev.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -79,6 +79,17 @@ function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   return result.data;
 }
 
+/** Every story (folders included), by id: what an editor picks from before changing one. */
+function storyList(store: SpaceStore): Array<{ id: number; name: string; full_slug: string; is_folder: boolean; published: boolean }> {
+  const list = [];
+  for (const record of store.records()) {
+    const story = (record.draft ?? record.published)?.story;
+    if (!story) continue;
+    list.push({ id: record.id, name: story.name, full_slug: story.full_slug, is_folder: Boolean(story.is_folder), published: Boolean(record.published) });
+  }
+  return list.sort((a, b) => a.id - b.id);
+}
+
 /** Routes one control-plane request. `onChange` receives what changed. */
 export function handleAdmin(
   store: SpaceStore,
@@ -100,6 +111,7 @@ export function handleAdmin(
       return reply(200, stats.snapshot());
     }
     if (path === '/space' && method === 'GET') return reply(200, { space: store.space });
+    if (path === '/stories' && method === 'GET') return reply(200, { stories: storyList(store) });
     if (path === '/stories' && method === 'POST') {
       const input = parseBody(StoryInput, body);
       return done(201, store.createStory(input));

@@ -47,6 +47,17 @@ describe('control plane', () => {
     await server.close();
   });
 
+  it('lists every story by id, with its name, full slug and whether it is published', async () => {
+    const created = await admin('POST', '/stories', { name: 'Listed', slug: 'listed', content: { component: 'article' } });
+    const list = await admin('GET', '/stories');
+    expect(list.status).toBe(200);
+    const stories = list.body.stories as Array<{ id: number; name: string; full_slug: string; published: boolean }>;
+    const ids = stories.map((s) => s.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(stories.find((s) => s.id === created.body.story.id)).toMatchObject({ name: 'Listed', full_slug: 'listed', published: false });
+    expect(stories.filter((s) => s.published).length).toBeGreaterThan(0);
+  });
+
   it('creates a draft: 201 with id, uuid and full slug derived from parent_id', async () => {
     const created = await admin('POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } });
     expect(created.status).toBe(201);
