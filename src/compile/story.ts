@@ -385,7 +385,25 @@ export class StoryCompiler {
   }
 
   /** One story in every language: its module and metadata; undefined when the view has no version of it. */
+  /**
+   * The story's modules, metadata and state. Content nested deeper than the walks over it can
+   * follow (about a thousand bloks in bloks; each walk recurses) is refused naming the story,
+   * instead of a bare "Maximum call stack size exceeded".
+   */
   compile(e: IndexRow): CompiledStory | undefined {
+    try {
+      return this.#compileStory(e);
+    } catch (err) {
+      if (!(err instanceof RangeError) || !/call stack/i.test(err.message)) throw err;
+      const content = this.visible(this.records.own(e.id).record)?.story.content;
+      throw new Error(
+        `story ${e.id} (${e.uuid}): its content is nested ${nestingDepth(content)} levels deep, more than the compile can follow ` +
+          `(${err.message}); flatten it in the space`,
+      );
+    }
+  }
+
+  #compileStory(e: IndexRow): CompiledStory | undefined {
     const own = this.records.own(e.id);
     const version = this.visible(own.record);
     if (!version) return undefined;
@@ -546,6 +564,19 @@ function resolveWith(
     published: (target) => (config.publishedView ? records.row(target.id)?.published : undefined),
   }, memo);
   return { result: resolver.resolve(story), loaded };
+}
+
+/** How many objects and arrays deep a JSON value goes, counted without recursion. */
+export function nestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    max = Math.max(max, depth + 1);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  return max;
 }
 
 /** Writes generated files, making their directories once. */
