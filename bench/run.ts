@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, figures printed side by side.
  * Pass names to run some: `npm run bench -- service`; `sync` is `sync-bound` and `sync-memory`.
  */
+import { benchAssets } from './assets.js';
 import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
 import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
@@ -16,6 +17,7 @@ const suites: Record<string, () => Promise<void>> = {
   plugin: benchPlugin,
   compile: benchCompile,
   hostile: benchHostile,
+  assets: benchAssets,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

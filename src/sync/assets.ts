@@ -56,6 +56,8 @@ export interface AssetSyncResult {
   retries: number;
   /** Assets left out (only with allowMissing). */
   missing: AssetFailure[];
+  /** Time spent on assets in this sync (references, downloads, staging), in ms. */
+  durationMs: number;
 }
 
 export interface AssetFailure {
@@ -81,16 +83,17 @@ export interface AssetSyncInput {
   storyIds: Iterable<number>;
   /** Stories whose record this pass wrote: their references are read again. */
   changed: ReadonlySet<number>;
-  /** The record of a story as this pass leaves it. */
-  readRecord: (id: number) => Promise<StoryRecord | undefined>;
+  /** The asset references of a story as this pass leaves it. */
+  references: (id: number) => Promise<AssetReference[]>;
   signal?: AbortSignal;
 }
 
-interface Reference {
+export interface AssetReference {
   url: string;
   storyId: number;
   field: string;
 }
+type Reference = AssetReference;
 
 /** Every asset reference of a record (any view, release or language), with its field. */
 export function recordAssetReferences(record: StoryRecord, spaceId: number): Reference[] {
@@ -109,8 +112,14 @@ export function recordAssetReferences(record: StoryRecord, spaceId: number): Ref
   return out;
 }
 
+/** The references of a record, none for a story without one. */
+export function recordReferences(record: StoryRecord | undefined, spaceId: number): Reference[] {
+  return record ? recordAssetReferences(record, spaceId) : [];
+}
+
 /** Downloads what is missing, drops what is unused, and stages the new index. */
 export async function syncAssets(input: AssetSyncInput, options: AssetSyncOptions = {}): Promise<AssetSyncResult> {
+  const started = performance.now();
   const old = (await readAssetIndex(input.out)) ?? { files: {}, stories: {} };
   const next: AssetIndex = { files: {}, stories: {} };
   // First reference of each asset path, for downloading it and for naming it in an error.
@@ -121,8 +130,7 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
     let paths: string[];
     if (known && !input.changed.has(id)) paths = known;
     else {
-      const record = await input.readRecord(id);
-      const refs = record ? recordAssetReferences(record, input.spaceId) : [];
+      const refs = await input.references(id);
       for (const ref of refs) {
         const p = parseAssetUrl(ref.url)!.path;
         if (!firstUse.has(p)) firstUse.set(p, ref);
@@ -166,15 +174,22 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
   const removed = Object.keys(old.files).filter((p) => !referenced.has(p)).length;
   const text = assetIndexText(next);
   if (text !== assetIndexText(old) || !existsSync(path.join(input.out, ASSET_INDEX))) await input.txn.put(ASSET_INDEX, text);
-  return { referenced: referenced.size, downloaded: downloader.downloaded, removed, bytes: downloader.bytes, retries: downloader.retries, missing };
+  return {
+    referenced: referenced.size,
+    downloaded: downloader.downloaded,
+    removed,
+    bytes: downloader.bytes,
+    retries: downloader.retries,
+    missing,
+    durationMs: performance.now() - started,
+  };
 }
 
 /** A held story that references `p` but whose file is gone: read its record to learn the URL. */
 async function findReference(input: AssetSyncInput, next: AssetIndex, p: string): Promise<Reference | undefined> {
   for (const [id, paths] of Object.entries(next.stories)) {
     if (!paths.includes(p)) continue;
-    const record = await input.readRecord(Number(id));
-    const ref = record && recordAssetReferences(record, input.spaceId).find((r) => parseAssetUrl(r.url)!.path === p);
+    const ref = (await input.references(Number(id))).find((r) => parseAssetUrl(r.url)!.path === p);
     if (ref) return ref;
   }
   return undefined;

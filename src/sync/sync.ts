@@ -45,7 +45,7 @@ import {
   type StoryIndexEntry,
   type StoryVersion,
 } from '../snapshot/index.js';
-import { syncAssets, type AssetSyncOptions, type AssetSyncResult } from './assets.js';
+import { recordAssetReferences, recordReferences, syncAssets, type AssetReference, type AssetSyncOptions, type AssetSyncResult } from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot, type View } from './records.js';
 import type { WebhookEvent } from './events.js';
@@ -129,6 +129,8 @@ interface Pass {
   verify: boolean;
   /** The index entries of the snapshot as this pass found it. */
   committed: ReadonlyMap<number, StoryIndexEntry>;
+  /** With assets: the asset references of each record written, taken while it is in memory. */
+  assetRefs: Map<number, AssetReference[]> | undefined;
 }
 
 /** Whether the snapshot's file `rel` does not hold `text` (a missing or unreadable file does not). */
@@ -161,6 +163,7 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
     return;
   }
   pass.changed.add(record.id);
+  pass.assetRefs?.set(record.id, recordAssetReferences(record, pass.space.id));
   await pass.txn.put(storyFile(record.id), text);
 }
 
@@ -596,6 +599,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       previousIndex: state?.index,
       verify: options.full === true && state !== undefined,
       committed: state?.stories ?? new Map(),
+      assetRefs: options.assets ? new Map() : undefined,
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.
@@ -636,7 +640,7 @@ function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<
       baseUrl: options.baseUrl,
       storyIds: pass.stories.keys(),
       changed: pass.changed,
-      readRecord: (id) => currentRecord(pass, id),
+      references: async (id) => pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
       ...(options.signal ? { signal: options.signal } : {}),
     },
     options.assets,
