@@ -143,7 +143,8 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
   const setup: StorySetup = {
     snapshot,
     view,
-    languages: manifest.languages,
+    // A code listed twice (the space's `default` beside the default language) is one language.
+    languages: [...new Set(manifest.languages)],
     resolve: {
       ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
       detectRelations: options.detectRelations ?? false,
@@ -283,6 +284,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // The positions worked out in the index (a full compile's) are those in the state when it lists every story of the index.
   await writeState(stateFile, newState, types.inferrer, options.cache, 'encoded' in result && result.stories.size === index.length ? result.encoded : undefined);
   const warning = missingReport(ctx.missing, ctx.setup.resolve.keepUnresolved);
+  const languagesListed = manifest.languages.length === setup.languages.length ? [] : [`the space lists a language code twice (${manifest.languages.join(', ')}): each is compiled once`];
   return {
     mode: state ? 'incremental' : 'full',
     stories: index.length,
@@ -291,7 +293,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     // A full compile wrote the two modules of every story that has them (listed here, in order).
     written: state ? output.written.sort() : sortedWithModules(output.written, result.withModules),
     deleted,
-    warnings: warning ? [warning] : [],
+    warnings: [...languagesListed, ...(warning ? [warning] : [])],
     ...(declared ? { declaration } : {}),
     durationMs: performance.now() - started,
   };

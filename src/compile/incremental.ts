@@ -11,7 +11,7 @@ import type { Story } from '../api/index.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { PreviousBacklinks, patchBacklinks, type StoryChanges } from './backlinks.js';
 import type { CompileContext, CompiledStories } from './context.js';
-import { CHUNKS, bucketOfId, chunkFiles, chunkMembers, exportName, storyModulePath, validMetas, type DeclaredModule, type EntryMeta } from './emit.js';
+import { CHUNKS, bucketOfId, chunkFiles, chunkMembers, languageExports, storyModulePath, validMetas, type DeclaredModule, type EntryMeta } from './emit.js';
 import type { Invalidation } from './invalidation.js';
 import { evaluateModule } from './serialize.js';
 import type { State } from './state.js';
@@ -32,6 +32,7 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
   const withModules = state.modules;
   const changes = { stories, replaced: new Map<number, StoryState>(), added: [] as number[] };
   const droppedModules: number[] = [];
+  const exportNames = languageExports(languages);
   /** Sets a story's state, noting what it replaces. */
   const setStory = (id: number, s: StoryState): void => {
     const old = stories.get(id);
@@ -55,7 +56,7 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
       // Evaluated from its text and the raw modules it imports as the last compile wrote them.
       const mod = readModule(rel) as Record<string, Story>;
       // As they were added: the story's languages at once (a value counts once per story).
-      inferrer.removeVariants(languages.map((lang) => mod[exportName(lang)]).filter((story) => story !== undefined));
+      inferrer.removeVariants(languages.map((lang) => mod[exportNames.get(lang)!]).filter((story) => story !== undefined));
     } catch {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }

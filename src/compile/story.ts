@@ -15,7 +15,7 @@ import { storyFile, type StoryIndexEntry } from '../snapshot/index-entries.js';
 import { overlayContentTexts, versionLayout } from '../snapshot/record-text.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
-import { chunkFiles, entryMeta, exportName, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
+import { chunkFiles, entryMeta, languageExports, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
 
@@ -309,6 +309,8 @@ export class StoryCompiler {
   readonly #byUuid: ReadonlyMap<string, number>;
   readonly #inferrer: TypeInferrer;
   readonly #lookups: Map<string, TargetLookup>;
+  /** The export of each language in the story modules. */
+  readonly #exportNames: ReadonlyMap<string, string>;
 
   /** `byUuid`: the id of every story of the snapshot by its uuid (targets are looked up there). */
   constructor(setup: StorySetup, byUuid: ReadonlyMap<string, number>, inferrer: TypeInferrer, records: RecordCache) {
@@ -316,6 +318,7 @@ export class StoryCompiler {
     this.#byUuid = byUuid;
     this.#inferrer = inferrer;
     this.records = records;
+    this.#exportNames = languageExports(setup.languages);
     this.#lookups = new Map(setup.languages.map((lang) => [lang, this.#lookupFor(lang)]));
   }
 
@@ -408,7 +411,7 @@ export class StoryCompiler {
     const version = this.visible(own.record);
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
-    const rawExports = this.#setup.languages.map((lang) => [exportName(lang), materialize(version, lang)] as [string, Story]);
+    const rawExports = this.#setup.languages.map((lang) => [this.#exportNames.get(lang)!, materialize(version, lang)] as [string, Story]);
     // Written out first, while the record just read is still in the processor's caches.
     const raw = rawModuleSource(
       version,
@@ -510,6 +513,7 @@ export function compileFullChunk(
 export function rawModuleSource(
   version: StoryVersion,
   languages: readonly string[],
+  /** Each language's export and its story, in the order of `languages`. */
   materialized: ReadonlyArray<readonly [string, Story]>,
   /** The text of the record `version` was parsed from, and which of its versions it is, if at hand. */
   text?: { record: string; version: 'published' | 'draft' },
@@ -517,7 +521,7 @@ export function rawModuleSource(
   const layout = text && versionLayout(text.record, text.version);
   const storyText = layout?.story;
   const overlays: Parameters<typeof overlayModuleSource>[1][number][] = [];
-  for (const lang of languages) {
+  for (const [k, lang] of languages.entries()) {
     if (lang === DEFAULT_LANG) continue;
     const translated = version.languages?.[lang];
     const overlay = translated ?? untranslated(version.story, lang);
@@ -525,7 +529,7 @@ export function rawModuleSource(
     if (replace && content === undefined) return exportsSource(materialized);
     // What the language sets in the content, as the record has it (a language the record has no overlay for sets nothing).
     const contentTexts = translated && text && layout ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout) : undefined;
-    overlays.push([exportName(lang), { top, lang, content, replace: Boolean(replace), contentTexts }]);
+    overlays.push([materialized[k]![0], { top, lang, content, replace: Boolean(replace), contentTexts }]);
   }
   return overlayModuleSource(version.story, overlays, '../', storyText) ?? exportsSource(materialized);
 }
