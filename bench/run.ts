@@ -8,6 +8,7 @@ import { benchService } from './service.js';
 import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
 import { benchCompile } from './compile.js';
 import { benchHostile } from './hostile.js';
+import { benchLeanIndex } from './lean-index.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
@@ -18,6 +19,7 @@ const suites: Record<string, () => Promise<void>> = {
   compile: benchCompile,
   hostile: benchHostile,
   assets: benchAssets,
+  index: benchLeanIndex,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

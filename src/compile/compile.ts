@@ -47,6 +47,7 @@ import {
   datasourcesModule,
   indexDeclaration,
   indexModule,
+  languageExports,
   storiesDeclaration,
   tagsDeclaration,
   tagsModule,
@@ -62,6 +63,7 @@ import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type State } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
 import { TypeInferrer, contentDeclaration, emitTypes } from './types/index.js';
+import { viewFiles } from './views.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 export { CompileCache } from './state.js';
@@ -273,6 +275,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const types = typeModel(ctx, inferOptions);
   const shared = sharedFiles(types.model, buckets, setup.languages, readDatasources(snapshot), readTags(snapshot, setup.view));
   for (const [rel, text] of shared) output.write(rel, text);
+  const components = new Set<string>();
+  for (const s of result.stories.values()) components.add(s.component);
+  const views = viewFiles(Object.keys(output.files), setup.languages, languageExports(setup.languages), components);
+  for (const [rel, text] of views) output.write(rel, text);
   const declared = declaration !== undefined && writeIfChanged(declaration, declarationFile(shared, prefix, relativeDir(path.dirname(declaration), out)));
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.

@@ -140,11 +140,12 @@ export const CHUNKS = {
   backlinks: (b: number) => `chunks/backlinks-${b}.js`,
 };
 
-/** The names of the files a compile writes in each of its directories (rawModulePath, storyModulePath, CHUNKS). */
+/** The names of the files a compile writes in each of its directories (rawModulePath, storyModulePath, CHUNKS, views.ts). */
 export const GENERATED_NAMES: ReadonlyArray<readonly [dir: string, name: RegExp]> = [
   ['raw', /^\d+\.js$/],
   ['stories', /^\d+\.js$/],
-  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js)$/],
+  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js|view-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.js)$/],
+  ['views', /^[0-9a-f]{16}(?:-[0-9a-f]{16})?\.(?:js|d\.ts)$/],
 ];
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

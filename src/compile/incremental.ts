@@ -16,6 +16,7 @@ import type { Invalidation } from './invalidation.js';
 import { evaluateModule } from './serialize.js';
 import type { State } from './state.js';
 import type { StoryState } from './story.js';
+import { chunkOfView, viewChunkFiles } from './views.js';
 
 export interface IncrementalCompile extends CompiledStories {
   /** The stories whose modules this compile removed from the last compile's set. */
@@ -89,11 +90,17 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
   let compiled = 0;
   const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
   const members = chunkMembers(index, buckets);
+  /** The last compile's view chunks (see views.ts), by chunk: kept with the chunk. */
+  const views = new Map<number, string[]>();
+  for (const rel of Object.keys(state.files)) {
+    const b = chunkOfView(rel);
+    if (b !== undefined) (views.get(b) ?? views.set(b, []).get(b)!).push(rel);
+  }
   for (let b = 0; b < buckets; b++) {
     const rows = members[b]!;
     // (Each story is changed only when its chunk is compiled: what the state held is still there for the others.)
     const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !stories.has(e.id));
-    if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b)].every((rel) => output.keep(rel))) {
+    if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b), ...(views.get(b) ?? [])].every((rel) => output.keep(rel))) {
       // Not one story of the chunk changed: their digests are the state's, their modules kept.
       modules += rows.length * languages.length;
       continue;
@@ -123,7 +130,7 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
       declared.push({ id: e.id, langs: languages, component: stories.get(e.id)!.component });
       modules += languages.length;
     }
-    for (const [rel, text] of chunkFiles(b, metas, declared, ctx.prefix)) output.write(rel, text);
+    for (const [rel, text] of [...chunkFiles(b, metas, declared, ctx.prefix), ...viewChunkFiles(b, metas)]) output.write(rel, text);
   }
   const patched = patchBacklinks(backlinks, changes satisfies StoryChanges, index);
   return { stories, withModules, modules, compiled, backlinks: patched, droppedModules };

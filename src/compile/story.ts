@@ -16,6 +16,7 @@ import { overlayContentTexts, versionLayout } from '../snapshot/record-text.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
 import { chunkFiles, entryMeta, languageExports, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
+import { viewChunkFiles } from './views.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
 
@@ -493,7 +494,7 @@ export function compileFullChunk(
     writer.put(rawModulePath(e.id), compiled.raw);
     writer.put(storyModulePath(e.id), compiled.source);
   }
-  for (const [rel, text] of chunkFiles(b, metas, declared, prefix)) {
+  for (const [rel, text] of [...chunkFiles(b, metas, declared, prefix), ...viewChunkFiles(b, metas)]) {
     result.files.push([rel, fileDigest(text)]);
     writer.put(rel, text);
   }

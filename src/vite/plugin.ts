@@ -3,13 +3,16 @@
  *
  * - buildStart: incremental sync and compile (one request when nothing changed).
  * - `import { getStory } from 'content:index'`, `import story, { de } from 'content:stories/<id>'`,
- *   `content:datasources`, `content:tags`, `content:backlinks`: the generated modules.
+ *   `content:index/<lang>`, `content:index/<lang>/<component>`, `content:datasources`,
+ *   `content:tags`, `content:backlinks`: the generated modules (see compile's `servedFile`).
  * - dev: `POST <webhook.path>` with a valid `webhook-signature` answers 202 at once, then
  *   syncs what the payload names, compiles, and reloads exactly the modules that changed in
  *   every environment (HMR where a boundary accepts them, a page reload otherwise).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
+import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { Batcher, answer, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
@@ -40,14 +43,6 @@ export interface ContentSyncPlugin {
   readonly enforce: 'pre';
   readonly api: ContentSyncApi;
 }
-
-const NAMED: Record<string, string> = {
-  index: 'index.js',
-  datasources: 'datasources.js',
-  tags: 'tags.js',
-  backlinks: 'backlinks.js',
-  types: 'types.ts',
-};
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const options = parseOptions(input);
@@ -131,11 +126,13 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       await ensureReady();
       const rest = id.slice(IMPORT_PREFIX.length);
       const modules = pipeline!.modulesDir;
-      // Own keys only: `content:constructor` must not find what every object inherits.
-      if (Object.hasOwn(NAMED, rest)) return path.join(modules, NAMED[rest]!);
-      const story = /^stories\/(\d+)$/.exec(rest);
-      if (story) return path.join(modules, 'stories', `${story[1]}.js`);
-      this.error(`vite-plugin-content-sync: unknown import "${id}"; use content:index, content:stories/<id>, content:datasources, content:tags or content:backlinks`);
+      const file = servedFile(rest);
+      // A module of a story, language or content type the snapshot does not have is none either.
+      if (file !== undefined && existsSync(path.join(modules, file))) return path.join(modules, file);
+      this.error(
+        `vite-plugin-content-sync: unknown import "${id}"; use ${MODULE_FORMS.map((f) => `${IMPORT_PREFIX}${f}`).join(', ')}` +
+          (file === undefined ? '' : ' (the snapshot has no such story, language or content type)'),
+      );
     },
 
     /** With localized assets, generated modules import the snapshot's files instead of remote URLs. */
