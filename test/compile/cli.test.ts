@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortedWithModules } from '../../src/compile/output.js';
-import { chunkCount } from '../../src/compile/emit.js';
+import { bucketOfId, chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
@@ -14,7 +14,19 @@ import { PUBLIC, startTestServer } from '../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 
 let snapshot: string;
-const stories = fixtureSpace().stories.filter((r) => r.published).length;
+const published = fixtureSpace().stories.filter((r) => r.published);
+const stories = published.length;
+/**
+ * The lean index files of the fixture's two languages: per chunk of the index, one file for each
+ * content type it holds, in each language; per language, a module and its declarations for the
+ * language and for each content type.
+ */
+function leanIndexFiles(): number {
+  const buckets = chunkCount(stories);
+  const inChunks = new Set(published.map((r) => `${bucketOfId(r.id, buckets)} ${r.published!.story.content.component}`));
+  const components = new Set(published.map((r) => r.published!.story.content.component));
+  return 2 * inChunks.size + 2 * 2 * (components.size + 1);
+}
 
 beforeAll(async () => {
   const server = await startTestServer();
@@ -39,8 +51,8 @@ describe('content-sync compile', () => {
     expect(Number(m![1])).toBe(stories);
     expect(Number(m![2])).toBe(stories * 2);
     expect(m![3]).toBe(out);
-    // A module and a raw module per story, eleven shared files, and four files per chunk of the index.
-    expect(Number(m![4])).toBe(2 * stories + 11 + 4 * chunkCount(stories));
+    // A module and a raw module per story, eleven shared files, four files per chunk of the index, and the lean index files.
+    expect(Number(m![4])).toBe(2 * stories + 11 + 4 * chunkCount(stories) + leanIndexFiles());
     for (const f of ['index.js', 'index.d.ts', 'types.ts', 'runtime.js', 'stories.d.ts', 'datasources.js', 'tags.js', 'backlinks.js', '.content-sync-compile.json']) {
       expect(existsSync(path.join(out, f)), f).toBe(true);
     }
