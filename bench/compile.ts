@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CompileCache, compile } from '../src/compile/compile.js';
 import { sync } from '../src/sync/index.js';
+import { compileFloor } from './compile-floor.js';
 import { DATA, demoSpace, fmt, json, loadavg, percentile, runBuiltCli, runCli, serve } from './lib.js';
 
 const RELATIONS = 'article.author,article.categories,product.related_products';
@@ -81,6 +82,22 @@ async function full100k(): Promise<void> {
   }
 }
 
+/** A full compile into a fresh directory against the floor (see compile-floor.ts), on the same file system. */
+async function againstFloor(snapshot: string): Promise<void> {
+  const fresh = path.join(DATA, 'compile-fresh');
+  const floorOut = path.join(DATA, 'compile-floor');
+  await Promise.all([fresh, floorOut].map((d) => fs.rm(d, { recursive: true, force: true })));
+  settle();
+  const full = await compileCli(snapshot, fresh, ['--full']);
+  settle();
+  const floorMs = compileFloor(snapshot, floorOut);
+  console.log(
+    `compile: full compile of the 10,000-story snapshot into a fresh directory (built CLI) ${fmt(full.ms / 1000, 2)} s against the floor (read and parse every record, ` +
+      `write two modules per story, one thread) ${fmt(floorMs / 1000, 2)} s: ${fmt(full.ms / floorMs, 2)}x (target < 2x)`,
+  );
+  await Promise.all([fresh, floorOut].map((d) => fs.rm(d, { recursive: true, force: true })));
+}
+
 /** Flushes the file systems' pending writes (`sync`), where there is such a command. */
 function settle(): void {
   try {
@@ -96,6 +113,7 @@ async function incremental10k(): Promise<void> {
   try {
     const first = await compileCli(dir, out);
     console.log(`compile: 10,000-story snapshot (built CLI, ${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
+    await againstFloor(dir);
     const none = await compileCli(dir, out);
     console.log(`compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written; the process ${fmt(none.wallMs, 0)} ms`);
     for (const [label, filter] of CHANGES) {
