@@ -25,11 +25,14 @@ const KEPT = new Set(['node_modules', 'package-lock.json', '.lock']);
 /** What a fixture directory may hold after someone ran it by hand: never copied. */
 const OUTPUTS = new Set(['node_modules', 'package-lock.json', 'dist', 'build', '.content', '.svelte-kit', '.astro']);
 
+const RUNNER_SETTINGS = /^(npm_.*|INIT_CWD|NODE_OPTIONS|NODE_ENV|VITEST.*|TEST|FORCE_COLOR)$/;
+
 /** npm as a child process, with the given Node first on PATH (npm and every script it runs use that Node). */
 export function nodeEnv(nodeBinary: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra, PATH: `${path.dirname(nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}` };
-  // Settings of the test runner's own npm run, and colour codes in the output, are not the app's.
-  for (const key of Object.keys(env)) if (key.startsWith('npm_') || key === 'INIT_CWD' || key === 'NODE_OPTIONS' || key.startsWith('VITEST') || key === 'FORCE_COLOR') delete env[key];
+  // Settings of the test runner (its npm run, NODE_ENV=test, which stops Astro's dev server from
+  // reloading pages) and colour codes in the output are not the app's.
+  for (const key of Object.keys(env)) if (RUNNER_SETTINGS.test(key)) delete env[key];
   env.NO_COLOR = '1';
   return env;
 }

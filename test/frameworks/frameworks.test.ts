@@ -10,6 +10,7 @@
  * $CONTENT_SYNC_NODE22 (see requirements.ts), and are skipped without it.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { admin, launchBrowser, serveStatic, waitFor } from '../e2e/support.js';
 import { installFixture, packRepository, type FixtureApp } from './fixture-app.js';
-import { startDevServer, type DevServer } from './processes.js';
+import { freePort, startDevServer, type DevServer } from './processes.js';
 import { chromium, nodeAtLeast, shouldRun } from './requirements.js';
 
 interface Framework {
@@ -25,21 +26,45 @@ interface Framework {
   fixture: string;
   /** The oldest Node major the framework runs on. */
   node: number;
-  typecheck: [bin: string, args: string[]];
-  build: [bin: string, args: string[]];
+  /** The framework's own typecheck, run after the types exist. */
+  typecheck: Command[];
+  build: Command;
   /** Where the build writes the static site. */
   outDir: string;
-  dev: [bin: string, args: string[]];
+  /** The dev server on loopback at `port` (Astro takes no port 0). */
+  dev: (port: number) => Command;
 }
+
+/** A binary of the app's node_modules/.bin and its arguments. */
+type Command = [bin: string, args: string[]];
 
 const FRAMEWORKS: Framework[] = [
   {
     fixture: 'react',
     node: 20,
-    typecheck: ['tsc', ['-b']],
+    typecheck: [['tsc', ['-b']]],
     build: ['vite', ['build']],
     outDir: 'dist',
-    dev: ['vite', ['--host', '127.0.0.1', '--port', '0']],
+    dev: (port) => ['vite', ['--host', '127.0.0.1', '--port', String(port), '--strictPort']],
+  },
+  {
+    fixture: 'astro',
+    node: 22,
+    typecheck: [['astro', ['check']]],
+    build: ['astro', ['build']],
+    outDir: 'dist',
+    dev: (port) => ['astro', ['dev', '--host', '127.0.0.1', '--port', String(port)]],
+  },
+  {
+    fixture: 'sveltekit',
+    node: 22,
+    typecheck: [
+      ['svelte-kit', ['sync']],
+      ['svelte-check', ['--tsconfig', './tsconfig.json']],
+    ],
+    build: ['vite', ['build']],
+    outDir: 'build',
+    dev: (port) => ['vite', ['dev', '--host', '127.0.0.1', '--port', String(port), '--strictPort']],
   },
 ];
 
@@ -51,6 +76,8 @@ let browser: Promise<Browser> | undefined;
 
 afterAll(async () => {
   await (await browser?.catch(() => undefined))?.close();
+  const packed = await tarball?.catch(() => undefined);
+  if (packed) await fs.rm(path.dirname(packed), { recursive: true, force: true });
 });
 
 for (const framework of FRAMEWORKS) {
@@ -73,6 +100,7 @@ for (const framework of FRAMEWORKS) {
         CONTENT_BASE_URL: service.url,
         CONTENT_TOKEN: publicToken,
         CONTENT_WEBHOOK_SECRET: secret,
+        ASTRO_TELEMETRY_DISABLED: '1',
       });
     }, 900_000);
 
@@ -81,12 +109,18 @@ for (const framework of FRAMEWORKS) {
       await service?.close();
     });
 
-    it('builds with the content synced from the service', async () => {
-      await app.bin(...framework.build);
+    it('writes the modules and their types with content-sync prepare, before any build', async () => {
+      const printed = await app.bin('content-sync', ['prepare']);
+      expect(printed).toMatch(/content-sync prepare: \d+ stories ready in \.content \(full sync\); types: \.content\/content\.d\.ts/);
+      expect(existsSync(path.join(app.dir, '.content', 'content.d.ts'))).toBe(true);
     }, 300_000);
 
     it('passes its own typecheck over the generated types', async () => {
-      await app.bin(...framework.typecheck);
+      for (const command of framework.typecheck) await app.bin(...command);
+    }, 300_000);
+
+    it('builds with the content synced from the service', async () => {
+      await app.bin(...framework.build);
     }, 300_000);
 
     it('serves a built page that shows the content in Chromium', async () => {
@@ -107,11 +141,16 @@ for (const framework of FRAMEWORKS) {
       let dev: DevServer | undefined;
       const page = await (await (browser ??= launchBrowser())).newPage();
       try {
-        dev = await startDevServer(app.binPath(framework.dev[0]), framework.dev[1], { cwd: app.dir, env: app.env });
+        const [bin, args] = framework.dev(await freePort());
+        dev = await startDevServer(app.binPath(bin), args, { cwd: app.dir, env: app.env });
         // The service signs every change to published content with the secret the dev server has.
         service.service.setWebhook({ url: `${dev.url}${WEBHOOK_PATH}`, secret });
+        // A page rendered on the server shows its title before Vite's client connects; a change
+        // sent before that would reach no one.
+        const connected = page.waitForEvent('console', { predicate: (m) => m.text().includes('[vite] connected'), timeout: 60_000 });
         await page.goto(`${dev.url}/`);
         await waitFor('the home title on the dev page', async () => (await page.locator('main > h1').textContent()) === 'Welcome', 60_000);
+        await connected;
 
         const home = (await fetch(`${service.url}/v2/cdn/stories/home?token=${publicToken}&cv=${service.service.store.space.version}`).then((r) => r.json())) as { story: { id: number } };
         const title = `Edited ${randomBytes(4).toString('hex')}`;

@@ -5,6 +5,7 @@
  * group, so closing one also ends what it started (esbuild, workers).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 
 export interface RunOptions {
   cwd: string;
@@ -113,4 +114,13 @@ export async function startDevServer(command: string, args: readonly string[], o
     throw err;
   });
   return { url, output: () => output.text, close: () => stop(child) };
+}
+
+/** A loopback port free at the time of asking, for a server that takes no port 0. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
