@@ -30,7 +30,9 @@ async function referencedUrls(dir: string, spaceId: number): Promise<string[]> {
 async function plainDownload(urls: string[]): Promise<number> {
   const queue = new PQueue({ concurrency: CONCURRENCY });
   let bytes = 0;
-  await Promise.all(urls.map((u) => queue.add(async () => (bytes += (await (await fetch(u)).arrayBuffer()).byteLength))));
+  await Promise.all(
+    urls.map((u) => queue.add(async () => (bytes += (await (await fetch(u)).arrayBuffer()).byteLength))),
+  );
   return bytes;
 }
 
@@ -54,7 +56,9 @@ export async function benchAssets(): Promise<void> {
     const [again, againMs] = await timed(() => sync({ ...base, assets: {} }));
     const after = (await stats()).by_route.assets ?? 0;
     const a = localized.assets!;
-    console.log(`plain parallel download of ${urls.length} files (${(bytes / 1024).toFixed(0)} KiB, ${CONCURRENCY} at a time): ${fmt(plainMs, 0)} ms`);
+    console.log(
+      `plain parallel download of ${urls.length} files (${(bytes / 1024).toFixed(0)} KiB, ${CONCURRENCY} at a time): ${fmt(plainMs, 0)} ms`,
+    );
     console.log(
       `full sync: ${fmt(withoutMs, 0)} ms without assets, ${fmt(withMs, 0)} ms with; its asset phase ${fmt(assetMs, 0)} ms (${a.downloaded} downloaded, ${a.referenced} referenced by ${localized.counts.stories} stories, ${a.retries} retries): ${fmt(assetMs / plainMs, 1)}x the plain download`,
     );

@@ -15,7 +15,9 @@ export function compileFloor(snapshot: string, out: string): number {
   mkdirSync(path.join(out, 'raw'), { recursive: true });
   mkdirSync(path.join(out, 'stories'), { recursive: true });
   for (const { id } of index) {
-    const record = JSON.parse(readFileSync(path.join(snapshot, storyFile(id)), 'utf8')) as { published?: { story: unknown } };
+    const record = JSON.parse(readFileSync(path.join(snapshot, storyFile(id)), 'utf8')) as {
+      published?: { story: unknown };
+    };
     const story = record.published?.story;
     if (!story) continue;
     writeFileSync(path.join(out, 'raw', `${id}.js`), `export default ${JSON.stringify(story)};\n`);

@@ -49,16 +49,38 @@ async function compileCli(
   const cpuFile = path.join(DATA, 'compile-cpu.txt');
   await Promise.all([rssFile, cpuFile].map((f) => fs.rm(f, { force: true })));
   const started = performance.now();
-  const r = await runBuiltCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', RELATIONS, '--resolve-links', 'url', '--json', ...extra], {
-    env: { BENCH_RSS_FILE: rssFile, BENCH_CPU_FILE: cpuFile },
-    node: ['--import', path.join(import.meta.dirname, 'rss-probe.mjs')],
-  });
+  const r = await runBuiltCli(
+    [
+      'compile',
+      '--snapshot',
+      snapshot,
+      '--out',
+      out,
+      '--resolve-relations',
+      RELATIONS,
+      '--resolve-links',
+      'url',
+      '--json',
+      ...extra,
+    ],
+    {
+      env: { BENCH_RSS_FILE: rssFile, BENCH_CPU_FILE: cpuFile },
+      node: ['--import', path.join(import.meta.dirname, 'rss-probe.mjs')],
+    },
+  );
   const wallMs = performance.now() - started;
   if (r.code !== 0) throw new Error(`compile failed: ${r.stderr}`);
   const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { durationMs: number; written: string[] };
   const rssKb = Number(await fs.readFile(rssFile, 'utf8').catch(() => 'NaN'));
   const [user, system] = (await fs.readFile(cpuFile, 'utf8').catch(() => 'NaN NaN')).split(' ').map(Number);
-  return { ms: summary.durationMs, wallMs, written: summary.written, rssMb: rssKb / 1024, userS: user! / 1e6, systemS: system! / 1e6 };
+  return {
+    ms: summary.durationMs,
+    wallMs,
+    written: summary.written,
+    rssMb: rssKb / 1024,
+    userS: user! / 1e6,
+    systemS: system! / 1e6,
+  };
 }
 
 async function full100k(): Promise<void> {
@@ -112,10 +134,14 @@ async function incremental10k(): Promise<void> {
   const out = path.join(DATA, 'compile-10000');
   try {
     const first = await compileCli(dir, out);
-    console.log(`compile: 10,000-story snapshot (built CLI, ${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`);
+    console.log(
+      `compile: 10,000-story snapshot (built CLI, ${first.written.length ? 'full' : 'already compiled'}): ${fmt(first.ms / 1000, 1)} s`,
+    );
     await againstFloor(dir);
     const none = await compileCli(dir, out);
-    console.log(`compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written; the process ${fmt(none.wallMs, 0)} ms`);
+    console.log(
+      `compile: incremental with no change (a command): ${fmt(none.ms, 0)} ms, ${none.written.length} files written; the process ${fmt(none.wallMs, 0)} ms`,
+    );
     for (const [label, filter] of CHANGES) {
       // Several edits, each synced and compiled by a new process: single runs vary with the machine's load.
       const times: number[] = [];
@@ -124,20 +150,37 @@ async function incremental10k(): Promise<void> {
       for (let run = 0; run < COMMAND_RUNS; run++) {
         const space = await json<{ space: { version: number } }>('GET', `${url}/v2/cdn/spaces/me?token=bench-public`);
         const cv = space.space.version;
-        const list = await json<{ stories: Array<{ id: number; name: string }> }>('GET', `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`);
+        const list = await json<{ stories: Array<{ id: number; name: string }> }>(
+          'GET',
+          `${url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&${filter}`,
+        );
         const story = list.stories[0]!;
-        await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name.replace(/ \(edited.*$/, '')} (edited ${Date.now()})` });
+        await json('PUT', `${url}/__admin/stories/${story.id}`, {
+          name: `${story.name.replace(/ \(edited.*$/, '')} (edited ${Date.now()})`,
+        });
         await json('POST', `${url}/__admin/stories/${story.id}/publish`);
         const events = path.join(DATA, 'compile-event.json');
         await fs.writeFile(events, JSON.stringify({ action: 'published', space_id: 1, story_id: story.id }));
-        const s = await runCli(['sync', '--base-url', url!, '--token', 'bench-public', '--out', dir, '--events', events, '--json']);
+        const s = await runCli([
+          'sync',
+          '--base-url',
+          url!,
+          '--token',
+          'bench-public',
+          '--out',
+          dir,
+          '--events',
+          events,
+          '--json',
+        ]);
         if (s.code !== 0) throw new Error(`sync failed: ${s.stderr}`);
         const r = await compileCli(dir, out);
         times.push(r.ms);
         walls.push(r.wallMs);
         written = r.written;
       }
-      const shown = written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
+      const shown =
+        written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
       console.log(
         `compile: incremental after one change (${label}, a command), median of ${times.length}: ${fmt(percentile(times, 50), 0)} ms ` +
           `(min ${fmt(Math.min(...times), 0)}, max ${fmt(Math.max(...times), 0)}; target < 200 ms); the process, from start to exit, ${fmt(percentile(walls, 50), 0)} ms; ` +
@@ -171,14 +214,22 @@ async function inProcess(url: string, snapshot: string, out: string): Promise<vo
         `${url}/v2/cdn/stories?token=bench-public&cv=${space.space.version}&per_page=1&${filter}`,
       );
       const story = list.stories[0]!;
-      await json('PUT', `${url}/__admin/stories/${story.id}`, { name: `${story.name.replace(/ \(edited.*$/, '')} (edited ${Date.now()})` });
+      await json('PUT', `${url}/__admin/stories/${story.id}`, {
+        name: `${story.name.replace(/ \(edited.*$/, '')} (edited ${Date.now()})`,
+      });
       await json('POST', `${url}/__admin/stories/${story.id}/publish`);
-      await sync({ baseUrl: url, token: 'bench-public', out: snapshot, events: [{ action: 'published', space_id: 1, story_id: story.id }] });
+      await sync({
+        baseUrl: url,
+        token: 'bench-public',
+        out: snapshot,
+        events: [{ action: 'published', space_id: 1, story_id: story.id }],
+      });
       const r = await compile(options);
       times.push(r.durationMs);
       written = r.written;
     }
-    const shown = written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
+    const shown =
+      written.length > 6 ? `${written.slice(0, 6).join(', ')}, ... (${written.length - 6} more)` : written.join(', ');
     console.log(
       `compile: in-process incremental after one change (${label}), median of ${times.length}: ${fmt(percentile(times, 50), 0)} ms (target < 200 ms); rewrote ${written.length} files: ${shown}`,
     );

@@ -41,7 +41,11 @@ function bodies(): Record<string, { what: string; body: Body }> {
     bomb: {
       what: `a gzip bomb (${fmt((member.length * members) / 1024 / 1024, 1)} MB on the wire, 4 GB decompressed)`,
       body: (res) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(member.length * members) });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': String(member.length * members),
+        });
         stream(res, member, member.length * members);
       },
     },
@@ -75,7 +79,9 @@ export async function benchHostile(): Promise<void> {
     try {
       const started = performance.now();
       const out = path.join(DATA, `hostile-${name}`);
-      const r = await runBuiltCli(['sync', '--base-url', server.url, '--token', 't', '--out', out], { wrap: ['/usr/bin/time', '-f', '%M'] });
+      const r = await runBuiltCli(['sync', '--base-url', server.url, '--token', 't', '--out', out], {
+        wrap: ['/usr/bin/time', '-f', '%M'],
+      });
       const lines = r.stderr.trim().split('\n');
       const kb = Number(lines.pop());
       console.log(

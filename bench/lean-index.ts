@@ -18,7 +18,11 @@ const PAGES = {
 };
 
 /** Bytes of the entry chunk a production build emits for `source`, and the build's time. */
-async function entryChunk(root: string, source: string, options: ContentSyncOptions): Promise<{ bytes: number; ms: number }> {
+async function entryChunk(
+  root: string,
+  source: string,
+  options: ContentSyncOptions,
+): Promise<{ bytes: number; ms: number }> {
   const entry = path.join(root, 'page.js');
   await fs.writeFile(entry, source);
   const started = performance.now();
@@ -27,7 +31,13 @@ async function entryChunk(root: string, source: string, options: ContentSyncOpti
     configFile: false,
     logLevel: 'error',
     plugins: [contentSync(options)],
-    build: { outDir: path.join(root, 'dist'), emptyOutDir: true, modulePreload: false, write: false, rolldownOptions: { input: entry } },
+    build: {
+      outDir: path.join(root, 'dist'),
+      emptyOutDir: true,
+      modulePreload: false,
+      write: false,
+      rolldownOptions: { input: entry },
+    },
   });
   const ms = performance.now() - started;
   const outputs = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));

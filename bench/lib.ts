@@ -43,7 +43,10 @@ function node(args: string[], options: CliOptions): ChildProcess {
 }
 
 /** Runs the command line to its end. */
-export async function runCli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  options: CliOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return finished(cli(args, options));
 }
 
@@ -55,9 +58,16 @@ let built = false;
  * users run, without the TypeScript loader the other commands go through.
  * `options.node`: node flags; `options.wrap`: a command that runs node.
  */
-export async function runBuiltCli(args: string[], options: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runBuiltCli(
+  args: string[],
+  options: CliOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!built) {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
     built = true;
   }
   return finished(node([...(options.node ?? []), path.join(ROOT, 'bin', 'content-sync.js'), ...args], options));
@@ -95,7 +105,18 @@ export interface ServedSpace {
 }
 
 export async function serve(dir: string, extra: string[] = []): Promise<ServedSpace> {
-  const child = cli(['serve', '--data', dir, '--port', '0', '--public-token', 'bench-public', '--preview-token', 'bench-preview', ...extra]);
+  const child = cli([
+    'serve',
+    '--data',
+    dir,
+    '--port',
+    '0',
+    '--public-token',
+    'bench-public',
+    '--preview-token',
+    'bench-preview',
+    ...extra,
+  ]);
   const log: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (l) => log.push(l));
   const url = await new Promise<string>((resolve, reject) => {
@@ -138,14 +159,19 @@ export function json<T = unknown>(method: string, url: string, body?: unknown): 
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {} },
+      {
+        method,
+        agent,
+        headers: payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
           const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text.slice(0, 200)}`));
+          if (status < 200 || status >= 300)
+            reject(new Error(`${method} ${new URL(url).pathname}: ${status} ${text.slice(0, 200)}`));
           else resolve(JSON.parse(text) as T);
         });
         res.on('error', reject);
@@ -157,7 +183,11 @@ export function json<T = unknown>(method: string, url: string, body?: unknown): 
 }
 
 /** Sends requests from `next()` with `concurrency` in flight for `ms`; returns count and statuses. */
-export async function load(next: () => string, concurrency: number, ms: number): Promise<{ requests: number; seconds: number; statuses: Map<number, number> }> {
+export async function load(
+  next: () => string,
+  concurrency: number,
+  ms: number,
+): Promise<{ requests: number; seconds: number; statuses: Map<number, number> }> {
   const statuses = new Map<number, number>();
   let requests = 0;
   const started = performance.now();

@@ -148,12 +148,25 @@ async function webhookLatency(s: ServedSpace, root: string, ids: number[]): Prom
       const title = `Benchmark title ${i} ${Date.now()}`;
       await json('PUT', `${s.url}/__admin/stories/${id}`, { content: { title } });
       const published = await json<{ story: { full_slug: string } }>('POST', `${s.url}/__admin/stories/${id}/publish`);
-      const body = JSON.stringify({ text: 'published', action: 'published', space_id: 0, story_id: id, full_slug: published.story.full_slug });
+      const body = JSON.stringify({
+        text: 'published',
+        action: 'published',
+        space_id: 0,
+        story_id: id,
+        full_slug: published.story.full_slug,
+      });
 
       const started = performance.now();
-      const res = await fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-signature': signWebhook(body, SECRET) }, body });
+      const res = await fetch(hook, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-signature': signWebhook(body, SECRET) },
+        body,
+      });
       if (res.status !== 202) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
-      await waitUntil(async () => (node()?.lastHMRTimestamp ?? 0) > stamp && (await fs.readFile(file, 'utf8')).includes(title), `story ${id} to reload`);
+      await waitUntil(
+        async () => (node()?.lastHMRTimestamp ?? 0) > stamp && (await fs.readFile(file, 'utf8')).includes(title),
+        `story ${id} to reload`,
+      );
       const ended = performance.now();
       const total = ended - started;
       const busy = meter.busyMs(started, ended);
@@ -161,12 +174,16 @@ async function webhookLatency(s: ServedSpace, root: string, ids: number[]): Prom
       network.push(busy);
       beyond.push(total - busy);
       // Where the time went, as the plugin logs it: the sync, then sync + compile + reload.
-      await waitUntil(() => logger.lines.slice(logged).some((l) => /modules reloaded in \d+ ms/.test(l)), 'the update to be logged');
+      await waitUntil(
+        () => logger.lines.slice(logged).some((l) => /modules reloaded in \d+ ms/.test(l)),
+        'the update to be logged',
+      );
       const lines = logger.lines.slice(logged).join('\n');
       syncMs.push(Number(/sync \(cv \d+\): .* requests in ([\d.]+)s/.exec(lines)?.[1] ?? NaN) * 1000);
       refreshMs.push(Number(/modules reloaded in (\d+) ms/.exec(lines)?.[1] ?? NaN));
       const mod = (await server.ssrLoadModule(`content:stories/${id}`)) as { default: { content: { title?: string } } };
-      if (mod.default.content.title !== title) throw new Error(`story ${id}: the reloaded module holds "${mod.default.content.title}"`);
+      if (mod.default.content.title !== title)
+        throw new Error(`story ${id}: the reloaded module holds "${mod.default.content.title}"`);
     }
     const runs = totals.map((t, k) => `${fmt(t, 0)}/${fmt(beyond[k]!, 0)}`).join(' ');
     console.log(
@@ -208,8 +225,14 @@ async function bundleSize(root: string, id: number): Promise<void> {
   // The snapshot is current: build from it without the API.
   const options: ContentSyncOptions = { offline: true };
   const fixed = await bundleBytes(root, "console.log('no content');\n", options);
-  const page = await bundleBytes(root, `import story from 'content:stories/${id}';\nconsole.log(story.content.title);\n`, options);
-  const mod = (await import(pathToFileURL(path.join(root, '.content', 'modules', 'stories', `${id}.js`)).href)) as { default: unknown };
+  const page = await bundleBytes(
+    root,
+    `import story from 'content:stories/${id}';\nconsole.log(story.content.title);\n`,
+    options,
+  );
+  const mod = (await import(pathToFileURL(path.join(root, '.content', 'modules', 'stories', `${id}.js`)).href)) as {
+    default: unknown;
+  };
   const jsonBytes = Buffer.byteLength(JSON.stringify(mod.default));
   const ratio = (page - fixed) / jsonBytes;
   console.log(
@@ -221,13 +244,18 @@ async function bundleSize(root: string, id: number): Promise<void> {
 async function warmBuild(s: ServedSpace, root: string, id: number): Promise<void> {
   await json('POST', `${s.url}/__admin/stats/reset`);
   const started = performance.now();
-  await bundleBytes(root, `import story from 'content:stories/${id}';\nconsole.log(story.content.title);\n`, { baseUrl: s.url, token: TOKEN });
+  await bundleBytes(root, `import story from 'content:stories/${id}';\nconsole.log(story.content.title);\n`, {
+    baseUrl: s.url,
+    token: TOKEN,
+  });
   const ms = performance.now() - started;
   const st = await json<RequestStats>('GET', `${s.url}/__admin/stats`);
   const routes = Object.entries(st.by_route)
     .map(([r, n]) => `${r} ${n}`)
     .join(', ');
-  console.log(`plugin: warm vite build, content unchanged: ${st.total} request(s) on sync (${routes}; target 1), build ${fmt(ms / 1000, 2)} s`);
+  console.log(
+    `plugin: warm vite build, content unchanged: ${st.total} request(s) on sync (${routes}; target 1), build ${fmt(ms / 1000, 2)} s`,
+  );
 }
 
 export async function benchPlugin(): Promise<void> {

@@ -17,7 +17,11 @@ async function hammer(url: string, seconds: number): Promise<{ rate: number; too
     return { rate, tool: 'wrk -t1 -c32', detail: `non-2xx ${non2xx}` };
   } catch {
     const r = await load(() => url, 32, seconds * 1000);
-    return { rate: r.requests / r.seconds, tool: 'node keep-alive loop, 32 connections', detail: `statuses ${JSON.stringify(Object.fromEntries(r.statuses))}` };
+    return {
+      rate: r.requests / r.seconds,
+      tool: 'node keep-alive loop, 32 connections',
+      detail: `statuses ${JSON.stringify(Object.fromEntries(r.statuses))}`,
+    };
   }
 }
 
@@ -27,10 +31,17 @@ async function cachedThroughput(): Promise<void> {
   try {
     const space = JSON.parse((await get(`${s.url}/v2/cdn/spaces/me?token=bench-public`)).body.toString());
     const cv = space.space.version;
-    const list = JSON.parse((await get(`${s.url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&starts_with=articles/`)).body.toString());
+    const list = JSON.parse(
+      (
+        await get(`${s.url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=1&starts_with=articles/`)
+      ).body.toString(),
+    );
     const single = `${s.url}/v2/cdn/stories/${list.stories[0].full_slug}?token=bench-public&cv=${cv}`;
     const page = `${s.url}/v2/cdn/stories?token=bench-public&cv=${cv}&per_page=25&starts_with=articles`;
-    for (const [label, url] of [['single story', single], ['25-story page', page]] as const) {
+    for (const [label, url] of [
+      ['single story', single],
+      ['25-story page', page],
+    ] as const) {
       const { body } = await get(url); // fill the CDN cache
       await hammer(url, 1); // warm up
       const r = await hammer(url, 4);
@@ -49,7 +60,9 @@ async function uncachedListing(stories: number, target: number, label: string, l
   try {
     const loaded = s.log.find((l) => l.startsWith('loaded')) ?? '';
     if (loadTarget !== undefined) {
-      console.log(`service: ${label} space ready in ${fmt(startMs / 1000, 2)} s from process start (${loaded}; target < ${loadTarget / 1000} s)`);
+      console.log(
+        `service: ${label} space ready in ${fmt(startMs / 1000, 2)} s from process start (${loaded}; target < ${loadTarget / 1000} s)`,
+      );
     }
     // The draft view is never cached: every request reaches the query engine.
     const base = `${s.url}/v2/cdn/stories?token=bench-preview&version=draft`;

@@ -46,7 +46,10 @@ await Promise.all([
     await Promise.all(
       list.flatMap((ds) =>
         [undefined, ...(ds.dimensions ?? []).map((d) => d.entry_value)].map(async (dimension) => {
-          const got = await client.getAll('cdn/datasource_entries', { datasource: ds.slug, ...(dimension ? { dimension } : {}) });
+          const got = await client.getAll('cdn/datasource_entries', {
+            datasource: ds.slug,
+            ...(dimension ? { dimension } : {}),
+          });
           entries[dimension ?? 'default'] = (entries[dimension ?? 'default'] ?? 0) + got.length;
         }),
       ),
@@ -59,4 +62,6 @@ await Promise.all([
 ]);
 
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms: Math.round(ms), storiesPerLanguage, datasources, entries, tags, rateLimitMessages }) + '\n');
+process.stdout.write(
+  JSON.stringify({ ms: Math.round(ms), storiesPerLanguage, datasources, entries, tags, rateLimitMessages }) + '\n',
+);

@@ -14,7 +14,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { requestCost } from '../src/api/limits.js';
-import { DATA, ROOT, demoSpace, finished, fmt, json, loadavg, runCli, script, serve, type CliOptions, type ServedSpace } from './lib.js';
+import {
+  DATA,
+  ROOT,
+  demoSpace,
+  finished,
+  fmt,
+  json,
+  loadavg,
+  runCli,
+  script,
+  serve,
+  type CliOptions,
+  type ServedSpace,
+} from './lib.js';
 
 const TOKEN = 'bench-public';
 const LATENCY_MS = 40;
@@ -49,7 +62,12 @@ interface StoryblokResult {
 const seconds = (ms: number) => fmt(ms / 1000, 2);
 
 /** Runs `content-sync sync --json` as a child process; its JSON summary. */
-async function runSync(url: string, out: string, extra: string[] = [], options: CliOptions = {}): Promise<{ summary: SyncSummary; stderr: string }> {
+async function runSync(
+  url: string,
+  out: string,
+  extra: string[] = [],
+  options: CliOptions = {},
+): Promise<{ summary: SyncSummary; stderr: string }> {
   const r = await runCli(['sync', '--base-url', url, '--token', TOKEN, '--out', out, '--json', ...extra], options);
   const last = r.stdout.trim().split('\n').pop() ?? '';
   let summary: SyncSummary | undefined;
@@ -58,7 +76,8 @@ async function runSync(url: string, out: string, extra: string[] = [], options: 
   } catch {
     // reported below
   }
-  if (r.code !== 0 || !summary?.ok) throw new Error(`sync failed (${r.code}): ${last.slice(0, 300)} ${r.stderr.slice(-500)}`);
+  if (r.code !== 0 || !summary?.ok)
+    throw new Error(`sync failed (${r.code}): ${last.slice(0, 300)} ${r.stderr.slice(-500)}`);
   return { summary, stderr: r.stderr };
 }
 
@@ -95,7 +114,9 @@ interface RssMeter {
 
 async function rssMeter(): Promise<RssMeter> {
   const gnuTime = await new Promise<boolean>((resolve) => {
-    execFile('time', ['-v', process.execPath, '-e', ''], (err, _out, stderr) => resolve(!err && /Maximum resident set size/.test(stderr)));
+    execFile('time', ['-v', process.execPath, '-e', ''], (err, _out, stderr) =>
+      resolve(!err && /Maximum resident set size/.test(stderr)),
+    );
   });
   if (gnuTime) {
     return {
@@ -109,7 +130,10 @@ async function rssMeter(): Promise<RssMeter> {
     how: 'process.resourceUsage().maxRSS at exit',
     options: async () => {
       await fs.rm(file, { force: true });
-      return { node: ['--import', pathToFileURL(path.join(ROOT, 'bench', 'rss-probe.mjs')).href], env: { BENCH_RSS_FILE: file } };
+      return {
+        node: ['--import', pathToFileURL(path.join(ROOT, 'bench', 'rss-probe.mjs')).href],
+        env: { BENCH_RSS_FILE: file },
+      };
     },
     read: async () => Number(await fs.readFile(file, 'utf8')),
   };
@@ -122,7 +146,10 @@ async function languagesOf(dir: string): Promise<string[]> {
 
 /** Edits and publishes one story through the control plane. */
 async function changeStory(s: ServedSpace, id: number, n: number): Promise<void> {
-  const { record } = await json<{ record: { draft: { story: { name: string } } | null } }>('GET', `${s.url}/__admin/stories/${id}`);
+  const { record } = await json<{ record: { draft: { story: { name: string } } | null } }>(
+    'GET',
+    `${s.url}/__admin/stories/${id}`,
+  );
   const name = record.draft?.story.name ?? `story ${id}`;
   await json('PUT', `${s.url}/__admin/stories/${id}`, { name: `${name.replace(/ \(edit \d+\)$/, '')} (edit ${n})` });
   await json('POST', `${s.url}/__admin/stories/${id}/publish`);
@@ -180,7 +207,9 @@ export async function benchSyncBound(): Promise<void> {
     // 3. Incremental syncs.
     await resetStats(a);
     const { summary: none } = await runSync(a.url, snapshot);
-    console.log(`sync: incremental, no change: ${none.requests} request(s), ${seconds(none.duration_ms)} s (mode ${none.mode})`);
+    console.log(
+      `sync: incremental, no change: ${none.requests} request(s), ${seconds(none.duration_ms)} s (mode ${none.mode})`,
+    );
 
     const candidates = full.changed.stories;
     const id = candidates[Math.floor(candidates.length / 2)]!;

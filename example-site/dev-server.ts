@@ -47,7 +47,11 @@ function renderPages(): Plugin {
           if (pathname.startsWith('/@') || /\.[a-z0-9]+$/i.test(pathname)) return next();
           void (async () => {
             try {
-              const template = await server.transformIndexHtml(pathname, await fs.readFile(path.join(siteRoot, 'index.html'), 'utf8'), req.originalUrl);
+              const template = await server.transformIndexHtml(
+                pathname,
+                await fs.readFile(path.join(siteRoot, 'index.html'), 'utf8'),
+                req.originalUrl,
+              );
               const entry = (await server.ssrLoadModule('/src/entry-server.ts')) as ServerEntry;
               const page = await entry.render(pathname);
               res.statusCode = page.status;
@@ -75,7 +79,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Ru
     ...config,
     logLevel: options.logLevel ?? 'info',
     plugins: [...(config.plugins ?? []), renderPages()],
-    server: { ...config.server, port: options.port ?? 5173, host: options.host ?? '127.0.0.1', strictPort: options.port !== undefined && options.port !== 0 },
+    server: {
+      ...config.server,
+      port: options.port ?? 5173,
+      host: options.host ?? '127.0.0.1',
+      strictPort: options.port !== undefined && options.port !== 0,
+    },
   });
   await server.listen();
   const pipeline = content.api?.pipeline;

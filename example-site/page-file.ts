@@ -31,6 +31,7 @@ export function pageFile(outDir: string, url: string): string {
   const root = path.resolve(outDir);
   const file = path.resolve(root, ...parts, url.endsWith('.html') ? '' : 'index.html');
   const relative = path.relative(root, file);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new PageOutsideOutput(url, `it resolves outside ${root}`);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative))
+    throw new PageOutsideOutput(url, `it resolves outside ${root}`);
   return file;
 }

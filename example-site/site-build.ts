@@ -53,7 +53,12 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   };
 
   // One plugin instance for both builds: the content is synced and compiled once.
-  await build({ ...config, logLevel, plugins: [...(config.plugins ?? []), readTokens], build: { outDir, emptyOutDir: true } });
+  await build({
+    ...config,
+    logLevel,
+    plugins: [...(config.plugins ?? []), readTokens],
+    build: { outDir, emptyOutDir: true },
+  });
   await build({
     ...config,
     logLevel: logLevel === 'info' ? 'warn' : logLevel,
@@ -67,9 +72,11 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
       rolldownOptions: { output: { entryFileNames: 'entry-server.js', codeSplitting: false } },
     },
   });
-  await fs.cp(path.join(ssrDir, 'assets'), path.join(outDir, 'assets'), { recursive: true, force: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
+  await fs
+    .cp(path.join(ssrDir, 'assets'), path.join(outDir, 'assets'), { recursive: true, force: true })
+    .catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
 
   const templateFile = path.join(outDir, 'index.html');
   const template = await fs.readFile(templateFile, 'utf8');
@@ -99,8 +106,21 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   // Bounded: one promise per page at once opened a file per page (EMFILE on large sites).
   const pages = new PQueue({ concurrency: PAGE_CONCURRENCY });
   await Promise.all(
-    routes.map((route) => pages.add(() => write(route.url, async () => entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang)))))),
+    routes.map((route) =>
+      pages.add(() =>
+        write(route.url, async () =>
+          entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang))),
+        ),
+      ),
+    ),
   );
   await write('/404.html', async () => entry.fillTemplate(template, await entry.renderNotFound('/404')));
-  return { outDir, pages: routes.length - refused.length, durationMs: performance.now() - started, tokens, modulesDir, refused };
+  return {
+    outDir,
+    pages: routes.length - refused.length,
+    durationMs: performance.now() - started,
+    tokens,
+    modulesDir,
+    refused,
+  };
 }

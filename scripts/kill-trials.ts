@@ -93,7 +93,11 @@ export function changeContent(store: SpaceStore, data: SpaceData): void {
   for (const id of published.slice(10, 13)) store.unpublish(id);
   for (const id of published.slice(13, 16)) store.deleteStory(id);
   for (let i = 0; i < 2; i++) {
-    const { story } = store.createStory({ name: `Fresh ${i}`, slug: `fresh-${i}`, content: { component: 'page', title: `Fresh ${i}` } });
+    const { story } = store.createStory({
+      name: `Fresh ${i}`,
+      slug: `fresh-${i}`,
+      content: { component: 'page', title: `Fresh ${i}` },
+    });
     store.publish(story.id);
   }
   store.replaceDatasourceEntries('sizes', {
@@ -126,7 +130,18 @@ function runSync(
   full: boolean,
   plan?: { moment: KillMoment; delayMs: number },
 ): Promise<Run> {
-  const args = ['--import', 'tsx', CLI_ENTRY, 'sync', '--base-url', baseUrl, '--token', DEFAULT_PUBLIC_TOKEN, '--out', out];
+  const args = [
+    '--import',
+    'tsx',
+    CLI_ENTRY,
+    'sync',
+    '--base-url',
+    baseUrl,
+    '--token',
+    DEFAULT_PUBLIC_TOKEN,
+    '--out',
+    out,
+  ];
   if (full) args.push('--full');
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -188,16 +203,27 @@ function runSync(
       for (const t of timers) clearTimeout(t);
       for (const w of watchers) w.close();
     });
-    child.on('close', (code, signal) => resolve({ code, signal, stderr, killed: killed && signal === 'SIGKILL', diedCommitted, txnAt, endedAt }));
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stderr, killed: killed && signal === 'SIGKILL', diedCommitted, txnAt, endedAt }),
+    );
   });
 }
 
 type Tree = Map<string, string>;
 
 /** Which reference the recovered directory equals, and what differs otherwise. */
-async function judge(dir: string, oldTree: Tree, oldManifest: string, newTree: Tree): Promise<{ recovery: string; verdict: TrialVerdict; detail: string[] }> {
+async function judge(
+  dir: string,
+  oldTree: Tree,
+  oldManifest: string,
+  newTree: Tree,
+): Promise<{ recovery: string; verdict: TrialVerdict; detail: string[] }> {
   const txn = path.join(dir, '.txn');
-  const recovery = existsSync(path.join(txn, 'COMMIT')) ? 'rolled forward' : existsSync(txn) ? 'rolled back' : 'nothing to recover';
+  const recovery = existsSync(path.join(txn, 'COMMIT'))
+    ? 'rolled forward'
+    : existsSync(txn)
+      ? 'rolled back'
+      : 'nothing to recover';
   try {
     // Every reader recovers first; readState does, and says nothing when the directory is unusable.
     const state = await readState(dir);
@@ -212,7 +238,9 @@ async function judge(dir: string, oldTree: Tree, oldManifest: string, newTree: T
   if (toOld.length === 0) {
     // Exactly the old one: the manifest's bytes too, synced_at included.
     const manifest = await readFile(path.join(dir, 'manifest.json'), 'utf8');
-    return manifest === oldManifest ? { recovery, verdict: 'old', detail: [] } : { recovery, verdict: 'mixed', detail: ['manifest.json (synced_at)'] };
+    return manifest === oldManifest
+      ? { recovery, verdict: 'old', detail: [] }
+      : { recovery, verdict: 'mixed', detail: ['manifest.json (synced_at)'] };
   }
   const toNew = treeDiff(tree, newTree);
   if (toNew.length === 0) return { recovery, verdict: 'new', detail: [] };
@@ -225,7 +253,11 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
   const data = generateDemoSpace({ stories: options.stories ?? 200 });
   let server: RunningServer | undefined;
   try {
-    server = await startServer({ space: generateDemoSpace({ stories: options.stories ?? 200 }), rateLimit: false, latencyMs: options.latencyMs ?? 5 });
+    server = await startServer({
+      space: generateDemoSpace({ stories: options.stories ?? 200 }),
+      rateLimit: false,
+      latencyMs: options.latencyMs ?? 5,
+    });
     const root = await tempDir('kill-trials');
     const oldDir = path.join(root, 'old');
     await sync({ baseUrl: server.url, token: DEFAULT_PUBLIC_TOKEN, out: oldDir });
@@ -252,11 +284,13 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
     for (let trial = 1; trial <= options.trials; trial++) {
       const moment = moments[(trial - 1) % moments.length]!;
       const full = trial % 2 === 1;
-      const delayMs = moment === 'anywhere' ? rng.next() * total : moment === 'fetching' ? rng.next() * fetching : undefined;
+      const delayMs =
+        moment === 'anywhere' ? rng.next() * total : moment === 'fetching' ? rng.next() * fetching : undefined;
       const dir = path.join(root, `trial-${trial}`);
       await cp(oldDir, dir, { recursive: true });
       const run = await runSync(server.url, dir, full, { moment, delayMs: delayMs ?? 0 });
-      if (!run.killed && run.code !== 0) throw new Error(`trial ${trial}: the sync failed on its own (exit ${run.code}): ${run.stderr.trim()}`);
+      if (!run.killed && run.code !== 0)
+        throw new Error(`trial ${trial}: the sync failed on its own (exit ${run.code}): ${run.stderr.trim()}`);
       const { recovery, verdict, detail } = await judge(dir, oldTree, oldManifest, newTree);
       let nextSyncOk = false;
       try {
@@ -298,7 +332,10 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
       outcomes,
     };
     const unreadable = summary.unreadable ? `, ${summary.unreadable} unreadable` : '';
-    return { ...summary, line: `${summary.trials} trials: ${summary.old} old, ${summary.new} new, ${summary.mixed} mixed${unreadable}` };
+    return {
+      ...summary,
+      line: `${summary.trials} trials: ${summary.old} old, ${summary.new} new, ${summary.mixed} mixed${unreadable}`,
+    };
   } finally {
     await server?.close();
     await removeTempDirs();
@@ -312,7 +349,8 @@ async function main(): Promise<void> {
   const trials = Number(values.trials ?? 50);
   const seed = Number(values.seed ?? 1);
   const stories = Number(values.stories ?? 200);
-  if (!Number.isInteger(trials) || trials < 1) throw new Error(`--trials must be a positive integer (got ${values.trials})`);
+  if (!Number.isInteger(trials) || trials < 1)
+    throw new Error(`--trials must be a positive integer (got ${values.trials})`);
   const summary = await runKillTrials({ trials, seed, stories, log: (line) => console.error(line) });
   console.error(
     `${summary.diedCommitted} killed inside the commit, ${summary.finishedFirst} had ended before the signal, ` +

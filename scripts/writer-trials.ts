@@ -80,7 +80,9 @@ interface Run {
 function run(args: string[], delayMs: number): Promise<Run> {
   return new Promise((resolve, reject) => {
     setTimeout(() => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('error', reject);
@@ -89,7 +91,16 @@ function run(args: string[], delayMs: number): Promise<Run> {
   });
 }
 
-const syncArgs = (baseUrl: string, out: string, full: boolean) => ['sync', '--base-url', baseUrl, '--token', DEFAULT_PUBLIC_TOKEN, '--out', out, ...(full ? ['--full'] : [])];
+const syncArgs = (baseUrl: string, out: string, full: boolean) => [
+  'sync',
+  '--base-url',
+  baseUrl,
+  '--token',
+  DEFAULT_PUBLIC_TOKEN,
+  '--out',
+  out,
+  ...(full ? ['--full'] : []),
+];
 
 /** Files a writer or reader may leave only while it runs: the journal, the lock, readers' marks, drafts. */
 const leftovers = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.')) : []);
@@ -103,7 +114,12 @@ type Tree = Map<string, string>;
 function watchOverlap(dir: string): () => boolean {
   let seen = false;
   const timer = setInterval(() => {
-    if (!seen && existsSync(path.join(dir, '.txn', 'plan.json')) && leftovers(dir).some((n) => n.startsWith('.reader~'))) seen = true;
+    if (
+      !seen &&
+      existsSync(path.join(dir, '.txn', 'plan.json')) &&
+      leftovers(dir).some((n) => n.startsWith('.reader~'))
+    )
+      seen = true;
   }, 2);
   return () => {
     clearInterval(timer);
@@ -129,7 +145,11 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
     const dataA = generateDemoSpace({ stories });
     const a = await startServer({ space: generateDemoSpace({ stories }), rateLimit: false, latencyMs: 10 });
     servers.push(a);
-    const b = await startServer({ space: generateDemoSpace({ stories, seed: 'other' }), rateLimit: false, latencyMs: 2 });
+    const b = await startServer({
+      space: generateDemoSpace({ stories, seed: 'other' }),
+      rateLimit: false,
+      latencyMs: 2,
+    });
     servers.push(b);
     const root = await tempDir('writer-trials');
 
@@ -159,21 +179,31 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
       let commitWaited = false;
       const explain = (runs: Run[]) => {
         runs.forEach((r, k) => {
-          if (r.code !== 0 && !FAILS_FOR.test(r.stderr)) detail.push(`process ${k + 1} failed (exit ${r.code}) for another reason: ${r.stderr.trim().split('\n').pop()}`);
+          if (r.code !== 0 && !FAILS_FOR.test(r.stderr))
+            detail.push(
+              `process ${k + 1} failed (exit ${r.code}) for another reason: ${r.stderr.trim().split('\n').pop()}`,
+            );
         });
       };
       if (kind === 'two-services') {
-        const runs = await Promise.all([run(syncArgs(a.url, dir, true), rng.int(0, 300)), run(syncArgs(b.url, dir, true), rng.int(0, 300))]);
+        const runs = await Promise.all([
+          run(syncArgs(a.url, dir, true), rng.int(0, 300)),
+          run(syncArgs(b.url, dir, true), rng.int(0, 300)),
+        ]);
         codes = runs.map((r) => r.code);
         explain(runs);
         verdict = which(await readTree(dir), { new: snapshots.new, other: snapshots.other });
         // A sync that alone exited 0 made the snapshot.
-        const expected = codes[0] === 0 && codes[1] !== 0 ? 'new' : codes[1] === 0 && codes[0] !== 0 ? 'other' : undefined;
+        const expected =
+          codes[0] === 0 && codes[1] !== 0 ? 'new' : codes[1] === 0 && codes[0] !== 0 ? 'other' : undefined;
         if (codes.every((c) => c !== 0)) detail.push('no sync succeeded');
-        if (expected && verdict !== expected) detail.push(`only the sync that makes "${expected}" succeeded, yet the directory is ${verdict ?? 'neither'}`);
+        if (expected && verdict !== expected)
+          detail.push(`only the sync that makes "${expected}" succeeded, yet the directory is ${verdict ?? 'neither'}`);
       } else if (kind === 'three-syncs') {
         await cp(oldDir, dir, { recursive: true });
-        const runs = await Promise.all([0, 1, 2].map(() => run(syncArgs(a.url, dir, rng.next() < 0.5), rng.int(0, 300))));
+        const runs = await Promise.all(
+          [0, 1, 2].map(() => run(syncArgs(a.url, dir, rng.next() < 0.5), rng.int(0, 300))),
+        );
         codes = runs.map((r) => r.code);
         explain(runs);
         verdict = which(await readTree(dir), { new: snapshots.new });
@@ -182,19 +212,35 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
         await cp(oldDir, dir, { recursive: true });
         const out = path.join(root, `round-${round}-compiled`);
         const overlap = watchOverlap(dir);
-        const runs = await Promise.all([run(syncArgs(a.url, dir, rng.next() < 0.5), 0), run(['compile', '--snapshot', dir, '--out', out], rng.int(0, 1500))]);
+        const runs = await Promise.all([
+          run(syncArgs(a.url, dir, rng.next() < 0.5), 0),
+          run(['compile', '--snapshot', dir, '--out', out], rng.int(0, 1500)),
+        ]);
         commitWaited = overlap();
         codes = runs.map((r) => r.code);
-        runs.forEach((r, k) => r.code !== 0 && detail.push(`process ${k + 1} failed (exit ${r.code}): ${r.stderr.trim().split('\n').pop()}`));
+        runs.forEach(
+          (r, k) =>
+            r.code !== 0 &&
+            detail.push(`process ${k + 1} failed (exit ${r.code}): ${r.stderr.trim().split('\n').pop()}`),
+        );
         const snapshot = which(await readTree(dir), { new: snapshots.new });
         const output = runs[1]!.code === 0 ? which(await readTree(out), compiled) : undefined;
         verdict = snapshot && output ? `snapshot ${snapshot}, compile ${output}` : undefined;
       }
       const left = leftovers(dir);
       if (left.length) detail.push(`left behind: ${left.join(', ')}`);
-      const outcome: RoundOutcome = { round, kind, verdict: verdict && !detail.length ? verdict : 'mixed', codes, detail, commitWaited };
+      const outcome: RoundOutcome = {
+        round,
+        kind,
+        verdict: verdict && !detail.length ? verdict : 'mixed',
+        codes,
+        detail,
+        commitWaited,
+      };
       outcomes.push(outcome);
-      log(`round ${round} ${kind}: exits ${codes.join(' ')} -> ${outcome.verdict}${commitWaited ? ' (the commit waited for the compile)' : ''}${detail.length ? ` (${detail.slice(0, 4).join('; ')})` : ''}`);
+      log(
+        `round ${round} ${kind}: exits ${codes.join(' ')} -> ${outcome.verdict}${commitWaited ? ' (the commit waited for the compile)' : ''}${detail.length ? ` (${detail.slice(0, 4).join('; ')})` : ''}`,
+      );
     }
     const verdicts: Record<string, number> = {};
     for (const o of outcomes) verdicts[`${o.kind}: ${o.verdict}`] = (verdicts[`${o.kind}: ${o.verdict}`] ?? 0) + 1;
@@ -208,7 +254,9 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
       commitWaited,
       outcomes,
       durationMs,
-      line: `${outcomes.length} rounds in ${(durationMs / 1000).toFixed(1)} s: ${mixed} mixed; ${Object.entries(verdicts)
+      line: `${outcomes.length} rounds in ${(durationMs / 1000).toFixed(1)} s: ${mixed} mixed; ${Object.entries(
+        verdicts,
+      )
         .sort()
         .map(([k, n]) => `${k}: ${n}`)
         .join(', ')}; the commit waited for the compile in ${commitWaited}`,
@@ -220,10 +268,18 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string' }, seed: { type: 'string' }, stories: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string' }, seed: { type: 'string' }, stories: { type: 'string' } },
+  });
   const rounds = Number(values.rounds ?? 60);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer (got ${values.rounds})`);
-  const summary = await runWriterTrials({ rounds, seed: Number(values.seed ?? 1), stories: Number(values.stories ?? 60), log: (line) => console.error(line) });
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a positive integer (got ${values.rounds})`);
+  const summary = await runWriterTrials({
+    rounds,
+    seed: Number(values.seed ?? 1),
+    stories: Number(values.stories ?? 60),
+    log: (line) => console.error(line),
+  });
   console.log(summary.line);
   if (summary.mixed) process.exitCode = 1;
 }

@@ -1,5 +1,16 @@
 /** The nested components ("bloks") of the demo space. */
-import type { Blok, CtaBlok, FeatureBlok, GalleryBlok, GridBlok, HeroBlok, QuoteBlok, Table, TeaserBlok, TextBlok } from 'content:types';
+import type {
+  Blok,
+  CtaBlok,
+  FeatureBlok,
+  GalleryBlok,
+  GridBlok,
+  HeroBlok,
+  QuoteBlok,
+  Table,
+  TeaserBlok,
+  TextBlok,
+} from 'content:types';
 import { attrs, esc, join } from './html.js';
 import { hrefOf, image, images, linkTo } from './links.js';
 import { richText } from './richtext.js';

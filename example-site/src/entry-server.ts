@@ -20,7 +20,12 @@ function languageOf(pathname: string): string {
 export async function renderNotFound(pathname: string): Promise<Rendered> {
   const lang = languageOf(pathname);
   const ctx = await pageContext(lang);
-  return layout(ctx, { route: undefined, title: t('notFound', lang), body: `<h1>${esc(t('notFound', lang))}</h1><p><code>${esc(pathname)}</code></p>`, status: 404 });
+  return layout(ctx, {
+    route: undefined,
+    title: t('notFound', lang),
+    body: `<h1>${esc(t('notFound', lang))}</h1><p><code>${esc(pathname)}</code></p>`,
+    status: 404,
+  });
 }
 
 export async function renderRoute(route: Route, context?: PageContext): Promise<Rendered> {
@@ -46,5 +51,8 @@ export async function render(pathname: string): Promise<Rendered> {
 
 /** Fills the HTML template (index.html after Vite has processed it) with a rendered page. */
 export function fillTemplate(template: string, page: Rendered): string {
-  return template.replace('<!--app-lang-->', page.lang).replace('<!--app-head-->', page.head).replace('<!--app-html-->', page.html);
+  return template
+    .replace('<!--app-lang-->', page.lang)
+    .replace('<!--app-head-->', page.head)
+    .replace('<!--app-html-->', page.html);
 }

@@ -2,7 +2,17 @@
 import type { StoryEntry } from 'content:index';
 import { attrs, esc } from './html.js';
 import { t } from './i18n.js';
-import { LANGUAGE_NAMES, alternates, breadcrumbs, htmlLang, languageRoot, topNavigation, urlOf, type PageContext, type Route } from './site.js';
+import {
+  LANGUAGE_NAMES,
+  alternates,
+  breadcrumbs,
+  htmlLang,
+  languageRoot,
+  topNavigation,
+  urlOf,
+  type PageContext,
+  type Route,
+} from './site.js';
 
 export interface Rendered {
   status: number;
@@ -18,14 +28,18 @@ function navigation(ctx: PageContext, current: string): string {
     ...topNavigation(lang).map((e) => ({ url: urlOf(e), name: ctx.title(e) })),
     { url: `${languageRoot(lang)}tags/`, name: t('tags', lang) },
   ];
-  const links = items.map((i) => `<li><a${attrs({ href: i.url, 'aria-current': i.url === current ? 'page' : undefined })}>${esc(i.name)}</a></li>`);
+  const links = items.map(
+    (i) =>
+      `<li><a${attrs({ href: i.url, 'aria-current': i.url === current ? 'page' : undefined })}>${esc(i.name)}</a></li>`,
+  );
   return `<nav class="main-nav" aria-label="Main"><ul>${links.join('')}</ul></nav>`;
 }
 
 function languageSwitcher(route: Route | undefined, lang: string): string {
   const options = route ? alternates(route) : [];
   const links = options.map(
-    (o) => `<li><a${attrs({ href: o.url, hreflang: htmlLang(o.lang), lang: htmlLang(o.lang), 'aria-current': o.lang === lang ? 'true' : undefined })}>${esc(LANGUAGE_NAMES[o.lang] ?? o.lang)}</a></li>`,
+    (o) =>
+      `<li><a${attrs({ href: o.url, hreflang: htmlLang(o.lang), lang: htmlLang(o.lang), 'aria-current': o.lang === lang ? 'true' : undefined })}>${esc(LANGUAGE_NAMES[o.lang] ?? o.lang)}</a></li>`,
   );
   return `<nav class="languages" aria-label="${esc(t('language', lang))}"><ul>${links.join('')}</ul></nav>`;
 }
@@ -37,7 +51,10 @@ function crumbs(ctx: PageContext, entry: StoryEntry | undefined): string {
   return `<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${chain.map((e) => `<li><a href="${esc(urlOf(e))}">${esc(ctx.title(e))}</a></li>`).join('')}</ol></nav>`;
 }
 
-export function layout(ctx: PageContext, options: { route: Route | undefined; title: string; description?: string; body: string; status?: number }): Rendered {
+export function layout(
+  ctx: PageContext,
+  options: { route: Route | undefined; title: string; description?: string; body: string; status?: number },
+): Rendered {
   const { route } = options;
   const { lang } = ctx;
   const url = route?.url ?? '';

@@ -39,7 +39,12 @@ const IMAGE_WIDTHS = [400, 800, 960, 1440, 1920];
  * height (space reserved before it loads) and a srcset when the image service can make one; empty
  * for an empty asset field.
  */
-export function image(asset: AnyAsset | undefined, fallbackAlt: string, className?: string, sizes = '(max-width: 960px) 100vw, 960px'): string {
+export function image(
+  asset: AnyAsset | undefined,
+  fallbackAlt: string,
+  className?: string,
+  sizes = '(max-width: 960px) 100vw, 960px',
+): string {
   if (!asset || !asset.filename) return '';
   const alt = asset.alt || asset.title || fallbackAlt;
   const img = responsiveImage(asset.filename, { widths: IMAGE_WIDTHS, sizes });

@@ -1,5 +1,15 @@
 /** The body of a page per content type, and the tag pages. */
-import type { AnyStory, ArticleStory, AuthorStory, CategoryStory, Multilink, PageStory, ProductStory, Relation, Story } from 'content:types';
+import type {
+  AnyStory,
+  ArticleStory,
+  AuthorStory,
+  CategoryStory,
+  Multilink,
+  PageStory,
+  ProductStory,
+  Relation,
+  Story,
+} from 'content:types';
 import { backlinksOf } from 'content:backlinks';
 import { label } from 'content:datasources';
 import { byTag, byUuid, load, type StoryEntry } from 'content:index';
@@ -15,7 +25,10 @@ import { folderContents, htmlLang, tagUrl, urlOf, urlOfUuid, type PageContext } 
 const dimension = (lang: string): string | undefined => (lang === 'default' ? undefined : lang);
 
 /** The related stories that are published in this language (unresolved relations are uuids and left out). */
-function related<S extends Story>(list: ReadonlyArray<Relation<S>> | undefined, lang: string): Array<{ story: S; url: string }> {
+function related<S extends Story>(
+  list: ReadonlyArray<Relation<S>> | undefined,
+  lang: string,
+): Array<{ story: S; url: string }> {
   const out: Array<{ story: S; url: string }> = [];
   for (const item of list ?? []) {
     if (typeof item === 'string') continue;
@@ -25,7 +38,8 @@ function related<S extends Story>(list: ReadonlyArray<Relation<S>> | undefined, 
   return out;
 }
 
-const storyLink = (name: string, url: string, rel?: string): string => `<a${attrs({ href: url, rel })}>${esc(name)}</a>`;
+const storyLink = (name: string, url: string, rel?: string): string =>
+  `<a${attrs({ href: url, rel })}>${esc(name)}</a>`;
 
 function list(title: string, items: string[], className: string): string {
   if (items.length === 0) return '';
@@ -48,13 +62,23 @@ function formatDate(value: string, lang: string): string {
   const date = new Date(`${value.replace(' ', 'T')}Z`);
   if (Number.isNaN(date.getTime())) return esc(value);
   let format = dateFormats.get(lang);
-  if (!format) dateFormats.set(lang, (format = new Intl.DateTimeFormat(htmlLang(lang), { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })));
+  if (!format)
+    dateFormats.set(
+      lang,
+      (format = new Intl.DateTimeFormat(htmlLang(lang), {
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        timeZone: 'UTC',
+      })),
+    );
   return `<time datetime="${esc(date.toISOString())}">${esc(format.format(date))}</time>`;
 }
 
 function formatPrice(value: string, lang: string): string {
   let format = priceFormats.get(lang);
-  if (!format) priceFormats.set(lang, (format = new Intl.NumberFormat(htmlLang(lang), { style: 'currency', currency: 'EUR' })));
+  if (!format)
+    priceFormats.set(lang, (format = new Intl.NumberFormat(htmlLang(lang), { style: 'currency', currency: 'EUR' })));
   return format.format(Number(value));
 }
 
@@ -75,9 +99,22 @@ function page(story: PageStory, entry: StoryEntry, ctx: PageContext): string {
     `<h1>${esc(c.title)}</h1>`,
     c.intro && `<p class="intro">${esc(c.intro)}</p>`,
     renderBloks(c.body, lang),
-    list(t('featuredArticles', lang), related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)), 'featured-articles'),
-    list(t('featuredProducts', lang), related(c.featured_products, lang).map((r) => storyLink(r.story.content.name, r.url)), 'featured-products'),
-    section && list(t('inThisSection', lang), [...entryLinks(ctx, section.folders), ...entryLinks(ctx, section.stories)], 'section-index'),
+    list(
+      t('featuredArticles', lang),
+      related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)),
+      'featured-articles',
+    ),
+    list(
+      t('featuredProducts', lang),
+      related(c.featured_products, lang).map((r) => storyLink(r.story.content.name, r.url)),
+      'featured-products',
+    ),
+    section &&
+      list(
+        t('inThisSection', lang),
+        [...entryLinks(ctx, section.folders), ...entryLinks(ctx, section.stories)],
+        'section-index',
+      ),
   ]);
 }
 
@@ -89,10 +126,12 @@ function article(story: ArticleStory, ctx: PageContext): string {
   const colour = label('colors', c.color, dimension(lang));
   const meta = join(
     [
-      author && `<span class="author">${esc(t('by', lang))} <a rel="author" href="${esc(author.url)}">${esc(author.story.content.name)}</a></span>`,
+      author &&
+        `<span class="author">${esc(t('by', lang))} <a rel="author" href="${esc(author.url)}">${esc(author.story.content.name)}</a></span>`,
       c.published_date && formatDate(c.published_date, lang),
       c.reading_time && `<span>${esc(c.reading_time)} ${esc(t('readingTime', lang))}</span>`,
-      colour && `<span class="color">${esc(t('color', lang))}: <span class="datasource-label">${esc(colour)}</span></span>`,
+      colour &&
+        `<span class="color">${esc(t('color', lang))}: <span class="datasource-label">${esc(colour)}</span></span>`,
     ],
     ' · ',
   );
@@ -129,7 +168,11 @@ function author(story: AuthorStory, ctx: PageContext): string {
     `<dt>E-mail</dt><dd>${linkTo(c.email, lang, c.email.linktype === 'email' ? c.email.email : 'E-mail')}</dd>`,
     `<dt>${esc(t('website', lang))}</dt><dd>${linkTo(c.website, lang, c.website.url || c.website.cached_url)}</dd>`,
     `</dl>`,
-    list(t('featuredArticles', lang), related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)), 'featured-articles'),
+    list(
+      t('featuredArticles', lang),
+      related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)),
+      'featured-articles',
+    ),
     referencedBy(story, ctx),
   ]);
 }
@@ -154,7 +197,10 @@ function product(story: ProductStory, ctx: PageContext): string {
   const colours = c.colors.map((name) => label('colors', name, dimension(lang)) ?? name);
   const price = formatPrice(c.price, lang);
   const variants = c.variants
-    .map((v) => `<tr><td>${esc(v.name)}</td><td>${esc(v.sku)}</td><td>${esc(v.size)}</td><td>${esc(label('colors', v.color, dimension(lang)) ?? v.color)}</td><td>${esc(v.in_stock ? t('inStock', lang) : t('soldOut', lang))}</td></tr>`)
+    .map(
+      (v) =>
+        `<tr><td>${esc(v.name)}</td><td>${esc(v.sku)}</td><td>${esc(v.size)}</td><td>${esc(label('colors', v.color, dimension(lang)) ?? v.color)}</td><td>${esc(v.in_stock ? t('inStock', lang) : t('soldOut', lang))}</td></tr>`,
+    )
     .join('');
   return join([
     `<h1>${esc(c.name)}</h1>`,
@@ -163,10 +209,15 @@ function product(story: ProductStory, ctx: PageContext): string {
     `<p class="meta">${esc(t('category', lang))}: <span class="datasource-label">${esc(categoryLabel ?? c.category)}</span> · ${esc(t('colors', lang))}: ${esc(colours.join(', '))}</p>`,
     images(c.images, c.name),
     richText(c.description, lang, (b) => renderBlok(b, lang)),
-    variants && `<table class="variants"><caption>${esc(t('variants', lang))}</caption><tbody>${variants}</tbody></table>`,
+    variants &&
+      `<table class="variants"><caption>${esc(t('variants', lang))}</caption><tbody>${variants}</tbody></table>`,
     renderTable(c.specs, 'Specifications'),
     c.manual.linktype === 'asset' && c.manual.url && `<p>${linkTo(c.manual, lang, t('manual', lang))}</p>`,
-    list(t('related', lang), related(c.related_products, lang).map((r) => storyLink(r.story.content.name, r.url)), 'related-products'),
+    list(
+      t('related', lang),
+      related(c.related_products, lang).map((r) => storyLink(r.story.content.name, r.url)),
+      'related-products',
+    ),
     tagLinks(story.tag_list, lang),
   ]);
 }
@@ -211,6 +262,8 @@ export function tagBody(tag: string, ctx: PageContext): string {
 }
 
 export function tagsBody(lang: string): string {
-  const items = tags.map((tag) => `<a class="tag" href="${esc(tagUrl(tag.name, lang))}">${esc(tag.name)}</a> (${tag.taggings_count})`);
+  const items = tags.map(
+    (tag) => `<a class="tag" href="${esc(tagUrl(tag.name, lang))}">${esc(tag.name)}</a> (${tag.taggings_count})`,
+  );
   return `<h1>${esc(t('tags', lang))}</h1>${list(t('tags', lang), items, 'tag-index')}`;
 }

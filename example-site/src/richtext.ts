@@ -30,7 +30,10 @@ export function richText(doc: RichText | undefined, lang: string, renderBlok: Bl
     },
     image: ({ attrs: img }) => {
       if (!img?.src) return '';
-      const { src, srcset, sizes, width, height } = responsiveImage(String(img.src), { widths: [400, 800, 960, 1440], sizes: '(max-width: 960px) 100vw, 960px' });
+      const { src, srcset, sizes, width, height } = responsiveImage(String(img.src), {
+        widths: [400, 800, 960, 1440],
+        sizes: '(max-width: 960px) 100vw, 960px',
+      });
       return `<img${attrs({ src, srcset, sizes: srcset ? sizes : undefined, alt: img.alt ?? '', title: img.title || undefined, loading: 'lazy', width, height })}>`;
     },
     blok: ({ attrs: node }) => (node.body ?? []).map((b) => renderBlok(b as Blok)).join(''),

@@ -22,7 +22,8 @@ export const languageRoot = (lang: string): string => (lang === DEFAULT_LANGUAGE
 let home: { of: readonly StoryEntry[]; id: number | undefined } | undefined;
 
 function homeId(): number | undefined {
-  if (home?.of !== entries) home = { of: entries, id: entries.find((e) => e.lang === DEFAULT_LANGUAGE && e.full_slug === HOME_SLUG)?.id };
+  if (home?.of !== entries)
+    home = { of: entries, id: entries.find((e) => e.lang === DEFAULT_LANGUAGE && e.full_slug === HOME_SLUG)?.id };
   return home.id;
 }
 
@@ -73,7 +74,9 @@ const byOrder = (a: StoryEntry, b: StoryEntry): number => a.position - b.positio
 /** The folder path without the language prefix (`de/artikel/2025` -> `artikel/2025`). */
 function localFolder(entry: StoryEntry): string {
   const prefix = entry.lang === DEFAULT_LANGUAGE ? '' : `${entry.lang}/`;
-  return prefix && (entry.folder === entry.lang || entry.folder.startsWith(prefix)) ? entry.folder.slice(prefix.length) : entry.folder;
+  return prefix && (entry.folder === entry.lang || entry.folder.startsWith(prefix))
+    ? entry.folder.slice(prefix.length)
+    : entry.folder;
 }
 
 const parentFolder = (folder: string): string => folder.split('/').slice(0, -1).join('/');
@@ -87,7 +90,11 @@ export function topNavigation(lang: string): StoryEntry[] {
 
 /** The start pages of the folders above a story, outermost first. */
 export function breadcrumbs(entry: StoryEntry): StoryEntry[] {
-  const starts = new Map(byLanguage(entry.lang).filter((e) => e.is_startpage).map((e) => [localFolder(e), e]));
+  const starts = new Map(
+    byLanguage(entry.lang)
+      .filter((e) => e.is_startpage)
+      .map((e) => [localFolder(e), e]),
+  );
   const folder = localFolder(entry);
   const chain: StoryEntry[] = [];
   let current = entry.is_startpage ? parentFolder(folder) : folder;
@@ -104,7 +111,9 @@ export function folderContents(start: StoryEntry): { folders: StoryEntry[]; stor
   const folder = localFolder(start);
   const all = byLanguage(start.lang);
   return {
-    folders: all.filter((e) => e.is_startpage && parentFolder(localFolder(e)) === folder && e.id !== start.id).sort(byOrder),
+    folders: all
+      .filter((e) => e.is_startpage && parentFolder(localFolder(e)) === folder && e.id !== start.id)
+      .sort(byOrder),
     stories: all.filter((e) => !e.is_startpage && localFolder(e) === folder).sort(byOrder),
   };
 }

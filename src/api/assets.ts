@@ -29,7 +29,14 @@ export function parseAssetPath(pathname: string): AssetPath | undefined {
   const [, space, w, h, hash, name, m5] = m;
   if (name === '.' || name === '..') return undefined;
   const path = `/f/${space}/${w}x${h}/${hash}/${name}`;
-  const parsed: AssetPath = { spaceId: Number(space), width: Number(w), height: Number(h), hash: hash!, name: name!, path };
+  const parsed: AssetPath = {
+    spaceId: Number(space),
+    width: Number(w),
+    height: Number(h),
+    hash: hash!,
+    name: name!,
+    path,
+  };
   if (m5 !== undefined) parsed.transform = m5.slice(2);
   return parsed;
 }
@@ -96,7 +103,8 @@ export function assetReferences(content: unknown, prefix = ''): AssetReference[]
   const out: AssetReference[] = [];
   const walk = (node: unknown, path: string, parent: Record<string, unknown> | undefined): void => {
     if (typeof node === 'string') {
-      if (node.includes('/f/') && parseAssetUrl(node)) out.push(parent ? { url: node, field: path, holder: parent } : { url: node, field: path });
+      if (node.includes('/f/') && parseAssetUrl(node))
+        out.push(parent ? { url: node, field: path, holder: parent } : { url: node, field: path });
       return;
     }
     if (Array.isArray(node)) {

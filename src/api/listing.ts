@@ -13,7 +13,8 @@ export interface ListingCount {
   perPage: number;
 }
 
-const whole = (value: string | null): number | undefined => (value !== null && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : undefined);
+const whole = (value: string | null): number | undefined =>
+  value !== null && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : undefined;
 
 /**
  * `Total` and `Per-Page` of a listing asked with `per_page=asked`, or why they cannot be used.

@@ -46,8 +46,7 @@ const stringList = z.string().transform((s) =>
 
 /** `YYYY-mm-dd HH:MM`, with optional seconds; ISO 8601 is accepted too. */
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?Z?)?$/;
-const dateString = (what: string) =>
-  z.string().regex(DATE_PATTERN, `${what} must be a date like 2024-01-31 13:45`);
+const dateString = (what: string) => z.string().regex(DATE_PATTERN, `${what} must be a date like 2024-01-31 13:45`);
 
 const SORT_ITEM = /^[A-Za-z0-9_.\-]+(?::(?:asc|desc))?(?::(?:int|float))?$/;
 const sortBy = z
@@ -67,8 +66,16 @@ export const resolveLinksV2 = z.enum(['story', 'url', 'link'], { error: 'resolve
 const RELATION_ITEM = /^[^.,\s]+\.[^.,\s]+$/;
 const resolveRelations = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== ''))
-  .refine((items) => items.every((i) => RELATION_ITEM.test(i)), 'resolve_relations must be a comma-separated list of component.field');
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== ''),
+  )
+  .refine(
+    (items) => items.every((i) => RELATION_ITEM.test(i)),
+    'resolve_relations must be a comma-separated list of component.field',
+  );
 
 /** Parameters every endpoint takes. */
 const common = {

@@ -9,7 +9,11 @@ export function signWebhook(body: string | Uint8Array, secret: string): string {
 }
 
 /** Constant-time check of a `webhook-signature` header against the raw body. */
-export function verifyWebhook(body: string | Uint8Array, secret: string, signature: string | undefined | null): boolean {
+export function verifyWebhook(
+  body: string | Uint8Array,
+  secret: string,
+  signature: string | undefined | null,
+): boolean {
   if (!signature) return false;
   const expected = Buffer.from(signWebhook(body, secret), 'utf8');
   const given = Buffer.from(signature.trim().toLowerCase(), 'utf8');

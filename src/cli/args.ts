@@ -32,7 +32,11 @@ function listed(words: readonly string[]): string {
 }
 
 /** A flag's value checked against one of the options' enums: the plugin and the command accept the same words. */
-export function choice<T extends string>(schema: z.ZodEnum<{ [K in T]: K }>, value: string | undefined, name: string): T | undefined {
+export function choice<T extends string>(
+  schema: z.ZodEnum<{ [K in T]: K }>,
+  value: string | undefined,
+  name: string,
+): T | undefined {
   if (value === undefined) return undefined;
   const result = schema.safeParse(value);
   if (!result.success) throw new UsageError(`--${name} must be ${listed(schema.options)} (got "${value}")`);
@@ -47,13 +51,17 @@ export function integer(value: string | undefined, name: string, fallback: numbe
   return n;
 }
 
-
 /** The sync flags `sync` and `watch` share: API version, views and concurrency, checked. */
-export function syncFlags(values: ParsedFlags['values']): { api: z.output<typeof ApiVersion>; views: Array<z.output<typeof ContentView>>; concurrency: number } {
+export function syncFlags(values: ParsedFlags['values']): {
+  api: z.output<typeof ApiVersion>;
+  views: Array<z.output<typeof ContentView>>;
+  concurrency: number;
+} {
   const api = choice(ApiVersion, values.api as string | undefined, 'api') ?? 'v2';
   const version = (values.version as string | undefined) ?? 'published';
   const views = version === 'both' ? [...ContentView.options] : ContentView.options.filter((v) => v === version);
-  if (!views.length) throw new UsageError(`--version must be ${ContentView.options.join(', ')} or both (got "${version}")`);
+  if (!views.length)
+    throw new UsageError(`--version must be ${ContentView.options.join(', ')} or both (got "${version}")`);
   const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
   return { api, views, concurrency };
 }

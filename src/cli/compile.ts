@@ -60,8 +60,12 @@ export async function compileCommand(argv: string[]): Promise<number> {
   if (!out) throw new UsageError('compile needs --out DIR');
   const version = choice(ContentView, values.version as string | undefined, 'version');
   const links = choice(LinkMode, values['resolve-links'] as string | undefined, 'resolve-links');
-  const relations = (values['resolve-relations'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const r of relations ?? []) if (!RELATION_PATTERN.test(r)) throw new UsageError(`--resolve-relations: "${r}" is not component.field`);
+  const relations = (values['resolve-relations'] as string | undefined)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const r of relations ?? [])
+    if (!RELATION_PATTERN.test(r)) throw new UsageError(`--resolve-relations: "${r}" is not component.field`);
   let schema: unknown;
   if (values.schema) {
     try {
@@ -85,7 +89,9 @@ export async function compileCommand(argv: string[]): Promise<number> {
       depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
       keepUnresolved: Boolean(values['keep-unresolved']),
       ...(schema !== undefined ? { schema } : {}),
-      ...(values.declaration !== undefined ? { declaration: values.declaration === 'none' ? false : (values.declaration as string) } : {}),
+      ...(values.declaration !== undefined
+        ? { declaration: values.declaration === 'none' ? false : (values.declaration as string) }
+        : {}),
       full: Boolean(values.full),
       ...(values.threads !== undefined ? { threads: integer(values.threads as string, 'threads', 1, 1, 64) } : {}),
       onProgress: (done, total) => {
@@ -93,7 +99,9 @@ export async function compileCommand(argv: string[]): Promise<number> {
         const now = performance.now();
         if (now - last < 100) return;
         last = now;
-        process.stderr.write(`\r\x1b[Kcompiling: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} stories`);
+        process.stderr.write(
+          `\r\x1b[Kcompiling: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} stories`,
+        );
       },
     });
   } finally {

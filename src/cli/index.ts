@@ -48,9 +48,14 @@ async function demo(argv: string[]): Promise<number> {
   const stories = integer(values.stories as string | undefined, 'stories', 200, 10, 100_000);
   const { writeDemoSpace } = await import('../demo/index.js');
   const started = performance.now();
-  const manifest = await writeDemoSpace(values.out as string, { stories, seed: (values.seed as string | undefined) ?? 1 });
+  const manifest = await writeDemoSpace(values.out as string, {
+    stories,
+    seed: (values.seed as string | undefined) ?? 1,
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`wrote ${manifest.counts.stories} stories, ${manifest.counts.datasources} datasources to ${values.out} in ${seconds}s`);
+  console.log(
+    `wrote ${manifest.counts.stories} stories, ${manifest.counts.datasources} datasources to ${values.out} in ${seconds}s`,
+  );
   return 0;
 }
 
@@ -86,7 +91,8 @@ async function serve(argv: string[]): Promise<number> {
   }
   const webhookUrl = values['webhook-url'] as string | undefined;
   const webhookSecret = values['webhook-secret'] as string | undefined;
-  if (Boolean(webhookUrl) !== Boolean(webhookSecret)) throw new UsageError('--webhook-url and --webhook-secret go together');
+  if (Boolean(webhookUrl) !== Boolean(webhookSecret))
+    throw new UsageError('--webhook-url and --webhook-secret go together');
   if (webhookUrl) {
     try {
       new URL(webhookUrl);
@@ -127,7 +133,8 @@ async function serve(argv: string[]): Promise<number> {
 
 /** The version in the package's manifest (two folders up, from src/cli and dist/cli alike). */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -25,7 +25,14 @@ export class PrepareError extends Error {
 }
 
 /** Astro keeps its Vite config under `vite` in its own config file. */
-const ASTRO_CONFIGS = ['astro.config.mjs', 'astro.config.ts', 'astro.config.mts', 'astro.config.js', 'astro.config.cjs', 'astro.config.cts'];
+const ASTRO_CONFIGS = [
+  'astro.config.mjs',
+  'astro.config.ts',
+  'astro.config.mts',
+  'astro.config.js',
+  'astro.config.cjs',
+  'astro.config.cts',
+];
 
 interface FoundPlugin {
   name: string;
@@ -38,12 +45,19 @@ function isContentSync(p: unknown): p is FoundPlugin {
 }
 
 /** The user config to resolve: the Vite config file's, or the `vite` part of Astro's. */
-async function loadUserConfig(vite: typeof import('vite'), file: string | undefined, mode: string): Promise<{ file: string; config: UserConfig }> {
+async function loadUserConfig(
+  vite: typeof import('vite'),
+  file: string | undefined,
+  mode: string,
+): Promise<{ file: string; config: UserConfig }> {
   const env = { command: 'build' as const, mode };
   const loaded = (await vite.loadConfigFromFile(env, file)) ?? (await loadAstroConfig(vite, env, file));
   if (loaded) {
     const isAstro = /^astro\.config\.[cm]?[jt]s$/.test(path.basename(loaded.path));
-    return { file: loaded.path, config: isAstro ? ((loaded.config as { vite?: UserConfig }).vite ?? {}) : loaded.config };
+    return {
+      file: loaded.path,
+      config: isAstro ? ((loaded.config as { vite?: UserConfig }).vite ?? {}) : loaded.config,
+    };
   }
   throw new PrepareError(`no Vite config in ${process.cwd()} (vite.config.* or astro.config.*): pass --config FILE`);
 }
@@ -64,7 +78,8 @@ export async function prepareCommand(argv: string[]): Promise<number> {
   }
   const mode = (values.mode as string | undefined) ?? 'production';
   const configFlag = values.config as string | undefined;
-  if (configFlag !== undefined && !existsSync(configFlag)) throw new PrepareError(`--config ${configFlag}: no such file`);
+  if (configFlag !== undefined && !existsSync(configFlag))
+    throw new PrepareError(`--config ${configFlag}: no such file`);
 
   // The app's own Vite (a peer dependency), so its config loads as `vite` itself loads it.
   const vite = await import('vite');
@@ -72,11 +87,15 @@ export async function prepareCommand(argv: string[]): Promise<number> {
   const shown = path.relative(process.cwd(), file) || file;
   const resolved = await vite.resolveConfig({ ...config, configFile: false, mode }, 'build', mode, 'production');
   const plugin = resolved.plugins.find(isContentSync);
-  if (!plugin) throw new PrepareError(`${shown} does not use ${PLUGIN_NAME}: add contentSync() to its plugins (see the README)`);
+  if (!plugin)
+    throw new PrepareError(`${shown} does not use ${PLUGIN_NAME}: add contentSync() to its plugins (see the README)`);
   const result = await plugin.api.prepare();
   const base = path.relative(process.cwd(), path.dirname(plugin.api.pipeline!.modulesDir)) || '.';
   const source = result.sync ? `${result.sync.mode} sync` : 'offline: the existing snapshot';
   const types = path.join(base, 'content.d.ts');
-  console.log(`content-sync prepare: ${result.compile.stories} stories ready in ${base} (${source})` + (existsSync(types) ? `; types: ${types}` : ''));
+  console.log(
+    `content-sync prepare: ${result.compile.stories} stories ready in ${base} (${source})` +
+      (existsSync(types) ? `; types: ${types}` : ''),
+  );
   return 0;
 }

@@ -4,7 +4,14 @@
  */
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
-import { parseWebhookEvent, sync, type AssetSyncOptions, type SyncProgress, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import {
+  parseWebhookEvent,
+  sync,
+  type AssetSyncOptions,
+  type SyncProgress,
+  type SyncResult,
+  type WebhookEvent,
+} from '../sync/index.js';
 import { UsageError, integer, parse, syncFlags } from './args.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
@@ -53,7 +60,9 @@ export function summaryLine(r: SyncResult, out: string): string {
   return (
     `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${r.counts.stories} stories, ${r.counts.datasources} datasources; ` +
     `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s` +
-    (r.assets ? `; assets: ${r.assets.referenced} referenced, ${r.assets.downloaded} downloaded (${formatBytes(r.assets.bytes)}), ${r.assets.removed} removed` : '') +
+    (r.assets
+      ? `; assets: ${r.assets.referenced} referenced, ${r.assets.downloaded} downloaded (${formatBytes(r.assets.bytes)}), ${r.assets.removed} removed`
+      : '') +
     (r.assets?.missing.length ? `, ${r.assets.missing.length} missing` : '')
   );
 }
@@ -62,7 +71,9 @@ export function summaryLine(r: SyncResult, out: string): string {
 function parseEvents(text: string, source: string): WebhookEvent[] {
   try {
     const value: unknown = JSON.parse(text);
-    return (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+    return (Array.isArray(value) ? value : [value])
+      .map(parseWebhookEvent)
+      .filter((e): e is WebhookEvent => e !== undefined);
   } catch (err) {
     throw new UsageError(`${source}: ${(err as Error).message}`);
   }
@@ -101,13 +112,16 @@ function assetOptions(values: Record<string, unknown>): AssetSyncOptions | undef
   const hosts = (values['asset-host'] as string[] | undefined) ?? [];
   const maxBytes = values['asset-max-bytes'] as string | undefined;
   if (!values.assets) {
-    if (hosts.length || maxBytes !== undefined || values['allow-missing-assets']) throw new UsageError('--asset-host, --asset-max-bytes and --allow-missing-assets need --assets');
+    if (hosts.length || maxBytes !== undefined || values['allow-missing-assets'])
+      throw new UsageError('--asset-host, --asset-max-bytes and --allow-missing-assets need --assets');
     return undefined;
   }
   for (const host of hosts) {
-    if (!URL.canParse(host)) throw new UsageError(`--asset-host ${host} is not a URL such as https://assets.example.com`);
+    if (!URL.canParse(host))
+      throw new UsageError(`--asset-host ${host} is not a URL such as https://assets.example.com`);
   }
-  if (maxBytes !== undefined && !/^[1-9]\d*$/.test(maxBytes)) throw new UsageError(`--asset-max-bytes must be a positive number of bytes (got ${maxBytes})`);
+  if (maxBytes !== undefined && !/^[1-9]\d*$/.test(maxBytes))
+    throw new UsageError(`--asset-max-bytes must be a positive number of bytes (got ${maxBytes})`);
   return {
     hosts,
     ...(maxBytes !== undefined ? { maxBytes: Number(maxBytes) } : {}),
@@ -167,7 +181,11 @@ export async function syncCommand(argv: string[]): Promise<number> {
       full: Boolean(values.full),
       ...(assets ? { assets } : {}),
       signal: controller.signal,
-      client: { concurrency, maxResponseBytes: maxResponseMb * 1024 * 1024, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
+      client: {
+        concurrency,
+        maxResponseBytes: maxResponseMb * 1024 * 1024,
+        tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)',
+      },
       onProgress: (p) => {
         if (!tty) return;
         const now = performance.now();

@@ -79,8 +79,12 @@ export async function watchCommand(argv: string[]): Promise<number> {
   const port = integer(values.port as string, 'port', 0, 0, 65535);
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const secret = (values.secret as string | undefined) ?? process.env.CONTENT_WEBHOOK_SECRET;
-  if (!secret) throw new UsageError('watch needs --secret S (or CONTENT_WEBHOOK_SECRET): the secret webhooks are signed with');
-  if (!command.length) throw new UsageError('watch needs a build command after --, e.g. `content-sync watch --port 3300 --secret S -- npx vite build`');
+  if (!secret)
+    throw new UsageError('watch needs --secret S (or CONTENT_WEBHOOK_SECRET): the secret webhooks are signed with');
+  if (!command.length)
+    throw new UsageError(
+      'watch needs a build command after --, e.g. `content-sync watch --port 3300 --secret S -- npx vite build`',
+    );
   const maxBytes = integer(values['max-bytes'] as string | undefined, 'max-bytes', 64 * 1024, 1, 16 * 1024 * 1024);
   const coalesceMs = integer(values['coalesce-ms'] as string | undefined, 'coalesce-ms', 200, 0, 60_000);
   const maxWaitMs = integer(values['max-wait-ms'] as string | undefined, 'max-wait-ms', 2000, 0, 600_000);
@@ -124,7 +128,9 @@ export async function watchCommand(argv: string[]): Promise<number> {
   });
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  log(`building with: ${command.join(' ')}${syncOptions ? `; syncing into ${syncOptions.out} from ${syncOptions.baseUrl}` : ''}`);
+  log(
+    `building with: ${command.join(' ')}${syncOptions ? `; syncing into ${syncOptions.out} from ${syncOptions.baseUrl}` : ''}`,
+  );
   console.log(`listening on http://${shownHost}:${bound}`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -192,7 +198,10 @@ class Watcher {
           views: o.views,
           events,
           signal: this.#abort.signal,
-          client: { concurrency: o.concurrency, tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)' },
+          client: {
+            concurrency: o.concurrency,
+            tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)',
+          },
         });
         log(summaryLine(result, o.out));
       } catch (err) {
@@ -213,7 +222,9 @@ class Watcher {
       });
       this.#child = child;
       child.once('error', (err) => resolve(`could not start (${err.message})`));
-      child.once('exit', (exitCode, signal) => resolve(exitCode !== null ? `exit code ${exitCode}` : `killed by ${signal}`));
+      child.once('exit', (exitCode, signal) =>
+        resolve(exitCode !== null ? `exit code ${exitCode}` : `killed by ${signal}`),
+      );
     });
     this.#child = undefined;
     log(`build ${n} ended: ${code} in ${((performance.now() - started) / 1000).toFixed(2)}s`);

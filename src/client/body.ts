@@ -14,7 +14,11 @@ export class BodyTooLarge extends Error {
     /** The length the response declared, when that alone was too much. */
     readonly declared?: number,
   ) {
-    super(declared !== undefined ? `declares ${declared} bytes, more than the limit of ${limit}` : `goes on past the limit of ${limit} bytes (after decompression)`);
+    super(
+      declared !== undefined
+        ? `declares ${declared} bytes, more than the limit of ${limit}`
+        : `goes on past the limit of ${limit} bytes (after decompression)`,
+    );
   }
 }
 

@@ -8,7 +8,17 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
-import { MAX_LISTING_ITEMS, itemsOnPage, lastPage, readListingCount, requestCost, SpaceEnvelope, type ApiVersion, type ListingCount, type Space } from '../api/index.js';
+import {
+  MAX_LISTING_ITEMS,
+  itemsOnPage,
+  lastPage,
+  readListingCount,
+  requestCost,
+  SpaceEnvelope,
+  type ApiVersion,
+  type ListingCount,
+  type Space,
+} from '../api/index.js';
 import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
 import { ContentApiError, SchemaError, isUnreachable, networkMessage, statusMessage } from './errors.js';
 import { serviceBudget, type RateBudget } from './pacer.js';
@@ -118,9 +128,15 @@ export class ContentClient {
     try {
       base = new URL(options.baseUrl);
     } catch {
-      throw new ContentApiError(`the base URL "${options.baseUrl}" is not a URL; set CONTENT_BASE_URL to e.g. https://api.example.com`, undefined, '', false);
+      throw new ContentApiError(
+        `the base URL "${options.baseUrl}" is not a URL; set CONTENT_BASE_URL to e.g. https://api.example.com`,
+        undefined,
+        '',
+        false,
+      );
     }
-    if (!options.token) throw new ContentApiError('no access token; set CONTENT_TOKEN (or pass --token)', undefined, '', false);
+    if (!options.token)
+      throw new ContentApiError('no access token; set CONTENT_TOKEN (or pass --token)', undefined, '', false);
     this.#options = options;
     this.api = options.api ?? 'v2';
     this.#base = base.toString().replace(/\/+$/, '');
@@ -182,7 +198,13 @@ export class ContentClient {
   }
 
   /** One attempt: paced, redirects within the origin followed, the answer checked. */
-  async #attempt<T extends z.ZodType>(spec: RequestSpec<T>, params: Params, cost: number, attempt: number, deadline: number): Promise<Answer<z.output<T>>> {
+  async #attempt<T extends z.ZodType>(
+    spec: RequestSpec<T>,
+    params: Params,
+    cost: number,
+    attempt: number,
+    deadline: number,
+  ): Promise<Answer<z.output<T>>> {
     await this.pacer.acquire(cost, this.#options.signal);
     let url = this.#url(spec.path, params);
     const endpoint = `/${this.api}/cdn/${spec.path}`;
@@ -200,7 +222,9 @@ export class ContentClient {
       }
       if (res.status !== 200) {
         const hint = this.#options.tokenHint ?? 'set CONTENT_TOKEN';
-        throw new AbortError(new ContentApiError(statusMessage(res.status, endpoint, text, hint, this.#base), res.status, endpoint, false));
+        throw new AbortError(
+          new ContentApiError(statusMessage(res.status, endpoint, text, hint, this.#base), res.status, endpoint, false),
+        );
       }
       const body = this.#parse(spec.schema, res, text, endpoint);
       const bodyCv = (body as { cv?: unknown }).cv;
@@ -213,7 +237,12 @@ export class ContentClient {
   }
 
   /** One HTTP exchange, its body read within the byte cap. */
-  async #exchange(url: string, endpoint: string, attempt: number, started: number): Promise<{ res: Response; text: string }> {
+  async #exchange(
+    url: string,
+    endpoint: string,
+    attempt: number,
+    started: number,
+  ): Promise<{ res: Response; text: string }> {
     const signal = this.#options.signal;
     const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
     const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -240,7 +269,12 @@ export class ContentClient {
           ),
         );
       }
-      const failure = new ContentApiError(`${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`, undefined, endpoint, true);
+      const failure = new ContentApiError(
+        `${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`,
+        undefined,
+        endpoint,
+        true,
+      );
       failure.unreachable = isUnreachable(err);
       throw failure;
     }
@@ -253,7 +287,8 @@ export class ContentClient {
   /** Where a redirect leads, when that is within the configured origin: the token goes nowhere else. */
   #redirect(res: Response, url: string, endpoint: string): string {
     const location = res.headers.get('location');
-    if (!location) throw new ContentApiError(`${res.status} from ${endpoint} without a Location`, res.status, endpoint, true);
+    if (!location)
+      throw new ContentApiError(`${res.status} from ${endpoint} without a Location`, res.status, endpoint, true);
     let next: URL | undefined;
     try {
       next = new URL(location, url);
@@ -316,13 +351,23 @@ export class ContentClient {
         );
       }
       // A cut connection: worth another attempt.
-      throw new ContentApiError(`200 from ${endpoint} with a body that is not complete JSON (${Buffer.byteLength(text)} bytes)`, 200, endpoint, true);
+      throw new ContentApiError(
+        `200 from ${endpoint} with a body that is not complete JSON (${Buffer.byteLength(text)} bytes)`,
+        200,
+        endpoint,
+        true,
+      );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new AbortError(
-        new SchemaError(`the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}: ${issue.message}`, 200, endpoint, false),
+        new SchemaError(
+          `the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}: ${issue.message}`,
+          200,
+          endpoint,
+          false,
+        ),
       );
     }
     return parsed.data;
@@ -339,14 +384,24 @@ export class ContentClient {
    * One page of a listing, its items checked against what its `Total` and `Per-Page` imply:
    * more or fewer is refused.
    */
-  async listPage<T extends z.ZodType>(spec: ListingSpec<T>, page = 1): Promise<{ items: unknown[]; count: ListingCount }> {
+  async listPage<T extends z.ZodType>(
+    spec: ListingSpec<T>,
+    page = 1,
+  ): Promise<{ items: unknown[]; count: ListingCount }> {
     const listing = `/${this.api}/cdn/${spec.path}`;
-    const answer = await this.request({ ...spec, kind: spec.kind ?? 'list', params: { ...spec.params, per_page: spec.perPage, page } });
+    const answer = await this.request({
+      ...spec,
+      kind: spec.kind ?? 'list',
+      params: { ...spec.params, per_page: spec.perPage, page },
+    });
     const count = this.#count(answer.headers, spec.perPage, listing);
     const items = (answer.body as Record<string, unknown[]>)[spec.key] ?? [];
     const expected = itemsOnPage(count, page);
     if (items.length !== expected) {
-      throw untrustedCount(listing, `says Total ${count.total} at ${count.perPage} per page, so page ${page} holds ${expected}, but it holds ${items.length}`);
+      throw untrustedCount(
+        listing,
+        `says Total ${count.total} at ${count.perPage} per page, so page ${page} holds ${expected}, but it holds ${items.length}`,
+      );
     }
     return { items, count };
   }
@@ -375,7 +430,10 @@ export class ContentClient {
         try {
           const { items, count } = await this.listPage(spec, page);
           if (count.total !== total || count.perPage !== perPage) {
-            throw untrustedCount(`/${this.api}/cdn/${spec.path}`, `said Total ${total} on page 1 and ${count.total} on page ${page}`);
+            throw untrustedCount(
+              `/${this.api}/cdn/${spec.path}`,
+              `said Total ${total} on page 1 and ${count.total} on page ${page}`,
+            );
           }
           await onPage(items, page);
         } catch (err) {
@@ -386,7 +444,10 @@ export class ContentClient {
     };
     const window = Math.min(spec.window ?? this.#options.concurrency ?? 12, pages - 1);
     // Page 1 is handled while the next pages are already on their way: the pacer's slots are not left unused meanwhile.
-    const settled = await Promise.allSettled([Promise.resolve().then(() => onPage(first.items, 1)), ...Array.from({ length: window }, worker)]);
+    const settled = await Promise.allSettled([
+      Promise.resolve().then(() => onPage(first.items, 1)),
+      ...Array.from({ length: window }, worker),
+    ]);
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) throw failure.reason;
     return { total, pages };

@@ -28,7 +28,13 @@ export class SchemaError extends ContentApiError {
  * What a failed status means for the user. `base` is the service's base URL
  * as configured: a 404 usually means it is wrong.
  */
-export function statusMessage(status: number, endpoint: string, body: string, tokenHint: string, base?: string): string {
+export function statusMessage(
+  status: number,
+  endpoint: string,
+  body: string,
+  tokenHint: string,
+  base?: string,
+): string {
   const html = /^\s*</.test(body);
   const detail = html ? 'an HTML page, not an API answer' : body.length > 300 ? `${body.slice(0, 300)}…` : body;
   switch (status) {
@@ -50,7 +56,12 @@ export function statusMessage(status: number, endpoint: string, body: string, to
 export function isUnreachable(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (err as { code?: string }).code;
-  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /bad port|invalid url/i.test(cause?.message ?? '');
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    /bad port|invalid url/i.test(cause?.message ?? '')
+  );
 }
 
 /** Network failures worth another attempt, and the message a user can act on. */
@@ -64,8 +75,10 @@ export function networkMessage(err: unknown, url: string): string {
       return url;
     }
   })();
-  if (code === 'ECONNREFUSED') return `cannot reach ${origin}: connection refused; is the service running and CONTENT_BASE_URL right?`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot resolve the host of ${origin}; check CONTENT_BASE_URL and the network`;
+  if (code === 'ECONNREFUSED')
+    return `cannot reach ${origin}: connection refused; is the service running and CONTENT_BASE_URL right?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `cannot resolve the host of ${origin}; check CONTENT_BASE_URL and the network`;
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection to ${origin} was reset`;
   if ((err as Error).name === 'TimeoutError') return `no answer from ${origin} in time`;
   return `request to ${origin} failed: ${cause?.message ?? (err as Error).message}`;

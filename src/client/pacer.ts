@@ -81,7 +81,8 @@ export class Pacer implements RateBudget {
     const now = this.#now();
     // Behind the schedule (slots went unused): start now, and keep the lag so the
     // following requests make up those slots, up to `catchUpMs` of them.
-    const floor = this.#next === undefined ? now - this.#initialCreditMs : now - (this.#catchUpMs * this.#share) / this.#target;
+    const floor =
+      this.#next === undefined ? now - this.#initialCreditMs : now - (this.#catchUpMs * this.#share) / this.#target;
     const due = Math.max(this.#next ?? floor, floor);
     this.#next = due + (cost * 1000) / this.#share;
     const wait = due - now;

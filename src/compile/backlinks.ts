@@ -69,7 +69,8 @@ export class BacklinkGatherer {
       for (let k = 0; k < referrers.length; k++) uuids[k] = this.#uuids[order[referrers[k]!]!]!;
       return uuids;
     };
-    const put = (target: string, referrers: number[]) => chunks[bucketOfUuid(target, buckets)]!.set(target, sorted(referrers));
+    const put = (target: string, referrers: number[]) =>
+      chunks[bucketOfUuid(target, buckets)]!.set(target, sorted(referrers));
     for (const p of order) {
       const referrers = this.#byTarget[p];
       if (referrers) put(this.#uuids[p]!, referrers);
@@ -82,7 +83,9 @@ export class BacklinkGatherer {
     if (!this.#order || !this.#rank) {
       const uuids = this.#uuids;
       const n = uuids.length;
-      this.#order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => (uuids[a]! < uuids[b]! ? -1 : uuids[a]! > uuids[b]! ? 1 : a - b));
+      this.#order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) =>
+        uuids[a]! < uuids[b]! ? -1 : uuids[a]! > uuids[b]! ? 1 : a - b,
+      );
       this.#rank = new Int32Array(n);
       for (let r = 0; r < n; r++) this.#rank[this.#order[r]!] = r;
     }
@@ -102,7 +105,10 @@ export class PreviousBacklinks {
   chunk(b: number): Record<string, unknown> | undefined {
     if (!this.#chunks.has(b)) {
       const lists = this.output.readChunk(CHUNKS.backlinks(b));
-      this.#chunks.set(b, lists && typeof lists === 'object' && !Array.isArray(lists) ? (lists as Record<string, unknown>) : undefined);
+      this.#chunks.set(
+        b,
+        lists && typeof lists === 'object' && !Array.isArray(lists) ? (lists as Record<string, unknown>) : undefined,
+      );
     }
     return this.#chunks.get(b);
   }
@@ -140,7 +146,11 @@ export interface StoryChanges {
  * from them); without a readable previous chunk, every list of the chunk is collected from the
  * stories of `index`.
  */
-export function patchBacklinks(previous: PreviousBacklinks, changes: StoryChanges, index: ReadonlyArray<{ id: number; uuid: string }>): Array<Map<string, string[]> | undefined> {
+export function patchBacklinks(
+  previous: PreviousBacklinks,
+  changes: StoryChanges,
+  index: ReadonlyArray<{ id: number; uuid: string }>,
+): Array<Map<string, string[]> | undefined> {
   const { buckets, output } = previous;
   const changedTargets = new Set<string>();
   /** The stories whose references may have changed (compiled again, or gone), by uuid. */

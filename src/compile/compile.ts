@@ -168,7 +168,20 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
       ? new CompileWorkers(workerInput, threadsFor(count) - 1)
       : undefined;
   try {
-    return await compileIndex(options, { started, snapshot, out, manifest, index: readIndex(), setup, stateFile, stamp, prefix, threadsFor, workerInput, pool });
+    return await compileIndex(options, {
+      started,
+      snapshot,
+      out,
+      manifest,
+      index: readIndex(),
+      setup,
+      stateFile,
+      stamp,
+      prefix,
+      threadsFor,
+      workerInput,
+      pool,
+    });
   } finally {
     // Workers the compile did not use (or that a failure left).
     await pool?.terminate();
@@ -200,7 +213,10 @@ interface Opened {
  */
 async function compileIndex(options: CompileOptions, opened: Opened): Promise<CompileResult> {
   const { started, snapshot, out, manifest, index, setup, stateFile, stamp, prefix } = opened;
-  const declaration = options.declaration === false ? undefined : path.resolve(options.declaration ?? path.join(out, '..', 'content.d.ts'));
+  const declaration =
+    options.declaration === false
+      ? undefined
+      : path.resolve(options.declaration ?? path.join(out, '..', 'content.d.ts'));
   const fingerprint = fingerprintOf(options, setup, prefix);
   const buckets = chunkCount(index.length, options.chunkSize);
 
@@ -212,14 +228,16 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // died before writing it), the modules and chunks in the directory stand for it: the files of stories
   // gone since are removed all the same. Listed now, before this compile adds its own.
   const leftovers = previous ? undefined : generatedFiles(out);
-  let state: State | undefined = !options.full && previous?.fingerprint === fingerprint && previous.buckets === buckets ? previous : undefined;
+  let state: State | undefined =
+    !options.full && previous?.fingerprint === fingerprint && previous.buckets === buckets ? previous : undefined;
 
   const byUuid = new Map<string, number>();
   for (const e of index) byUuid.set(e.uuid, e.id);
   const output = new Output(out, state?.files ?? {});
   const records = recordsOf(snapshot, index);
   const previousBacklinks = new PreviousBacklinks(output, buckets);
-  const invalid = state && invalidation(state, index, records, setup.view, setup.resolve.depth, previousBacklinks, byUuid);
+  const invalid =
+    state && invalidation(state, index, records, setup.view, setup.resolve.depth, previousBacklinks, byUuid);
   const digests = manifest.digests as Record<string, string> | undefined;
   const snapshotDigests = { datasources: digests?.datasources, tags: digests?.tags };
   if (
@@ -232,15 +250,32 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   ) {
     // Nothing changed since the last compile: every file is as it should be.
     if (last.kept && stamp !== undefined) options.cache?.keep(stateFile, last.kept, stamp);
-    return { mode: 'incremental', stories: index.length, modules: state.stories.size * setup.languages.length, compiled: 0, written: [], deleted: [], warnings: [], durationMs: performance.now() - started };
+    return {
+      mode: 'incremental',
+      stories: index.length,
+      modules: state.stories.size * setup.languages.length,
+      compiled: 0,
+      written: [],
+      deleted: [],
+      warnings: [],
+      durationMs: performance.now() - started,
+    };
   }
   // Until this compile finishes, no state: an interrupted compile is followed by a full one.
   rmSync(stateFile, { force: true });
 
-  const inferOptions = { ...(options.resolveRelations ? { relations: options.resolveRelations } : {}), storyUuids: byUuid, schema: options.schema };
+  const inferOptions = {
+    ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
+    storyUuids: byUuid,
+    schema: options.schema,
+  };
   let inferrer: TypeInferrer;
   try {
-    inferrer = !state ? new TypeInferrer(inferOptions) : last.kept?.state === state ? last.kept.inferrer.withOptions(inferOptions) : TypeInferrer.fromState(state.types, inferOptions);
+    inferrer = !state
+      ? new TypeInferrer(inferOptions)
+      : last.kept?.state === state
+        ? last.kept.inferrer.withOptions(inferOptions)
+        : TypeInferrer.fromState(state.types, inferOptions);
   } catch {
     // A state the inferrer cannot resume from: start over with every story.
     state = undefined;
@@ -265,7 +300,11 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     result =
       state && invalid
         ? compileIncremental(ctx, state, invalid, previousBacklinks)
-        : await compileFull(ctx, opened.threadsFor(index.length), () => opened.pool ?? new CompileWorkers(opened.workerInput, 0));
+        : await compileFull(
+            ctx,
+            opened.threadsFor(index.length),
+            () => opened.pool ?? new CompileWorkers(opened.workerInput, 0),
+          );
   } finally {
     records.release();
   }
@@ -273,24 +312,53 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     if (lists) output.write(CHUNKS.backlinks(b), backlinksChunk(lists));
   });
   const types = typeModel(ctx, inferOptions);
-  const shared = sharedFiles(types.model, buckets, setup.languages, readDatasources(snapshot), readTags(snapshot, setup.view));
+  const shared = sharedFiles(
+    types.model,
+    buckets,
+    setup.languages,
+    readDatasources(snapshot),
+    readTags(snapshot, setup.view),
+  );
   for (const [rel, text] of shared) output.write(rel, text);
   const components = new Set<string>();
   for (const s of result.stories.values()) components.add(s.component);
   const views = viewFiles(Object.keys(output.files), setup.languages, languageExports(setup.languages), components);
   for (const [rel, text] of views) output.write(rel, text);
-  const declared = declaration !== undefined && writeIfChanged(declaration, declarationFile(shared, prefix, relativeDir(path.dirname(declaration), out)));
+  const declared =
+    declaration !== undefined &&
+    writeIfChanged(declaration, declarationFile(shared, prefix, relativeDir(path.dirname(declaration), out)));
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   // (An incremental compile changed the last compile's set of modules: it knows which it dropped.)
-  const goneModules = 'droppedModules' in result ? result.droppedModules : [...(previous?.modules ?? [])].filter((id) => !result.withModules.has(id));
+  const goneModules =
+    'droppedModules' in result
+      ? result.droppedModules
+      : [...(previous?.modules ?? [])].filter((id) => !result.withModules.has(id));
   const deleted = output.removeStale(previous?.files, goneModules, leftovers, result.withModules);
   mkdirSync(out, { recursive: true });
-  const newState: State = { v: STATE_VERSION, fingerprint, buckets, snapshotDigests, stories: result.stories, modules: result.withModules, files: output.files, types: undefined };
+  const newState: State = {
+    v: STATE_VERSION,
+    fingerprint,
+    buckets,
+    snapshotDigests,
+    stories: result.stories,
+    modules: result.withModules,
+    files: output.files,
+    types: undefined,
+  };
   // The positions worked out in the index (a full compile's) are those in the state when it lists every story of the index.
-  await writeState(stateFile, newState, types.inferrer, options.cache, 'encoded' in result && result.stories.size === index.length ? result.encoded : undefined);
+  await writeState(
+    stateFile,
+    newState,
+    types.inferrer,
+    options.cache,
+    'encoded' in result && result.stories.size === index.length ? result.encoded : undefined,
+  );
   const warning = missingReport(ctx.missing, ctx.setup.resolve.keepUnresolved);
-  const languagesListed = manifest.languages.length === setup.languages.length ? [] : [`the space lists a language code twice (${manifest.languages.join(', ')}): each is compiled once`];
+  const languagesListed =
+    manifest.languages.length === setup.languages.length
+      ? []
+      : [`the space lists a language code twice (${manifest.languages.join(', ')}): each is compiled once`];
   return {
     mode: state ? 'incremental' : 'full',
     stories: index.length,
@@ -354,7 +422,10 @@ function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: strin
 }
 
 /** The types of every story compiled, and the inferrer whose observations the state keeps. */
-function typeModel(ctx: CompileContext, inferOptions: ConstructorParameters<typeof TypeInferrer>[0]): { inferrer: TypeInferrer; model: ReturnType<TypeInferrer['model']> } {
+function typeModel(
+  ctx: CompileContext,
+  inferOptions: ConstructorParameters<typeof TypeInferrer>[0],
+): { inferrer: TypeInferrer; model: ReturnType<TypeInferrer['model']> } {
   const model = ctx.inferrer.model();
   if (!model.undecided) return { inferrer: ctx.inferrer, model };
   // Rare: removed stories took literal values the counts held while others were past the cap,

@@ -66,7 +66,9 @@ export function moduleId(rel: string): number | undefined {
 
 /** Names a module may not declare (`export const <name>`): reserved words, and `eval` and `arguments` (strict mode). */
 const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await eval arguments'.split(' '),
+  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await eval arguments'.split(
+    ' ',
+  ),
 );
 
 const PLAIN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -86,7 +88,8 @@ export function languageExports(languages: readonly string[]): Map<string, strin
     names.set(lang, as);
     taken.add(as);
   };
-  for (const lang of languages) if (lang === DEFAULT_LANG || (PLAIN.test(lang) && !RESERVED.has(lang))) name(lang, lang);
+  for (const lang of languages)
+    if (lang === DEFAULT_LANG || (PLAIN.test(lang) && !RESERVED.has(lang))) name(lang, lang);
   for (const lang of languages) {
     if (names.has(lang)) continue;
     let base = lang.replace(/[^A-Za-z0-9_$]/g, '_');
@@ -144,7 +147,10 @@ export const CHUNKS = {
 export const GENERATED_NAMES: ReadonlyArray<readonly [dir: string, name: RegExp]> = [
   ['raw', /^\d+\.js$/],
   ['stories', /^\d+\.js$/],
-  ['chunks', /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js|view-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.js)$/],
+  [
+    'chunks',
+    /^(?:entries-\d+\.(?:js|d\.ts)|stories-\d+\.d\.ts|backlinks-\d+\.js|view-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.js)$/,
+  ],
   ['views', /^[0-9a-f]{16}(?:-[0-9a-f]{16})?\.(?:js|d\.ts)$/],
 ];
 
@@ -162,7 +168,13 @@ export function entriesChunk(metas: readonly EntryMeta[]): string {
 /** The metadata read back from an entries chunk, or undefined if it is not that. */
 export function validMetas(metas: unknown[]): EntryMeta[] | undefined {
   for (const m of metas) {
-    if (!m || typeof m !== 'object' || typeof (m as EntryMeta).id !== 'number' || typeof (m as EntryMeta).lang !== 'string') return undefined;
+    if (
+      !m ||
+      typeof m !== 'object' ||
+      typeof (m as EntryMeta).id !== 'number' ||
+      typeof (m as EntryMeta).lang !== 'string'
+    )
+      return undefined;
   }
   return metas as EntryMeta[];
 }
@@ -170,7 +182,8 @@ export function validMetas(metas: unknown[]): EntryMeta[] | undefined {
 /** chunks/entries-N.d.ts: the chunk's entries, and the component of each of its full slugs. */
 export function entriesChunkDeclaration(metas: readonly EntryMeta[]): string {
   const slugs = new Map<string, Set<string>>();
-  for (const e of metas) (slugs.get(e.full_slug) ?? slugs.set(e.full_slug, new Set()).get(e.full_slug)!).add(e.component);
+  for (const e of metas)
+    (slugs.get(e.full_slug) ?? slugs.set(e.full_slug, new Set()).get(e.full_slug)!).add(e.component);
   const lines = [...slugs.keys()]
     .sort()
     .map((slug) => `  ${stringLiteral(slug)}: ${[...slugs.get(slug)!].sort().map(stringLiteral).join(' | ')};`);
@@ -190,7 +203,12 @@ export interface DeclaredModule {
 }
 
 /** The files of chunk b of the index: its entries, their declarations and those of its story modules. */
-export function chunkFiles(b: number, metas: readonly EntryMeta[], declared: readonly DeclaredModule[], prefix: string): Array<[string, string]> {
+export function chunkFiles(
+  b: number,
+  metas: readonly EntryMeta[],
+  declared: readonly DeclaredModule[],
+  prefix: string,
+): Array<[string, string]> {
   return [
     [CHUNKS.entries(b), entriesChunk(metas)],
     [CHUNKS.entriesTypes(b), entriesChunkDeclaration(metas)],
@@ -211,7 +229,9 @@ export function storiesChunkDeclaration(prefix: string, modules: readonly Declar
       const type = `import('../index.js').StoryOf<${stringLiteral(m.component)}>`;
       const names = exportsOf.get(m.langs) ?? exportsOf.set(m.langs, languageExports(m.langs)).get(m.langs)!;
       const lines = m.langs.map((lang) =>
-        lang === DEFAULT_LANG ? `  const story: ${type};\n  export default story;` : `  export const ${names.get(lang)!}: ${type};`,
+        lang === DEFAULT_LANG
+          ? `  const story: ${type};\n  export default story;`
+          : `  export const ${names.get(lang)!}: ${type};`,
       );
       return `declare module ${stringLiteral(storySpecifier(prefix, m.id))} {\n${lines.join('\n')}\n}`;
     });
@@ -282,7 +302,10 @@ export async function getStory(fullSlug, lang = 'default') {
  */
 export function indexDeclaration(buckets: number, storyTypes: ReadonlyMap<string, string>): string {
   const types = (name: string) => `import(${stringLiteral('./types.js')}).${name}`;
-  const typeLines = [...storyTypes.keys()].sort().map((c) => `  ${stringLiteral(c)}: ${types(storyTypes.get(c)!)};`).join('\n');
+  const typeLines = [...storyTypes.keys()]
+    .sort()
+    .map((c) => `  ${stringLiteral(c)}: ${types(storyTypes.get(c)!)};`)
+    .join('\n');
   return `${GENERATED_HEADER}/** The story type of each content type, by component name. */
 export interface StoryTypes {
 ${typeLines}${typeLines ? '\n' : ''}}
@@ -425,4 +448,3 @@ export function backlinksOf(uuid) {
 export const backlinksDeclaration = `${GENERATED_HEADER}export declare const backlinks: Record<string, string[]>;
 export declare function backlinksOf(uuid: string): string[];
 `;
-

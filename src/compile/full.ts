@@ -17,7 +17,11 @@ export interface FullCompile extends CompiledStories {
 }
 
 /** `threads`: this one included; `workers`: the pool to compile in when there is more than one. */
-export async function compileFull(ctx: CompileContext, threads: number, workers: () => CompileWorkers): Promise<FullCompile> {
+export async function compileFull(
+  ctx: CompileContext,
+  threads: number,
+  workers: () => CompileWorkers,
+): Promise<FullCompile> {
   const { index, buckets, output } = ctx;
   const languages = ctx.setup.languages;
   const members = chunkMembers(index, buckets);
@@ -35,7 +39,8 @@ export async function compileFull(ctx: CompileContext, threads: number, workers:
   // the index has a module; so the state's references are worked out here too.
   // (Mapped when the first chunk is in, not before the other threads are given their work.)
   let positionOfUuid: Map<string, number> | undefined;
-  const indexPosition = (u: string): number | undefined => (positionOfUuid ??= new Map(index.map((e, at) => [e.uuid, at]))).get(u);
+  const indexPosition = (u: string): number | undefined =>
+    (positionOfUuid ??= new Map(index.map((e, at) => [e.uuid, at]))).get(u);
   const take = (b: number, r: ChunkResult): void => {
     for (const [id, s] of r.stories) {
       // A worker's result holds copies of the index's strings: the index's own are kept instead
@@ -60,7 +65,14 @@ export async function compileFull(ctx: CompileContext, threads: number, workers:
   };
   const local = (b: number) => compileFullChunk(ctx.compiler, b, members[b]!, ctx.prefix, output.writer);
   if (threads > 1 && buckets > 1) {
-    const parallel = await compileInThreads(workers(), index, members, threads, (b) => local(b), (_done, b, r) => take(b, r));
+    const parallel = await compileInThreads(
+      workers(),
+      index,
+      members,
+      threads,
+      (b) => local(b),
+      (_done, b, r) => take(b, r),
+    );
     for (const types of parallel.types) ctx.inferrer.merge(JSON.parse(types));
   } else {
     for (let b = 0; b < buckets; b++) take(b, local(b));

@@ -11,7 +11,17 @@ import type { Story } from '../api/index.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { PreviousBacklinks, patchBacklinks, type StoryChanges } from './backlinks.js';
 import type { CompileContext, CompiledStories } from './context.js';
-import { CHUNKS, bucketOfId, chunkFiles, chunkMembers, languageExports, storyModulePath, validMetas, type DeclaredModule, type EntryMeta } from './emit.js';
+import {
+  CHUNKS,
+  bucketOfId,
+  chunkFiles,
+  chunkMembers,
+  languageExports,
+  storyModulePath,
+  validMetas,
+  type DeclaredModule,
+  type EntryMeta,
+} from './emit.js';
 import type { Invalidation } from './invalidation.js';
 import { evaluateModule } from './serialize.js';
 import type { State } from './state.js';
@@ -24,7 +34,12 @@ export interface IncrementalCompile extends CompiledStories {
 }
 
 /** The last compile's `state` (changed in place) after the changes `invalid` found; `backlinks`: the last compile's. */
-export function compileIncremental(ctx: CompileContext, state: State, invalid: Invalidation, backlinks: PreviousBacklinks): IncrementalCompile {
+export function compileIncremental(
+  ctx: CompileContext,
+  state: State,
+  invalid: Invalidation,
+  backlinks: PreviousBacklinks,
+): IncrementalCompile {
   const { index, buckets, output, inferrer } = ctx;
   const languages = ctx.setup.languages;
   const { affected, removed } = invalid;
@@ -57,7 +72,9 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
       // Evaluated from its text and the raw modules it imports as the last compile wrote them.
       const mod = readModule(rel) as Record<string, Story>;
       // As they were added: the story's languages at once (a value counts once per story).
-      inferrer.removeVariants(languages.map((lang) => mod[exportNames.get(lang)!]).filter((story) => story !== undefined));
+      inferrer.removeVariants(
+        languages.map((lang) => mod[exportNames.get(lang)!]).filter((story) => story !== undefined),
+      );
     } catch {
       throw new Error(`cannot read the previous module ${rel}; run a full compile (--full)`);
     }
@@ -100,7 +117,12 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
     const rows = members[b]!;
     // (Each story is changed only when its chunk is compiled: what the state held is still there for the others.)
     const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !stories.has(e.id));
-    if (!touched && [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b), ...(views.get(b) ?? [])].every((rel) => output.keep(rel))) {
+    if (
+      !touched &&
+      [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b), ...(views.get(b) ?? [])].every((rel) =>
+        output.keep(rel),
+      )
+    ) {
       // Not one story of the chunk changed: their digests are the state's, their modules kept.
       modules += rows.length * languages.length;
       continue;
@@ -130,7 +152,8 @@ export function compileIncremental(ctx: CompileContext, state: State, invalid: I
       declared.push({ id: e.id, langs: languages, component: stories.get(e.id)!.component });
       modules += languages.length;
     }
-    for (const [rel, text] of [...chunkFiles(b, metas, declared, ctx.prefix), ...viewChunkFiles(b, metas)]) output.write(rel, text);
+    for (const [rel, text] of [...chunkFiles(b, metas, declared, ctx.prefix), ...viewChunkFiles(b, metas)])
+      output.write(rel, text);
   }
   const patched = patchBacklinks(backlinks, changes satisfies StoryChanges, index);
   return { stories, withModules, modules, compiled, backlinks: patched, droppedModules };

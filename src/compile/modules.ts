@@ -18,11 +18,18 @@ export const NAMED_MODULES: Readonly<Record<string, string>> = Object.freeze(
 );
 
 /** Every form of module name served, as the plugin's messages and the README spell them. */
-export const MODULE_FORMS = [...Object.keys(NAMED_MODULES), 'stories/<id>', 'index/<lang>', 'index/<lang>/<component>'] as const;
+export const MODULE_FORMS = [
+  ...Object.keys(NAMED_MODULES),
+  'stories/<id>',
+  'index/<lang>',
+  'index/<lang>/<component>',
+] as const;
 
 /** The name of the view module of a language, or of a content type in a language (names with `/` or `%` are written encoded). */
 export const viewModuleName = (lang: string, component?: string): string =>
-  component === undefined ? `index/${encodeURIComponent(lang)}` : `index/${encodeURIComponent(lang)}/${encodeURIComponent(component)}`;
+  component === undefined
+    ? `index/${encodeURIComponent(lang)}`
+    : `index/${encodeURIComponent(lang)}/${encodeURIComponent(component)}`;
 
 /**
  * The file of the module named `name` (after the prefix), relative to the output directory, or
@@ -46,11 +53,15 @@ export function servedFile(name: string): string | undefined {
  * Every module served besides the story modules (`stories/<id>`, declared in the chunks
  * `stories.d.ts` references), for a snapshot of these languages and content types, with its file.
  */
-export function servedModules(languages: readonly string[], components: readonly string[]): Array<{ name: string; file: string }> {
+export function servedModules(
+  languages: readonly string[],
+  components: readonly string[],
+): Array<{ name: string; file: string }> {
   const modules = Object.entries(NAMED_MODULES).map(([name, file]) => ({ name, file }));
   for (const lang of languages) {
     modules.push({ name: viewModuleName(lang), file: viewFile(lang) });
-    for (const component of components) modules.push({ name: viewModuleName(lang, component), file: viewFile(lang, component) });
+    for (const component of components)
+      modules.push({ name: viewModuleName(lang, component), file: viewFile(lang, component) });
   }
   return modules;
 }

@@ -97,7 +97,12 @@ export class Output {
    * list is unknown, unless this compile wrote them (`withModules`: the stories that have modules).
    * Returns what it removed, sorted.
    */
-  removeStale(lastFiles: Readonly<Record<string, string>> | undefined, goneModules: Iterable<number>, leftovers: readonly string[] | undefined, withModules: ReadonlySet<number>): string[] {
+  removeStale(
+    lastFiles: Readonly<Record<string, string>> | undefined,
+    goneModules: Iterable<number>,
+    leftovers: readonly string[] | undefined,
+    withModules: ReadonlySet<number>,
+  ): string[] {
     const stale: string[] = [];
     for (const rel of Object.keys(lastFiles ?? {})) if (!(rel in this.files)) stale.push(rel);
     for (const id of goneModules) stale.push(storyModulePath(id), rawModulePath(id));

@@ -17,7 +17,14 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import type { ChunkResult } from './story.js';
-import { claimedChunks, indexColumns, type IndexColumns, type WorkerInput, type WorkerMessage, type WorkerWork } from './worker-protocol.js';
+import {
+  claimedChunks,
+  indexColumns,
+  type IndexColumns,
+  type WorkerInput,
+  type WorkerMessage,
+  type WorkerWork,
+} from './worker-protocol.js';
 
 /** Below this many stories a full compile stays in one thread (starting workers costs more than it saves). */
 export const PARALLEL_FROM = 2_000;
@@ -74,7 +81,8 @@ export class CompileWorkers {
           s.failure ??= { error };
         });
         worker.on('exit', (code) => {
-          if (s.types === undefined) s.failure ??= { error: new Error(`a compile worker stopped (exit code ${code}) before it finished`) };
+          if (s.types === undefined)
+            s.failure ??= { error: new Error(`a compile worker stopped (exit code ${code}) before it finished`) };
           resolve();
         });
       });
@@ -139,7 +147,12 @@ export async function compileInThreads(
       else s.types = m.types;
     });
     if (s.failure) fail(s.failure.error);
-    else s.worker.postMessage({ index: (columns ??= indexColumns(index)), buckets: members.length, counter } satisfies WorkerWork);
+    else
+      s.worker.postMessage({
+        index: (columns ??= indexColumns(index)),
+        buckets: members.length,
+        counter,
+      } satisfies WorkerWork);
     await s.exited;
     if (s.failure) fail(s.failure.error);
   };

@@ -183,7 +183,9 @@ export const RUNTIME_SOURCE = `${GENERATED_HEADER}export ${RUNTIME_BODY}\n`;
 
 /** The runtime's helper in this process (for reading modules back without importing them). */
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own source, as the runtime module holds it
-const runtime = new Function(`${RUNTIME_BODY}\nreturn { p };`)() as { p: (base: unknown, ...edits: unknown[]) => unknown };
+const runtime = new Function(`${RUNTIME_BODY}\nreturn { p };`)() as {
+  p: (base: unknown, ...edits: unknown[]) => unknown;
+};
 
 const PURE = '/*#__PURE__*/';
 
@@ -203,7 +205,11 @@ function runtimeImport(fromDir: string): string {
  * target resolved deeper) is one constant. `fromDir` leads from the module to
  * the output directory (`../`).
  */
-export function storyModuleSource(exports: ReadonlyArray<readonly [string, unknown]>, raws: ReadonlyMap<object, RawRef>, fromDir = '../'): string {
+export function storyModuleSource(
+  exports: ReadonlyArray<readonly [string, unknown]>,
+  raws: ReadonlyMap<object, RawRef>,
+  fromDir = '../',
+): string {
   const imports = new Map<string, string[]>();
   const names = new Map<object, string>();
   let next = 0;
@@ -251,7 +257,8 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
       const before = o[k];
       if (x === undefined || (x === before && Object.hasOwn(o, k))) continue;
       const at = `${path}${path.length > 1 ? ',' : ''}${JSON.stringify(k)}`;
-      if (isObject(x) && isObject(before) && originalOf(x) === before && !raws.has(x)) edits(x, before as Record<string | number, unknown>, at, out);
+      if (isObject(x) && isObject(before) && originalOf(x) === before && !raws.has(x))
+        edits(x, before as Record<string | number, unknown>, at, out);
       else out.push(`${at}],${emit(x)}`);
     }
   };
@@ -300,7 +307,10 @@ export function storyModuleSource(exports: ReadonlyArray<readonly [string, unkno
     const body = emit(value);
     lines.push(exportAs === 'default' ? `export default ${body};` : `export const ${exportAs} = ${body};`);
   }
-  const head = [...(patched ? [runtimeImport(fromDir)] : []), ...[...imports].map(([from, list]) => `import { ${list.join(', ')} } from ${JSON.stringify(from)};`)];
+  const head = [
+    ...(patched ? [runtimeImport(fromDir)] : []),
+    ...[...imports].map(([from, list]) => `import { ${list.join(', ')} } from ${JSON.stringify(from)};`),
+  ];
   return `${[...head, ...decls, ...lines].join('\n')}\n`;
 }
 
@@ -364,7 +374,10 @@ export function overlayModuleSource(
  * module), evaluated without importing it: `load` gives the exports of an
  * import specifier it names. Throws when the text is not laid out as written.
  */
-export function evaluateModule(source: string, load: (from: string) => Record<string, unknown>): Record<string, unknown> {
+export function evaluateModule(
+  source: string,
+  load: (from: string) => Record<string, unknown>,
+): Record<string, unknown> {
   const fast = readExports(source);
   if (fast) return fast;
   const params: string[] = [];
@@ -398,7 +411,8 @@ export function evaluateModule(source: string, load: (from: string) => Record<st
       continue;
     }
     if ((m = /^export default (.*);$/s.exec(line))) body.push(`$exports.default = ${m[1]};`);
-    else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/s.exec(line))) body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
+    else if ((m = /^export const ([A-Za-z_$][\w$]*) = (.*);$/s.exec(line)))
+      body.push(`$exports[${JSON.stringify(m[1])}] = ${m[2]};`);
     else if (/^const \$\d+ = .*;$/s.test(line)) body.push(line);
     else throw new Error('not a module this compiler wrote');
   }

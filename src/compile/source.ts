@@ -8,7 +8,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Tag } from '../api/resources.js';
 // From the modules themselves, not the packages' indexes: a compile loads no more than it uses.
-import { FILES, INDEX_FILES, DatasourceRecord as DatasourceRecordSchema, type DatasourceRecord, type Manifest } from '../snapshot/format.js';
+import {
+  FILES,
+  INDEX_FILES,
+  DatasourceRecord as DatasourceRecordSchema,
+  type DatasourceRecord,
+  type Manifest,
+} from '../snapshot/format.js';
 import { readManifest } from '../snapshot/read.js';
 import { indexRowsOfLayout, parseIndexRowsText } from '../snapshot/index-rows.js';
 import { rememberedState } from '../snapshot/state.js';
@@ -29,11 +35,13 @@ export async function openSnapshot(snapshot: string): Promise<{ manifest: Manife
       return { manifest: mem.manifest, readIndex: () => index };
     }
     const index: IndexRow[] = [];
-    for (const e of mem.stories.values()) index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
+    for (const e of mem.stories.values())
+      index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
     return { manifest: mem.manifest, readIndex: () => index.sort((a, b) => a.id - b.id) };
   }
   const manifest = await readManifest(snapshot).catch(() => undefined);
-  if (!manifest) throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
+  if (!manifest)
+    throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);
   const readIndex = (): IndexRow[] => {
     const unreadable = `${snapshot} has no readable ${INDEX_FILES.stories}; it was not written by \`content-sync sync\` (sync it again)`;
     // The rows sync writes beside the index, when they describe the index the manifest names, as large as it is.
@@ -41,7 +49,10 @@ export async function openSnapshot(snapshot: string): Promise<{ manifest: Manife
     if (digest) {
       try {
         const bytes = statSync(path.join(snapshot, INDEX_FILES.stories)).size;
-        const rows = parseIndexRowsText(readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'), { digest, bytes });
+        const rows = parseIndexRowsText(readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'), {
+          digest,
+          bytes,
+        });
         if (rows) return rows;
       } catch {
         // No rows file (an older sync), or no index: read below.
@@ -107,4 +118,5 @@ export function readTags(snapshot: string, view: 'published' | 'draft'): Tag[] {
 }
 
 /** A JSON file of the snapshot, parsed; a DamagedSnapshotError when it is missing or not JSON. */
-const readSnapshotJson = (snapshot: string, rel: string): unknown => parseSnapshotJson(snapshot, rel, readSnapshotFile(snapshot, rel).toString('utf8'));
+const readSnapshotJson = (snapshot: string, rel: string): unknown =>
+  parseSnapshotJson(snapshot, rel, readSnapshotFile(snapshot, rel).toString('utf8'));

@@ -92,12 +92,14 @@ function stateText(state: State, types: unknown, encoded?: EncodedIndex): string
   const ids = inIndex ? encoded.index.map((e) => e.id) : Array.from(Float64Array.from(state.stories.keys()).sort());
   const uuids = inIndex ? encoded.index.map((e) => e.uuid) : ids.map((id) => state.stories.get(id)!.uuid);
   let position: Map<string, number> | undefined;
-  const positionOf = (u: string): number | undefined => (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
+  const positionOf = (u: string): number | undefined =>
+    (position ??= new Map(uuids.map((uuid, i) => [uuid, i]))).get(u);
   // A story read from the last state file keeps its stored references when they index the same uuids (one table for all).
   const tables = new Map<readonly string[], boolean>();
   const sameTable = (table: readonly string[]): boolean => {
     let same = tables.get(table);
-    if (same === undefined) tables.set(table, (same = table.length === uuids.length && table.every((u, k) => u === uuids[k])));
+    if (same === undefined)
+      tables.set(table, (same = table.length === uuids.length && table.every((u, k) => u === uuids[k])));
     return same;
   };
   const components: string[] = [];
@@ -131,7 +133,8 @@ function stateText(state: State, types: unknown, encoded?: EncodedIndex): string
     stored.component.push(c);
     const [r, i] = encoded
       ? [encoded.refs[at]!, encoded.imports[at]!]
-      : ((s instanceof StoredStory ? s.encodedIn(uuids, sameTable) : undefined) ?? encodeRefs(storedRefs(s, s.references.map(positionOf))));
+      : ((s instanceof StoredStory ? s.encodedIn(uuids, sameTable) : undefined) ??
+        encodeRefs(storedRefs(s, s.references.map(positionOf))));
     refs.push(r);
     imports.push(i);
     stored.modules.push(state.modules.has(id) ? STORY_MODULE : '');
@@ -169,7 +172,9 @@ class StoredStory implements StoryState {
 
   /** Its stored references as the state file holds them, when `uuids` is the table they index. */
   encodedIn(uuids: readonly string[], same: (table: readonly string[]) => boolean): EncodedRefs | undefined {
-    return this.uuids === uuids || same(this.uuids) ? [JSON.stringify(this.refs), JSON.stringify(this.importAt)] : undefined;
+    return this.uuids === uuids || same(this.uuids)
+      ? [JSON.stringify(this.refs), JSON.stringify(this.importAt)]
+      : undefined;
   }
 
   /** refersToAny() without decoding the references. */
@@ -211,7 +216,16 @@ function decodeState(raw: unknown): State | undefined {
     stories.set(id, new StoredStory(digests[i]!, uuids[i]!, components[component[i]!]!, refs[i]!, imports[i]!, uuids));
     if (modules[i]) withModule.add(id);
   }
-  return { v: s.v, fingerprint: s.fingerprint, buckets: s.buckets, snapshotDigests: s.snapshotDigests, stories, modules: withModule, files, types: s.types };
+  return {
+    v: s.v,
+    fingerprint: s.fingerprint,
+    buckets: s.buckets,
+    snapshotDigests: s.snapshotDigests,
+    stories,
+    modules: withModule,
+    files,
+    types: s.types,
+  };
 }
 
 /** The last compile's state with the type inferrer it ended with, as a CompileCache keeps it. */
@@ -242,7 +256,11 @@ export class CompileCache {
 }
 
 /** The last compile's state: from the cache when it is the file on disk, else read from the file (undefined when there is none this version reads). */
-export async function readState(stateFile: string, stamp: string | undefined, cache: CompileCache | undefined): Promise<{ state: State | undefined; kept: LastCompile | undefined }> {
+export async function readState(
+  stateFile: string,
+  stamp: string | undefined,
+  cache: CompileCache | undefined,
+): Promise<{ state: State | undefined; kept: LastCompile | undefined }> {
   const kept = cache?.take(stateFile, stamp);
   if (kept) return { state: kept.state, kept };
   try {
@@ -253,7 +271,13 @@ export async function readState(stateFile: string, stamp: string | undefined, ca
 }
 
 /** Writes the state file, and keeps the state in `cache` once it is on disk. */
-export async function writeState(stateFile: string, state: State, inferrer: TypeInferrer, cache: CompileCache | undefined, encoded?: EncodedIndex): Promise<void> {
+export async function writeState(
+  stateFile: string,
+  state: State,
+  inferrer: TypeInferrer,
+  cache: CompileCache | undefined,
+  encoded?: EncodedIndex,
+): Promise<void> {
   // The observations as they are held: sorted when read back (fromState), so not sorted here.
   await fs.writeFile(stateFile, stateText(state, inferrer.observations(), encoded));
   if (!cache) return;

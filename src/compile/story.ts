@@ -14,8 +14,22 @@ import { materialize, untranslated } from '../snapshot/languages.js';
 import { storyFile, type StoryIndexEntry } from '../snapshot/index-entries.js';
 import { overlayContentTexts, versionLayout } from '../snapshot/record-text.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
-import { createResolver, type LinksMode, type MissingTarget, type ResolveResult, type ScanMemo } from './resolve/index.js';
-import { chunkFiles, entryMeta, languageExports, rawModulePath, storyModulePath, type DeclaredModule, type EntryMeta } from './emit.js';
+import {
+  createResolver,
+  type LinksMode,
+  type MissingTarget,
+  type ResolveResult,
+  type ScanMemo,
+} from './resolve/index.js';
+import {
+  chunkFiles,
+  entryMeta,
+  languageExports,
+  rawModulePath,
+  storyModulePath,
+  type DeclaredModule,
+  type EntryMeta,
+} from './emit.js';
 import { viewChunkFiles } from './views.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
@@ -165,7 +179,8 @@ export class RecordCache {
       }
       this.#entries.set(id, entry);
     }
-    if (!entry || typeof entry.name !== 'string' || typeof entry.slug !== 'string' || entry.path === undefined) return undefined;
+    if (!entry || typeof entry.name !== 'string' || typeof entry.slug !== 'string' || entry.path === undefined)
+      return undefined;
     const fullSlug = entry.slugs?.[lang];
     if (typeof fullSlug !== 'string') return undefined;
     const own = entry.link_fields?.[lang];
@@ -228,12 +243,19 @@ export class RecordCache {
  */
 export class DamagedSnapshotError extends Error {
   constructor(snapshot: string, rel: string, problem: string) {
-    super(`${path.join(snapshot, rel)} is ${problem}; the snapshot is damaged: \`content-sync sync --full\` reads the space again and puts it right`);
+    super(
+      `${path.join(snapshot, rel)} is ${problem}; the snapshot is damaged: \`content-sync sync --full\` reads the space again and puts it right`,
+    );
     this.name = 'DamagedSnapshotError';
   }
 
   /** For a file that is JSON but not `what`: where zod's first issue is, and what it says. */
-  static notA(snapshot: string, rel: string, what: string, error: { issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> }): DamagedSnapshotError {
+  static notA(
+    snapshot: string,
+    rel: string,
+    what: string,
+    error: { issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> },
+  ): DamagedSnapshotError {
     const issue = error.issues[0];
     const where = issue?.path.map(String).join('.') || 'the file';
     return new DamagedSnapshotError(snapshot, rel, `not ${what} (${where}: ${issue?.message ?? 'invalid'})`);
@@ -245,7 +267,11 @@ export function readSnapshotFile(snapshot: string, rel: string): Buffer {
   try {
     return readFileSync(path.join(snapshot, rel));
   } catch (err) {
-    throw new DamagedSnapshotError(snapshot, rel, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message);
+    throw new DamagedSnapshotError(
+      snapshot,
+      rel,
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (err as Error).message,
+    );
   }
 }
 
@@ -263,7 +289,8 @@ export const recordsOf = (snapshot: string, index: readonly IndexRow[]) =>
   new RecordCache(snapshot, sortedById(index) ? index : [...index].sort((a, b) => a.id - b.id));
 
 /** Whether index rows are in the order of their ids (as sync writes them), each id once. */
-export const sortedById = (index: readonly IndexRow[]): boolean => index.every((e, k) => k === 0 || index[k - 1]!.id < e.id);
+export const sortedById = (index: readonly IndexRow[]): boolean =>
+  index.every((e, k) => k === 0 || index[k - 1]!.id < e.id);
 
 /** The position in `index` (sorted by id) of the story with this id, or undefined. */
 export function positionOfId(index: readonly IndexRow[], id: number): number | undefined {
@@ -282,7 +309,7 @@ export function positionOfId(index: readonly IndexRow[], id: number): number | u
 /** The version of a record a compile of `view` shows: the draft view falls back to the published one. */
 export function visibleVersion(r: StoryRecord | undefined, view: 'published' | 'draft'): StoryVersion | undefined {
   if (!r) return undefined;
-  return (view === 'published' ? r.published : r.draft ?? r.published) ?? undefined;
+  return (view === 'published' ? r.published : (r.draft ?? r.published)) ?? undefined;
 }
 
 /** Index entries kept for links: small, and read by each language of a story in turn. */
@@ -412,13 +439,17 @@ export class StoryCompiler {
     const version = this.visible(own.record);
     if (!version) return undefined;
     const exports: Array<[string, Story]> = [];
-    const rawExports = this.#setup.languages.map((lang) => [this.#exportNames.get(lang)!, materialize(version, lang)] as [string, Story]);
+    const rawExports = this.#setup.languages.map(
+      (lang) => [this.#exportNames.get(lang)!, materialize(version, lang)] as [string, Story],
+    );
     // Written out first, while the record just read is still in the processor's caches.
     const raw = rawModuleSource(
       version,
       this.#setup.languages,
       rawExports,
-      own.text === undefined ? undefined : { record: own.text, version: version === own.record.published ? 'published' : 'draft' },
+      own.text === undefined
+        ? undefined
+        : { record: own.text, version: version === own.record.published ? 'published' : 'draft' },
     );
     /** The stories as the snapshot has them that the exports embed: imported from their raw modules. */
     const raws = new Map<object, RawRef>();
@@ -432,13 +463,15 @@ export class StoryCompiler {
       const [name, story] = rawExports[k]!;
       const lookup = this.#lookups.get(lang)!;
       const { result, loaded } = resolveWith(this.#setup.resolve, lookup, story, this.records, memo);
-      if (result.missing.length) missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
+      if (result.missing.length)
+        missing.push({ story: { uuid: story.uuid, name: story.name }, missing: result.missing });
       const whole = new Set(result.embedded);
       for (const u of result.references) {
         references.add(u);
         if (!whole.has(u)) inline.add(u);
         const target = loaded.get(u);
-        if (target && target !== story && !raws.has(target)) raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
+        if (target && target !== story && !raws.has(target))
+          raws.set(target, { from: `../${rawModulePath(target.id)}`, name });
       }
       raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
       exports.push([name, result.story]);
@@ -529,7 +562,10 @@ export function rawModuleSource(
     const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
     if (replace && content === undefined) return exportsSource(materialized);
     // What the language sets in the content, as the record has it (a language the record has no overlay for sets nothing).
-    const contentTexts = translated && text && layout ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout) : undefined;
+    const contentTexts =
+      translated && text && layout
+        ? overlayContentTexts(text.record, text.version, lang, content, Boolean(replace), layout)
+        : undefined;
     overlays.push([materialized[k]![0], { top, lang, content, replace: Boolean(replace), contentTexts }]);
   }
   return overlayModuleSource(version.story, overlays, '../', storyText) ?? exportsSource(materialized);
@@ -556,18 +592,22 @@ function resolveWith(
     loaded.set(uuid, target);
     return target;
   };
-  const resolver = createResolver(config, {
-    byUuid,
-    byId: (id) => {
-      if (id === story.id) return story;
-      const uuid = records.uuidOf(id);
-      return uuid === undefined ? undefined : byUuid(uuid);
+  const resolver = createResolver(
+    config,
+    {
+      byUuid,
+      byId: (id) => {
+        if (id === story.id) return story;
+        const uuid = records.uuidOf(id);
+        return uuid === undefined ? undefined : byUuid(uuid);
+      },
+      linkRecord: lookup.linkRecord,
+      // Whether a link target has a published version: the index says when the snapshot holds the
+      // published view; else the target's own fields do.
+      published: (target) => (config.publishedView ? records.row(target.id)?.published : undefined),
     },
-    linkRecord: lookup.linkRecord,
-    // Whether a link target has a published version: the index says when the snapshot holds the
-    // published view; else the target's own fields do.
-    published: (target) => (config.publishedView ? records.row(target.id)?.published : undefined),
-  }, memo);
+    memo,
+  );
   return { result: resolver.resolve(story), loaded };
 }
 
@@ -579,7 +619,8 @@ export function nestingDepth(value: unknown): number {
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     max = Math.max(max, depth + 1);
-    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+    for (const x of Array.isArray(v) ? v : Object.values(v))
+      if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
   }
   return max;
 }

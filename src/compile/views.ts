@@ -26,7 +26,8 @@ export function viewFile(lang: string, component?: string): string {
 const VIEW_CHUNK = /^chunks\/view-([0-9a-f]{16})-([0-9a-f]{16})-(\d+)\.js$/;
 
 /** The file of chunk b's stories of one content type in one language. */
-const viewChunkFile = (b: number, lang: string, component: string) => `chunks/view-${nameKey(lang)}-${nameKey(component)}-${b}.js`;
+const viewChunkFile = (b: number, lang: string, component: string) =>
+  `chunks/view-${nameKey(lang)}-${nameKey(component)}-${b}.js`;
 
 /** The chunk of the index whose view chunk `rel` is (see viewChunkFiles), or undefined for another file. */
 export function chunkOfView(rel: string): number | undefined {
@@ -57,7 +58,12 @@ export const loaders = {${loaders.join(', ')}};
  * wrote or kept, by relative path), the languages, each language's export in story modules, and
  * the content types of the snapshot.
  */
-export function viewFiles(files: Iterable<string>, languages: readonly string[], exportNames: ReadonlyMap<string, string>, components: Iterable<string>): Array<[string, string]> {
+export function viewFiles(
+  files: Iterable<string>,
+  languages: readonly string[],
+  exportNames: ReadonlyMap<string, string>,
+  components: Iterable<string>,
+): Array<[string, string]> {
   // View chunks by the key of their language, then of their content type.
   const chunks = new Map<string, Map<string, string[]>>();
   for (const rel of files) {
@@ -109,7 +115,10 @@ export function bySlug(fullSlug) {
 }
 
 function viewDeclaration(component?: string): string {
-  const entry = component === undefined ? `import('../index.js').StoryEntry` : `import('../index.js').StoryEntry<${stringLiteral(component)}>`;
+  const entry =
+    component === undefined
+      ? `import('../index.js').StoryEntry`
+      : `import('../index.js').StoryEntry<${stringLiteral(component)}>`;
   return `${GENERATED_HEADER}export declare const language: string;
 export declare const entries: ${entry}[];
 export declare function load<C extends string>(entry: import('../index.js').StoryEntry<C>): Promise<import('../index.js').StoryOf<C>>;

@@ -103,7 +103,11 @@ export function indexRows(c: IndexColumns): IndexRow[] {
   let uuidStart = 0;
   let digestStart = 0;
   for (let i = 0; i < rows.length; i++) {
-    const row: IndexRow = { id: c.ids[i]!, uuid: c.uuids.slice(uuidStart, c.uuidEnds[i]), digest: c.digests.slice(digestStart, c.digestEnds[i]) };
+    const row: IndexRow = {
+      id: c.ids[i]!,
+      uuid: c.uuids.slice(uuidStart, c.uuidEnds[i]),
+      digest: c.digests.slice(digestStart, c.digestEnds[i]),
+    };
     uuidStart = c.uuidEnds[i]!;
     digestStart = c.digestEnds[i]!;
     if (c.component[i]! >= 0) row.component = c.components[c.component[i]!]!;
@@ -127,4 +131,3 @@ export function* claimedChunks(thread: number, counter: Int32Array, chunks: numb
   yield thread;
   for (let b = Atomics.add(counter, 0, 1); b < chunks; b = Atomics.add(counter, 0, 1)) yield b;
 }
-

@@ -15,7 +15,10 @@ import { TypeInferrer } from './types/index.js';
 function run(input: WorkerInput, work: WorkerWork): void {
   const index = indexRows(work.index);
   // Observations only: the types are built from them in the calling thread.
-  const inferrer = new TypeInferrer({ ...(input.relations ? { relations: input.relations } : {}), schema: input.schema });
+  const inferrer = new TypeInferrer({
+    ...(input.relations ? { relations: input.relations } : {}),
+    schema: input.schema,
+  });
   const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
   const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, index));
   const writer = new FileWriter(input.out);

@@ -137,7 +137,13 @@ function textBlok(ctx: ContentContext, text: Json): Json {
 }
 
 function featureBlok(ctx: ContentContext): Json {
-  return { _uid: uid(ctx.rng), component: 'feature', title: shortPhrase(ctx.rng).en, description: sentence(ctx.rng).en, icon: iconPlugin(ctx) };
+  return {
+    _uid: uid(ctx.rng),
+    component: 'feature',
+    title: shortPhrase(ctx.rng).en,
+    description: sentence(ctx.rng).en,
+    icon: iconPlugin(ctx),
+  };
 }
 
 function gridBlok(ctx: ContentContext): Json {
@@ -147,7 +153,15 @@ function gridBlok(ctx: ContentContext): Json {
     _uid: uid(ctx.rng),
     component: 'grid',
     columns,
-    layout: { _uid: uid(ctx.rng), plugin: 'example_plugin', xsmall: '12', small: '6', medium: width, large: '', xlarge: '' },
+    layout: {
+      _uid: uid(ctx.rng),
+      plugin: 'example_plugin',
+      xsmall: '12',
+      small: '6',
+      medium: width,
+      large: '',
+      xlarge: '',
+    },
   };
 }
 
@@ -299,7 +313,14 @@ export function articleContent(ctx: ContentContext, plan: StoryPlan): GeneratedC
     featured: rng.chance(0.15),
     color: rng.pick(COLORS).name,
     link: multilink(ctx, n, n >> 2),
-    blocks: n % 8 === 1 ? [quoteBlok(ctx)] : n % 8 === 2 ? [ctaBlok(ctx, n >> 3)] : n % 8 === 3 ? [galleryBlok(ctx, legacy)] : [],
+    blocks:
+      n % 8 === 1
+        ? [quoteBlok(ctx)]
+        : n % 8 === 2
+          ? [ctaBlok(ctx, n >> 3)]
+          : n % 8 === 3
+            ? [galleryBlok(ctx, legacy)]
+            : [],
   };
   if (!legacy) {
     content.subtitle = shortPhrase(rng).en;
@@ -331,7 +352,13 @@ export function authorContent(ctx: ContentContext, plan: StoryPlan): GeneratedCo
       website: urlLink(`https://${first}.example.com/`, { target: '_blank' }),
       country: rng.pick(ctx.countryCodes),
       featured_articles: ctx.articlesByAuthor[plan.ordinal] ?? [],
-      social: { _uid: uid(rng), plugin: 'social-links', twitter: `@${first}`, mastodon: plan.ordinal % 2 ? `@${first}@social.example` : '', linkedin: '' },
+      social: {
+        _uid: uid(rng),
+        plugin: 'social-links',
+        twitter: `@${first}`,
+        mastodon: plan.ordinal % 2 ? `@${first}@social.example` : '',
+        linkedin: '',
+      },
     },
     translations: split(t),
   };
@@ -390,11 +417,23 @@ export function productContent(ctx: ContentContext, plan: StoryPlan): GeneratedC
     images: n % 9 === 4 ? '' : multiasset(ctx, 1, n % 3 === 0 ? 2 : 1, legacy),
     variants: Array.from({ length: rng.int(1, 2) }, (_, i) => variantBlok(ctx, sku, Math.floor(price), i)),
     related_products: related,
-    manual: n % 3 === 0 ? assetLink(rng.pick(ctx.documents)) : { id: '', url: '', linktype: 'url', fieldtype: 'multilink', cached_url: '' },
+    manual:
+      n % 3 === 0
+        ? assetLink(rng.pick(ctx.documents))
+        : { id: '', url: '', linktype: 'url', fieldtype: 'multilink', cached_url: '' },
     accent: { _uid: uid(rng), plugin: 'native-color-picker', color: rng.pick(COLORS).hex },
   };
   if (!legacy) content.rating = (rng.int(20, 50) / 10).toFixed(1);
-  if (n % 3 === 0) content.specs = table(rng, ['Property', 'Value'], [['Weight', `${rng.int(1, 50) / 10} kg`], ['Warranty', `${rng.int(1, 5)} years`]], true);
+  if (n % 3 === 0)
+    content.specs = table(
+      rng,
+      ['Property', 'Value'],
+      [
+        ['Weight', `${rng.int(1, 50) / 10} kg`],
+        ['Warranty', `${rng.int(1, 5)} years`],
+      ],
+      true,
+    );
   return { content, translations: split(t) };
 }
 

@@ -13,7 +13,12 @@ function dimensions(ids: Ids): { id: number; entry_value: string; name: string }
   ];
 }
 
-function entry(ids: Ids, name: string, value: string, byDimension?: Record<string, string | undefined>): DatasourceRecordEntry {
+function entry(
+  ids: Ids,
+  name: string,
+  value: string,
+  byDimension?: Record<string, string | undefined>,
+): DatasourceRecordEntry {
   const out: DatasourceRecordEntry = { id: ids.next(), name, value };
   if (byDimension) {
     const values: Record<string, string> = {};
@@ -37,8 +42,15 @@ export function buildDatasources(datasourceIds: Ids, dimensionIds: Ids, entryIds
     entries: PRODUCT_CATEGORIES.map((c) => entry(entryIds, c.name, c.label.en)),
   };
   const countries: DatasourceRecord = {
-    datasource: { id: datasourceIds.next(), name: 'Countries', slug: 'countries', dimensions: dimensions(dimensionIds) },
-    entries: COUNTRIES.map(([code, en, de, fr], i) => entry(entryIds, code, en, { de, fr: i % 11 === 10 ? undefined : fr })),
+    datasource: {
+      id: datasourceIds.next(),
+      name: 'Countries',
+      slug: 'countries',
+      dimensions: dimensions(dimensionIds),
+    },
+    entries: COUNTRIES.map(([code, en, de, fr], i) =>
+      entry(entryIds, code, en, { de, fr: i % 11 === 10 ? undefined : fr }),
+    ),
   };
   const sizes: DatasourceRecord = {
     datasource: { id: datasourceIds.next(), name: 'Sizes', slug: 'sizes', dimensions: [] },

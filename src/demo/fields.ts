@@ -31,7 +31,18 @@ export interface AssetDef {
   kind: 'image' | 'document';
 }
 
-const IMAGE_NAMES = ['hero', 'portrait', 'landscape', 'product-shot', 'detail', 'workspace', 'street', 'still-life', 'team', 'texture'];
+const IMAGE_NAMES = [
+  'hero',
+  'portrait',
+  'landscape',
+  'product-shot',
+  'detail',
+  'workspace',
+  'street',
+  'still-life',
+  'team',
+  'texture',
+];
 const DOC_NAMES = ['manual', 'datasheet', 'price-list', 'brochure'];
 const SIZES = ['1600x900', '1200x800', '800x800', '1920x1080', '600x900', '2400x1600'];
 
@@ -59,7 +70,10 @@ export function assetPool(rng: Random, spaceId: number, count: number, firstId: 
       alt: document ? '' : `${base.replace(/-/g, ' ')} ${i + 1}`,
       title: i % 3 === 0 ? `${base.replace(/-/g, ' ')} photo` : '',
       copyright: i % 4 === 0 ? '© Demo Studio' : '',
-      focus: !document && i % 6 === 1 ? `${Math.floor(w / 2)}x${Math.floor(h / 3)}:${Math.floor(w / 2) + 1}x${Math.floor(h / 3) + 1}` : null,
+      focus:
+        !document && i % 6 === 1
+          ? `${Math.floor(w / 2)}x${Math.floor(h / 3)}:${Math.floor(w / 2) + 1}x${Math.floor(h / 3) + 1}`
+          : null,
       kind: document ? 'document' : 'image',
     });
   }
@@ -77,7 +91,8 @@ export function asset(def: AssetDef, withFieldtype = true): Json {
     source: '',
     filename: def.filename,
     copyright: def.copyright || null,
-    meta_data: def.id % 4 === 0 && def.alt ? { alt: def.alt, title: def.title, source: '', copyright: def.copyright } : {},
+    meta_data:
+      def.id % 4 === 0 && def.alt ? { alt: def.alt, title: def.title, source: '', copyright: def.copyright } : {},
     is_external_url: false,
   };
   if (withFieldtype) out.fieldtype = 'asset';
@@ -114,7 +129,10 @@ function decorate(link: Json, options: LinkOptions): Json {
 }
 
 export function storyLink(ref: StoryRef, options: LinkOptions = {}): Json {
-  return decorate({ id: ref.uuid, url: '', linktype: 'story', fieldtype: 'multilink', cached_url: ref.fullSlug }, options);
+  return decorate(
+    { id: ref.uuid, url: '', linktype: 'story', fieldtype: 'multilink', cached_url: ref.fullSlug },
+    options,
+  );
 }
 
 export function urlLink(url: string, options: LinkOptions = {}): Json {
@@ -126,7 +144,10 @@ export function emailLink(email: string, options: LinkOptions = {}): Json {
 }
 
 export function assetLink(def: AssetDef, options: LinkOptions = {}): Json {
-  return decorate({ id: '', url: def.filename, linktype: 'asset', fieldtype: 'multilink', cached_url: def.filename }, options);
+  return decorate(
+    { id: '', url: def.filename, linktype: 'asset', fieldtype: 'multilink', cached_url: def.filename },
+    options,
+  );
 }
 
 export const EXTERNAL_URLS = [

@@ -3,12 +3,28 @@
  * releases and workflow stages, all drawn from one seeded generator.
  */
 import type { Story } from '../api/index.js';
-import { DEFAULT_LANG, type LanguageOverlay, type Release, type SpaceData, type StoryRecord, type StoryVersion, type WorkflowStage } from '../snapshot/index.js';
+import {
+  DEFAULT_LANG,
+  type LanguageOverlay,
+  type Release,
+  type SpaceData,
+  type StoryRecord,
+  type StoryVersion,
+  type WorkflowStage,
+} from '../snapshot/index.js';
 import { changedContent, contentFor, type ContentContext, type GeneratedContent } from './content.js';
 import { buildDatasources } from './datasources.js';
 import { assetPool, isoTime, type Json, type StoryRef } from './fields.js';
 import { Random } from './random.js';
-import { buildFolders, countsFor, folderRecord, planStories, storyTimes, type Ids, type StoryPlan } from './structure.js';
+import {
+  buildFolders,
+  countsFor,
+  folderRecord,
+  planStories,
+  storyTimes,
+  type Ids,
+  type StoryPlan,
+} from './structure.js';
 import { LANGS, PRODUCT_CATEGORIES } from './vocabulary.js';
 
 export const MIN_STORIES = 10;
@@ -32,7 +48,8 @@ function counter(start: number): Ids {
 }
 
 export function validateDemoOptions(options: DemoOptions): { stories: number; seed: string | number } {
-  if (options === null || typeof options !== 'object') throw new Error('demo options must be an object like { stories: 1000 }');
+  if (options === null || typeof options !== 'object')
+    throw new Error('demo options must be an object like { stories: 1000 }');
   const { stories, seed = DEFAULT_SEED } = options;
   if (typeof stories !== 'number' || !Number.isInteger(stories) || stories < MIN_STORIES || stories > MAX_STORIES) {
     throw new Error(
@@ -86,7 +103,12 @@ export function generateDemoSpace(options: DemoOptions): SpaceData {
   };
 }
 
-function contentContext(rng: Random, plans: StoryPlan[], counts: ReturnType<typeof countsFor>, assets: ReturnType<typeof assetPool>): ContentContext {
+function contentContext(
+  rng: Random,
+  plans: StoryPlan[],
+  counts: ReturnType<typeof countsFor>,
+  assets: ReturnType<typeof assetPool>,
+): ContentContext {
   const published: StoryRef[] = [];
   const articles: StoryRef[] = [];
   const products: StoryRef[] = [];
@@ -163,9 +185,20 @@ function overlays(plan: StoryPlan, translations: GeneratedContent['translations'
 function storyRecord(rng: Random, plan: StoryPlan, generated: GeneratedContent, releases: Release[]): StoryRecord {
   const version = (content: Json, releaseId: number | null = null): StoryVersion => ({
     story: storyObject(plan, content, releaseId, plan.state === 'unpublished'),
-    languages: overlays(plan, releaseId === null && content === generated.content ? generated.translations : structuredClone(generated.translations)),
+    languages: overlays(
+      plan,
+      releaseId === null && content === generated.content
+        ? generated.translations
+        : structuredClone(generated.translations),
+    ),
   });
-  const record: StoryRecord = { id: plan.id, uuid: plan.uuid, published: null, workflow_stage_id: plan.workflowStageId, updated_at: isoTime(plan.updatedAt) };
+  const record: StoryRecord = {
+    id: plan.id,
+    uuid: plan.uuid,
+    published: null,
+    workflow_stage_id: plan.workflowStageId,
+    updated_at: isoTime(plan.updatedAt),
+  };
   if (plan.state === 'unpublished') {
     record.draft = version(generated.content);
   } else {

@@ -18,14 +18,33 @@ export interface RichTextContext {
 }
 
 export const SIMPLE_MARKS = [
-  'bold', 'italic', 'strike', 'underline', 'code', 'superscript', 'subscript', 'highlight', 'textStyle', 'anchor', 'styled',
+  'bold',
+  'italic',
+  'strike',
+  'underline',
+  'code',
+  'superscript',
+  'subscript',
+  'highlight',
+  'textStyle',
+  'anchor',
+  'styled',
 ] as const;
 export type SimpleMark = (typeof SIMPLE_MARKS)[number];
 export const LINK_TYPES = ['story', 'url', 'email', 'asset'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
 
 export const SEGMENTS = [
-  'bullet_list', 'ordered_list', 'blockquote', 'code_block', 'image', 'table', 'blok', 'horizontal_rule', 'emoji', 'headings',
+  'bullet_list',
+  'ordered_list',
+  'blockquote',
+  'code_block',
+  'image',
+  'table',
+  'blok',
+  'horizontal_rule',
+  'emoji',
+  'headings',
 ] as const;
 export type Segment = (typeof SEGMENTS)[number];
 
@@ -84,17 +103,38 @@ export function linkMark(kind: LinkType, ctx: RichTextContext): Json {
     case 'url':
       return {
         type: 'link',
-        attrs: { href: `https://example.com/${rng.pick(['guide', 'news', 'about', 'shop'])}`, uuid: null, anchor: null, target: '_blank', linktype: 'url', custom: {} },
+        attrs: {
+          href: `https://example.com/${rng.pick(['guide', 'news', 'about', 'shop'])}`,
+          uuid: null,
+          anchor: null,
+          target: '_blank',
+          linktype: 'url',
+          custom: {},
+        },
       };
     case 'email':
       return {
         type: 'link',
-        attrs: { href: `${rng.pick(['hello', 'press', 'support'])}@example.com`, uuid: null, anchor: null, target: null, linktype: 'email', custom: {} },
+        attrs: {
+          href: `${rng.pick(['hello', 'press', 'support'])}@example.com`,
+          uuid: null,
+          anchor: null,
+          target: null,
+          linktype: 'email',
+          custom: {},
+        },
       };
     case 'asset':
       return {
         type: 'link',
-        attrs: { href: ctx.documentAsset().filename, uuid: null, anchor: null, target: '_blank', linktype: 'asset', custom: {} },
+        attrs: {
+          href: ctx.documentAsset().filename,
+          uuid: null,
+          anchor: null,
+          target: '_blank',
+          linktype: 'asset',
+          custom: {},
+        },
       };
   }
 }
@@ -149,7 +189,11 @@ function emojiNode(rng: Random): Json {
   const e = rng.pick(EMOJIS);
   return {
     type: 'emoji',
-    attrs: { name: e.name, emoji: e.emoji, fallbackImage: `https://cdn.jsdelivr.net/npm/emoji-datasource-apple/img/apple/64/${e.code}.png` },
+    attrs: {
+      name: e.name,
+      emoji: e.emoji,
+      fallbackImage: `https://cdn.jsdelivr.net/npm/emoji-datasource-apple/img/apple/64/${e.code}.png`,
+    },
   };
 }
 
@@ -158,13 +202,31 @@ export function segment(kind: Segment, ctx: RichTextContext): Json[] {
   const { rng } = ctx;
   switch (kind) {
     case 'bullet_list':
-      return [{ type: 'bullet_list', content: Array.from({ length: rng.int(2, 2) }, () => listItem(fragment(rng).en)) }];
+      return [
+        { type: 'bullet_list', content: Array.from({ length: rng.int(2, 2) }, () => listItem(fragment(rng).en)) },
+      ];
     case 'ordered_list':
-      return [{ type: 'ordered_list', attrs: { order: 1 }, content: Array.from({ length: rng.int(2, 2) }, () => listItem(fragment(rng).en)) }];
+      return [
+        {
+          type: 'ordered_list',
+          attrs: { order: 1 },
+          content: Array.from({ length: rng.int(2, 2) }, () => listItem(fragment(rng).en)),
+        },
+      ];
     case 'blockquote':
       return [{ type: 'blockquote', content: [paragraph(text(sentence(rng).en))] }];
     case 'code_block':
-      return [{ type: 'code_block', attrs: { class: 'language-js' }, content: [text(`const ${rng.pick(['total', 'items', 'price'])} = ${rng.int(1, 500)};\nconsole.log(${rng.int(1, 9)});`)] }];
+      return [
+        {
+          type: 'code_block',
+          attrs: { class: 'language-js' },
+          content: [
+            text(
+              `const ${rng.pick(['total', 'items', 'price'])} = ${rng.int(1, 500)};\nconsole.log(${rng.int(1, 9)});`,
+            ),
+          ],
+        },
+      ];
     case 'image':
       return [paragraph(imageNode(ctx.imageAsset()))];
     case 'table':
@@ -202,11 +264,14 @@ export function articleBody(ctx: RichTextContext, variant: number): Json {
 /** A short translated document: one or two paragraphs, the same marks in every language. */
 export function shortDoc(rng: Random, paragraphs: number): Record<'en' | Lang, Json> {
   const parts: { body: Trio; span: Trio | null; bold: boolean }[] = [];
-  for (let i = 0; i < paragraphs; i++) parts.push({ body: sentences(rng, 1), span: rng.chance(0.4) ? fragment(rng) : null, bold: rng.chance(0.5) });
+  for (let i = 0; i < paragraphs; i++)
+    parts.push({ body: sentences(rng, 1), span: rng.chance(0.4) ? fragment(rng) : null, bold: rng.chance(0.5) });
   const build = (lang: 'en' | Lang): Json =>
     doc(
       parts.map((p) =>
-        p.span ? paragraph(text(`${p.body[lang]} `), text(p.span[lang], [{ type: p.bold ? 'bold' : 'italic' }])) : paragraph(text(p.body[lang])),
+        p.span
+          ? paragraph(text(`${p.body[lang]} `), text(p.span[lang], [{ type: p.bold ? 'bold' : 'italic' }]))
+          : paragraph(text(p.body[lang])),
       ),
     );
   return { en: build('en'), de: build('de'), fr: build('fr') };
@@ -218,7 +283,16 @@ export function kitchenSink(ctx: RichTextContext): Json {
   const content: Json[] = [heading(1, 'Everything rich text can hold'), heading(2, fragment(rng).en)];
   for (const mark of SIMPLE_MARKS) content.push(markedParagraph(ctx, [simpleMark(mark, rng)]));
   for (const link of LINK_TYPES) content.push(markedParagraph(ctx, [linkMark(link, ctx)]));
-  content.push(paragraph(text('Bold italic underline strike', [{ type: 'bold' }, { type: 'italic' }, { type: 'underline' }, { type: 'strike' }])));
+  content.push(
+    paragraph(
+      text('Bold italic underline strike', [
+        { type: 'bold' },
+        { type: 'italic' },
+        { type: 'underline' },
+        { type: 'strike' },
+      ]),
+    ),
+  );
   for (const s of SEGMENTS) content.push(...segment(s, ctx));
   for (let level = 3; level <= 6; level++) content.push(heading(level, `Heading ${level}`));
   content.push(paragraph());

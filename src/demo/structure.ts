@@ -29,10 +29,18 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 export type FolderKind =
-  | 'articles' | 'year' | 'topic'
-  | 'authors' | 'categories'
-  | 'products' | 'productCategory' | 'productSub'
-  | 'about' | 'aboutSection' | 'help' | 'helpSection';
+  | 'articles'
+  | 'year'
+  | 'topic'
+  | 'authors'
+  | 'categories'
+  | 'products'
+  | 'productCategory'
+  | 'productSub'
+  | 'about'
+  | 'aboutSection'
+  | 'help'
+  | 'helpSection';
 
 export interface FolderNode {
   id: number;
@@ -115,7 +123,12 @@ function sameTrio(text: string): Trio {
 }
 
 /** Pairs enumerated diagonally so that depth and breadth grow together; parents first. */
-function diagonal<P, C>(parents: P[], children: (p: P) => C[], emitParent: (p: P) => Candidate, emitChild: (p: P, c: C) => Candidate): Candidate[] {
+function diagonal<P, C>(
+  parents: P[],
+  children: (p: P) => C[],
+  emitParent: (p: P) => Candidate,
+  emitChild: (p: P, c: C) => Candidate,
+): Candidate[] {
   const out: Candidate[] = [];
   const maxChildren = Math.max(0, ...parents.map((p) => children(p).length));
   for (let round = 0; round < parents.length + maxChildren + 1; round++) {
@@ -130,19 +143,53 @@ function diagonal<P, C>(parents: P[], children: (p: P) => C[], emitParent: (p: P
 
 /** Every folder the demo space may have, in the order they are taken. */
 function folderCandidates(): Candidate[] {
-  const top = (key: string): Candidate => ({ key, parent: null, kind: key as FolderKind, name: SECTION_NAMES[key]!, slug: { ...slugTrio(SECTION_NAMES[key]!), en: key } });
+  const top = (key: string): Candidate => ({
+    key,
+    parent: null,
+    kind: key as FolderKind,
+    name: SECTION_NAMES[key]!,
+    slug: { ...slugTrio(SECTION_NAMES[key]!), en: key },
+  });
   const first = ['articles', 'authors', 'categories', 'products'].map(top);
   const articles = diagonal(
     YEARS,
     () => ARTICLE_TOPICS,
-    (y) => ({ key: `articles/${y}`, parent: 'articles', kind: 'year', name: sameTrio(String(y)), slug: sameTrio(String(y)), year: y }),
-    (y, t) => ({ key: `articles/${y}/${t.en}`, parent: `articles/${y}`, kind: 'topic', name: t, slug: slugTrio(t), year: y }),
+    (y) => ({
+      key: `articles/${y}`,
+      parent: 'articles',
+      kind: 'year',
+      name: sameTrio(String(y)),
+      slug: sameTrio(String(y)),
+      year: y,
+    }),
+    (y, t) => ({
+      key: `articles/${y}/${t.en}`,
+      parent: `articles/${y}`,
+      kind: 'topic',
+      name: t,
+      slug: slugTrio(t),
+      year: y,
+    }),
   );
   const products = diagonal(
     PRODUCT_CATEGORIES,
     (c) => c.subcategories,
-    (c) => ({ key: `products/${c.name}`, parent: 'products', kind: 'productCategory', name: c.label, slug: slugTrio(c.label), productCategory: c.name }),
-    (c, s) => ({ key: `products/${c.name}/${s.en}`, parent: `products/${c.name}`, kind: 'productSub', name: s, slug: slugTrio(s), productCategory: c.name }),
+    (c) => ({
+      key: `products/${c.name}`,
+      parent: 'products',
+      kind: 'productCategory',
+      name: c.label,
+      slug: slugTrio(c.label),
+      productCategory: c.name,
+    }),
+    (c, s) => ({
+      key: `products/${c.name}/${s.en}`,
+      parent: `products/${c.name}`,
+      kind: 'productSub',
+      name: s,
+      slug: slugTrio(s),
+      productCategory: c.name,
+    }),
   );
   const others: Candidate[] = [top('about'), top('help')];
   for (let i = 0; i < Math.max(ABOUT_SECTIONS.length, HELP_SECTIONS.length); i++) {
@@ -192,7 +239,11 @@ export function buildFolders(rng: Random, count: number, ids: Ids): FolderNode[]
       name: c.name,
       slug: c.slug,
       path: parent
-        ? { en: `${parent.path.en}/${c.slug.en}`, de: `${parent.path.de}/${c.slug.de}`, fr: `${parent.path.fr}/${c.slug.fr}` }
+        ? {
+            en: `${parent.path.en}/${c.slug.en}`,
+            de: `${parent.path.de}/${c.slug.de}`,
+            fr: `${parent.path.fr}/${c.slug.fr}`,
+          }
         : c.slug,
       parentId,
       position: -10 * (sibling + 1),
@@ -306,7 +357,15 @@ export function planStories(input: PlanInput): StoryPlan[] {
     const j = rng.int(0, i);
     [mixed[i], mixed[j]] = [mixed[j]!, mixed[i]!];
   }
-  const ordinals: Record<StoryType, number> = { home: 0, startpage: 0, article: 0, author: 0, category: 0, product: 0, page: 0 };
+  const ordinals: Record<StoryType, number> = {
+    home: 0,
+    startpage: 0,
+    article: 0,
+    author: 0,
+    category: 0,
+    product: 0,
+    page: 0,
+  };
   let rootPages = 0;
   for (const type of mixed) {
     const n = ordinals[type]++;
@@ -331,12 +390,24 @@ export function planStories(input: PlanInput): StoryPlan[] {
     const ordinal = ordinals[type]++;
     let name: Trio;
     switch (type) {
-      case 'home': name = HOME_NAME; break;
-      case 'startpage': name = folder!.name; break;
-      case 'article': name = title(rng); break;
-      case 'author': name = personName(rng); break;
-      case 'category': name = ordinal < ARTICLE_TOPICS.length ? ARTICLE_TOPICS[ordinal]! : shortPhrase(rng); break;
-      case 'product': name = productName(rng); break;
+      case 'home':
+        name = HOME_NAME;
+        break;
+      case 'startpage':
+        name = folder!.name;
+        break;
+      case 'article':
+        name = title(rng);
+        break;
+      case 'author':
+        name = personName(rng);
+        break;
+      case 'category':
+        name = ordinal < ARTICLE_TOPICS.length ? ARTICLE_TOPICS[ordinal]! : shortPhrase(rng);
+        break;
+      case 'product':
+        name = productName(rng);
+        break;
       case 'page':
         if (folder === null && rootPageTitles < PAGE_TITLES.length) name = PAGE_TITLES[rootPageTitles++]!;
         else if (folder?.kind === 'aboutSection' && folder.slug.en === 'team') name = personName(rng);
@@ -348,13 +419,18 @@ export function planStories(input: PlanInput): StoryPlan[] {
     const slug = isStartpage ? { en: '', de: '', fr: '' } : slugs.reserve(parentId, slugTrio(name));
     const path: Trio = isStartpage
       ? { en: `${folder!.path.en}/`, de: `${folder!.path.de}/`, fr: `${folder!.path.fr}/` }
-      : { en: joinPath(folder, 'en', slug.en), de: joinPath(folder, 'de', slug.de), fr: joinPath(folder, 'fr', slug.fr) };
+      : {
+          en: joinPath(folder, 'en', slug.en),
+          de: joinPath(folder, 'de', slug.de),
+          fr: joinPath(folder, 'fr', slug.fr),
+        };
     const createdAt = BASE_TIME + index * step + rng.int(0, Math.max(0, step - 1));
     const firstPublishedAt = createdAt + rng.int(5 * MINUTE, 3 * DAY);
     const publishedAt = rng.chance(0.35) ? firstPublishedAt + rng.int(HOUR, 40 * DAY) : firstPublishedAt;
     const id = ids.next();
     const uuid = rng.uuid();
-    const tagCount = type === 'article' ? rng.int(0, 3) : type === 'product' ? rng.int(0, 2) : type === 'page' ? rng.int(0, 1) : 0;
+    const tagCount =
+      type === 'article' ? rng.int(0, 3) : type === 'product' ? rng.int(0, 2) : type === 'page' ? rng.int(0, 1) : 0;
     const tags: string[] = [];
     for (let t = 0; t < tagCount; t++) {
       const tag = TAGS[rng.skewedIndex(TAGS.length, 2)]!;
@@ -428,7 +504,11 @@ function assignStates(input: PlanInput, plans: StoryPlan[]): void {
   });
 }
 
-export function storyTimes(plan: StoryPlan): { created_at: string; published_at: string | null; first_published_at: string | null } {
+export function storyTimes(plan: StoryPlan): {
+  created_at: string;
+  published_at: string | null;
+  first_published_at: string | null;
+} {
   return {
     created_at: isoTime(plan.createdAt),
     published_at: plan.publishedAt === null ? null : isoTime(plan.publishedAt),

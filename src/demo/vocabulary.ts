@@ -121,36 +121,60 @@ Health|Gesundheit|Santé
 `);
 
 export const PRODUCT_CATEGORIES: { name: string; label: Trio; subcategories: Trio[] }[] = [
-  { name: 'electronics', label: { en: 'Electronics', de: 'Elektronik', fr: 'Électronique' }, subcategories: trios(`
+  {
+    name: 'electronics',
+    label: { en: 'Electronics', de: 'Elektronik', fr: 'Électronique' },
+    subcategories: trios(`
 Audio|Audio|Audio
 Cameras|Kameras|Appareils photo
 Accessories|Zubehör|Accessoires
 Wearables|Wearables|Objets connectés
-`) },
-  { name: 'home', label: { en: 'Home', de: 'Wohnen', fr: 'Maison' }, subcategories: trios(`
+`),
+  },
+  {
+    name: 'home',
+    label: { en: 'Home', de: 'Wohnen', fr: 'Maison' },
+    subcategories: trios(`
 Kitchen|Küche|Cuisine
 Lighting|Beleuchtung|Éclairage
 Textiles|Textilien|Textiles
 Storage|Aufbewahrung|Rangement
-`) },
-  { name: 'outdoor', label: { en: 'Outdoor', de: 'Outdoor', fr: 'Plein air' }, subcategories: trios(`
+`),
+  },
+  {
+    name: 'outdoor',
+    label: { en: 'Outdoor', de: 'Outdoor', fr: 'Plein air' },
+    subcategories: trios(`
 Camping|Camping|Camping
 Cycling|Radfahren|Cyclisme
 Hiking|Wandern|Randonnée
-`) },
-  { name: 'fashion', label: { en: 'Fashion', de: 'Mode', fr: 'Mode' }, subcategories: trios(`
+`),
+  },
+  {
+    name: 'fashion',
+    label: { en: 'Fashion', de: 'Mode', fr: 'Mode' },
+    subcategories: trios(`
 Shoes|Schuhe|Chaussures
 Bags|Taschen|Sacs
 Jackets|Jacken|Vestes
-`) },
-  { name: 'office', label: { en: 'Office', de: 'Büro', fr: 'Bureau' }, subcategories: trios(`
+`),
+  },
+  {
+    name: 'office',
+    label: { en: 'Office', de: 'Büro', fr: 'Bureau' },
+    subcategories: trios(`
 Paper|Papier|Papeterie
 Furniture|Möbel|Mobilier
-`) },
-  { name: 'toys', label: { en: 'Toys', de: 'Spielzeug', fr: 'Jouets' }, subcategories: trios(`
+`),
+  },
+  {
+    name: 'toys',
+    label: { en: 'Toys', de: 'Spielzeug', fr: 'Jouets' },
+    subcategories: trios(`
 Puzzles|Puzzles|Puzzles
 Games|Spiele|Jeux
-`) },
+`),
+  },
 ];
 
 /** Top-level folders and their translations. */
@@ -191,13 +215,59 @@ Partners|Partner|Partenaires
 `);
 
 export const FIRST_NAMES = [
-  'Anna', 'Ben', 'Clara', 'David', 'Elif', 'Felix', 'Greta', 'Hugo', 'Ines', 'Jonas', 'Kira', 'Luca', 'Maya', 'Noah',
-  'Olga', 'Paul', 'Rosa', 'Samir', 'Tara', 'Umut', 'Vera', 'Wim', 'Yara', 'Zoe', 'Amélie', 'Björn', 'Chloé', 'Jürgen',
+  'Anna',
+  'Ben',
+  'Clara',
+  'David',
+  'Elif',
+  'Felix',
+  'Greta',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Kira',
+  'Luca',
+  'Maya',
+  'Noah',
+  'Olga',
+  'Paul',
+  'Rosa',
+  'Samir',
+  'Tara',
+  'Umut',
+  'Vera',
+  'Wim',
+  'Yara',
+  'Zoe',
+  'Amélie',
+  'Björn',
+  'Chloé',
+  'Jürgen',
 ];
 
 export const LAST_NAMES = [
-  'Keller', 'Martin', 'Schulz', 'Dubois', 'Nowak', 'Rossi', 'Lindqvist', 'Okafor', 'Yilmaz', 'Fischer', 'Moreau',
-  'Bauer', 'Hansen', 'Costa', 'Weber', 'Laurent', 'Novak', 'Schäfer', 'Garnier', 'Huber', 'Petit', 'Wagner',
+  'Keller',
+  'Martin',
+  'Schulz',
+  'Dubois',
+  'Nowak',
+  'Rossi',
+  'Lindqvist',
+  'Okafor',
+  'Yilmaz',
+  'Fischer',
+  'Moreau',
+  'Bauer',
+  'Hansen',
+  'Costa',
+  'Weber',
+  'Laurent',
+  'Novak',
+  'Schäfer',
+  'Garnier',
+  'Huber',
+  'Petit',
+  'Wagner',
 ];
 
 export const ROLES = trios(`
@@ -211,8 +281,26 @@ Columnist|Kolumnistin|Chroniqueuse
 export const BRANDS = ['Nordlicht', 'Aurora', 'Kestrel', 'Lumen', 'Brisa', 'Fjord', 'Orbit', 'Sable', 'Tandem', 'Vela'];
 
 export const TAGS = [
-  'featured', 'news', 'how-to', 'interview', 'review', 'opinion', 'guide', 'sale', 'new', 'bestseller', 'video', 'podcast',
-  'long-read', 'beginner', 'advanced', 'sustainability', 'behind-the-scenes', 'event', 'update', 'archive',
+  'featured',
+  'news',
+  'how-to',
+  'interview',
+  'review',
+  'opinion',
+  'guide',
+  'sale',
+  'new',
+  'bestseller',
+  'video',
+  'podcast',
+  'long-read',
+  'beginner',
+  'advanced',
+  'sustainability',
+  'behind-the-scenes',
+  'event',
+  'update',
+  'archive',
 ];
 
 export const COLORS: { name: string; value: string; hex: string; de?: string; fr?: string }[] = [
@@ -289,7 +377,18 @@ ZA|South Africa|Südafrika|Afrique du Sud
   .split('\n')
   .map((line) => line.split('|') as [string, string, string, string]);
 
-export const ICONS = ['fa-bolt', 'fa-leaf', 'fa-star', 'fa-heart', 'fa-camera', 'fa-globe', 'fa-book', 'fa-flask', 'fa-briefcase', 'fa-music'];
+export const ICONS = [
+  'fa-bolt',
+  'fa-leaf',
+  'fa-star',
+  'fa-heart',
+  'fa-camera',
+  'fa-globe',
+  'fa-book',
+  'fa-flask',
+  'fa-briefcase',
+  'fa-music',
+];
 
 export const EMOJIS: { name: string; emoji: string; code: string }[] = [
   { name: 'smile', emoji: '😄', code: '1f604' },

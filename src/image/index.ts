@@ -50,7 +50,9 @@ export function responsiveImage(url: string, options: ResponsiveOptions = {}): I
   const size = imageSize(url);
   const sizeAttrs = size ? { width: size.width, height: size.height } : {};
   if (!REMOTE.test(url) || !size) return { src: url.replace(FRAGMENT, ''), ...sizeAttrs };
-  const candidates = [...new Set((options.widths ?? [480, 960, 1440, 1920]).filter((w) => w > 0 && w < size.width).map(Math.round))].sort((a, b) => a - b);
+  const candidates = [
+    ...new Set((options.widths ?? [480, 960, 1440, 1920]).filter((w) => w > 0 && w < size.width).map(Math.round)),
+  ].sort((a, b) => a - b);
   const filters = options.filters ? `/filters:${options.filters}` : '';
   const at = (w: number) => (w >= size.width && !filters ? url : `${url}/m/${w}x0${filters}`);
   const widths = [...candidates, size.width];

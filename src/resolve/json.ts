@@ -37,7 +37,9 @@ export function changedKeys(copy: object): ReadonlyArray<string | number> | unde
 
 /** A shallow copy that keeps a `__proto__` own key as data. */
 export function shallowCopy<T extends JsonContainer>(node: T): T {
-  const copy = (Array.isArray(node) ? node.slice() : Object.hasOwn(node, '__proto__') ? { ...node } : Object.assign({}, node)) as T;
+  const copy = (
+    Array.isArray(node) ? node.slice() : Object.hasOwn(node, '__proto__') ? { ...node } : Object.assign({}, node)
+  ) as T;
   Object.defineProperty(copy, COPY, { value: { original: node, changes: [] } satisfies CopyNote });
   return copy;
 }

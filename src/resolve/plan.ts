@@ -89,7 +89,11 @@ export function applyPlan(scan: Scan, content: unknown, values: EditValues): unk
     // Arrays that lose items: a new array of the items kept (resolved ones included).
     for (const [field, items] of leftOut ?? []) {
       const obj = writable();
-      setOwn(obj, field, (obj[field] as unknown[]).filter((_, i) => !items.has(i)));
+      setOwn(
+        obj,
+        field,
+        (obj[field] as unknown[]).filter((_, i) => !items.has(i)),
+      );
     }
     if (copy) copies.set(step.node, copy);
   }

@@ -94,7 +94,11 @@ export function isStoryLinkMark(node: JsonObject): boolean {
  * without `fieldtype`, as older content has it). The `attrs` of a link mark
  * (`key` 'attrs' under a mark `parent`) belong to their mark.
  */
-export function linkAt(node: JsonObject, key: string | number, parent: unknown): { kind: 'multilink' | 'mark'; uuid: string } | undefined {
+export function linkAt(
+  node: JsonObject,
+  key: string | number,
+  parent: unknown,
+): { kind: 'multilink' | 'mark'; uuid: string } | undefined {
   if (isStoryLinkMark(node)) return { kind: 'mark', uuid: (node.attrs as JsonObject).uuid as string };
   if (node.linktype !== 'story' || !nonEmptyString(node.id)) return undefined;
   if (node.fieldtype !== 'multilink' && node.fieldtype !== undefined) return undefined;

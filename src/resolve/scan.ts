@@ -225,7 +225,15 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     return (key) => (fields?.has(key) ? 'explicit' : isBlok && !NOT_RELATIONS.has(key) ? 'detect' : undefined);
   };
 
-  const root: Visit = { node: content, parent: undefined, key: rootLabel, expanded: false, children: undefined, edits: undefined, foundBefore: 0 };
+  const root: Visit = {
+    node: content,
+    parent: undefined,
+    key: rootLabel,
+    expanded: false,
+    children: undefined,
+    edits: undefined,
+    foundBefore: 0,
+  };
   /** A field of the root that another variant's scan may skip (a link mark's `attrs` depend on their parent). */
   const shareable = (visit: Visit) => visit.parent === root && visit.key !== 'attrs';
   const stack: Array<Visit | FieldTask> = [root];
@@ -243,7 +251,14 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     if (visit.expanded) {
       stack.pop();
       seen.set(visit.node, visit.edits || visit.children ? COPIED : PLANNED);
-      if (clean && !visit.edits && !visit.children && missing.length + assets.length === visit.foundBefore && shareable(visit)) clean.add(visit.node);
+      if (
+        clean &&
+        !visit.edits &&
+        !visit.children &&
+        missing.length + assets.length === visit.foundBefore &&
+        shareable(visit)
+      )
+        clean.add(visit.node);
       if (visit.edits || visit.children) {
         steps.push({ node: visit.node, children: visit.children ?? [], edits: visit.edits ?? [] });
         if (visit.parent) (visit.parent.children ??= []).push([visit.key, visit.node]);
@@ -290,7 +305,13 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
   };
 }
 
-function push(stack: Array<Visit | FieldTask>, parent: Visit, key: string | number, value: unknown, seen: ReadonlyMap<object, Seen>): void {
+function push(
+  stack: Array<Visit | FieldTask>,
+  parent: Visit,
+  key: string | number,
+  value: unknown,
+  seen: ReadonlyMap<object, Seen>,
+): void {
   // A container that holds one of its ancestors: not followed (JSON cannot do this).
   if (!isContainer(value) || seen.get(value) === ON_PATH) return;
   stack.push({ node: value, parent, key, expanded: false, children: undefined, edits: undefined, foundBefore: 0 });

@@ -80,12 +80,20 @@ function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
 }
 
 /** Every story (folders included), by id: what an editor picks from before changing one. */
-function storyList(store: SpaceStore): Array<{ id: number; name: string; full_slug: string; is_folder: boolean; published: boolean }> {
+function storyList(
+  store: SpaceStore,
+): Array<{ id: number; name: string; full_slug: string; is_folder: boolean; published: boolean }> {
   const list = [];
   for (const record of store.records()) {
     const story = (record.draft ?? record.published)?.story;
     if (!story) continue;
-    list.push({ id: record.id, name: story.name, full_slug: story.full_slug, is_folder: Boolean(story.is_folder), published: Boolean(record.published) });
+    list.push({
+      id: record.id,
+      name: story.name,
+      full_slug: story.full_slug,
+      is_folder: Boolean(story.is_folder),
+      published: Boolean(record.published),
+    });
   }
   return list.sort((a, b) => a.id - b.id);
 }

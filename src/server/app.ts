@@ -65,7 +65,8 @@ export class ContentService {
   readonly #pipeline: Stage<Exchange>;
 
   constructor(options: ServiceOptions) {
-    this.store = options.space instanceof SpaceStore ? options.space : new SpaceStore(options.space, { clock: options.clock });
+    this.store =
+      options.space instanceof SpaceStore ? options.space : new SpaceStore(options.space, { clock: options.clock });
     this.publicToken = options.publicToken ?? DEFAULT_PUBLIC_TOKEN;
     this.previewToken = options.previewToken ?? DEFAULT_PREVIEW_TOKEN;
     this.#webhook = options.webhook;
@@ -131,10 +132,19 @@ export class ContentService {
     try {
       url = new URL(req.url ?? '/', 'http://localhost');
     } catch {
-      await stage.deliver(this.#parts, { req, res, label: 'invalid', answer: encode(errorReply(400, 'the request URL cannot be parsed')), cached: false });
+      await stage.deliver(this.#parts, {
+        req,
+        res,
+        label: 'invalid',
+        answer: encode(errorReply(400, 'the request URL cannot be parsed')),
+        cached: false,
+      });
       return;
     }
-    await this.#pipeline({ req, res, method: req.method ?? 'GET', url, label: 'unknown', cached: false }, async () => undefined);
+    await this.#pipeline(
+      { req, res, method: req.method ?? 'GET', url, label: 'unknown', cached: false },
+      async () => undefined,
+    );
   }
 
   #changed(event: ChangeEvent): void {
@@ -169,12 +179,19 @@ export async function startServer(options: ServiceOptions & { port?: number; hos
     }
     const e = encode(
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? errorReply(431, `the request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes; shorten the query`)
+        ? errorReply(
+            431,
+            `the request line and headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes; shorten the query`,
+          )
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? errorReply(408, 'the request was not received in time')
           : errorReply(400, 'the request is malformed; percent-encode the path and query'),
     );
-    const head = [`HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}`, 'connection: close', `content-length: ${e.body.length}`];
+    const head = [
+      `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}`,
+      'connection: close',
+      `content-length: ${e.body.length}`,
+    ];
     for (const [k, v] of Object.entries({ ...CORS_HEADERS, ...e.headers })) head.push(`${k}: ${v}`);
     socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), e.body]));
   });

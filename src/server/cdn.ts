@@ -71,7 +71,9 @@ export function route(pathname: string): { api: ApiVersion; endpoint: Endpoint; 
 
 /** Endpoints whose v2 published answers are tied to a cache version (`cv` in body, 301 without it). */
 export function carriesCv(endpoint: Endpoint): boolean {
-  return endpoint === 'stories' || endpoint === 'story' || endpoint === 'datasources' || endpoint === 'datasource_entries';
+  return (
+    endpoint === 'stories' || endpoint === 'story' || endpoint === 'datasources' || endpoint === 'datasource_entries'
+  );
 }
 
 /** The view a request asks for (endpoints without a view read the published one). */
@@ -132,8 +134,13 @@ function listHeaders(total: number, perPage: number): Record<string, string> {
  * path segment; `[default]/` addresses the default language explicitly; v2's
  * `language` parameter selects it otherwise.
  */
-function splitLanguage(store: SpaceStore, path: string, languageParam: string | undefined): { lang: string; rest: string; prefixed: boolean } {
-  if (path.startsWith('[default]/')) return { lang: DEFAULT_LANG, rest: path.slice('[default]/'.length), prefixed: true };
+function splitLanguage(
+  store: SpaceStore,
+  path: string,
+  languageParam: string | undefined,
+): { lang: string; rest: string; prefixed: boolean } {
+  if (path.startsWith('[default]/'))
+    return { lang: DEFAULT_LANG, rest: path.slice('[default]/'.length), prefixed: true };
   const slash = path.indexOf('/');
   const first = slash === -1 ? path : path.slice(0, slash);
   if (store.isLanguage(first)) return { lang: first, rest: slash === -1 ? '' : path.slice(slash + 1), prefixed: true };
@@ -141,7 +148,14 @@ function splitLanguage(store: SpaceStore, path: string, languageParam: string | 
   return { lang, rest: path, prefixed: false };
 }
 
-function resolveOptions(api: ApiVersion, q: { resolve_relations?: string[] | undefined; resolve_links?: string | undefined; resolve_assets?: boolean | undefined }): ResolveOptions {
+function resolveOptions(
+  api: ApiVersion,
+  q: {
+    resolve_relations?: string[] | undefined;
+    resolve_links?: string | undefined;
+    resolve_assets?: boolean | undefined;
+  },
+): ResolveOptions {
   let links: ResolveOptions['links'];
   if (q.resolve_links !== undefined && q.resolve_links !== '') {
     const parsed = (api === 'v1' ? resolveLinksV1 : resolveLinksV2).safeParse(q.resolve_links);
@@ -237,7 +251,9 @@ function listStories(store: SpaceStore, req: CdnRequest): Reply {
     }
     return reply(200, { stories: stories.map((s) => dropStoryFields(s, q.excluding_story_fields)) }, headers);
   }
-  const extras = needsResolution(options) ? resolveV2(stories, options, sourceFor(store, sel)) : { rels: [], links: [] };
+  const extras = needsResolution(options)
+    ? resolveV2(stories, options, sourceFor(store, sel))
+    : { rels: [], links: [] };
   return reply(
     200,
     { stories: stories.map((s) => dropStoryFields(s, q.excluding_story_fields)), cv: store.space.version, ...extras },
@@ -280,7 +296,9 @@ function singleStory(store: SpaceStore, req: CdnRequest): Reply {
     if (needsResolution(options)) story = resolveV1(story, options, sourceFor(store, sel));
     return reply(200, { story: dropStoryFields(story, q.excluding_story_fields) });
   }
-  const extras = needsResolution(options) ? resolveV2([story], options, sourceFor(store, sel)) : { rels: [], links: [] };
+  const extras = needsResolution(options)
+    ? resolveV2([story], options, sourceFor(store, sel))
+    : { rels: [], links: [] };
   return reply(200, { story: dropStoryFields(story, q.excluding_story_fields), cv: store.space.version, ...extras });
 }
 
@@ -338,4 +356,3 @@ export function handleCdn(store: SpaceStore, req: CdnRequest): Reply {
     throw err;
   }
 }
-

@@ -43,7 +43,9 @@ export function parseFaultSpec(spec: string): FaultPlan {
       plan.rates[key as FaultKind] = value;
       total += value;
     } else {
-      throw new FaultSpecError(`--faults: unknown kind "${key}"; kinds are ${FAULT_KINDS.join(', ')}, plus seed and slowms`);
+      throw new FaultSpecError(
+        `--faults: unknown kind "${key}"; kinds are ${FAULT_KINDS.join(', ')}, plus seed and slowms`,
+      );
     }
   }
   if (total > 1) throw new FaultSpecError('--faults: the rates add up to more than 1');

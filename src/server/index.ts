@@ -1,5 +1,19 @@
-export { ContentService, startServer, DEFAULT_PREVIEW_TOKEN, DEFAULT_PUBLIC_TOKEN, type RunningServer, type ServiceOptions } from './app.js';
-export { SpaceStore, StoreError, type ChangeEvent, type Selection, type StoryInput, type DatasourceInput } from './store.js';
+export {
+  ContentService,
+  startServer,
+  DEFAULT_PREVIEW_TOKEN,
+  DEFAULT_PUBLIC_TOKEN,
+  type RunningServer,
+  type ServiceOptions,
+} from './app.js';
+export {
+  SpaceStore,
+  StoreError,
+  type ChangeEvent,
+  type Selection,
+  type StoryInput,
+  type DatasourceInput,
+} from './store.js';
 export { parseFaultSpec, FaultSpecError, FAULT_KINDS, type FaultPlan, type FaultKind } from './faults.js';
 export { requestCost, tierRate, RateLimiter } from './rate-limiter.js';
 export { signWebhook, verifyWebhook, webhookPayload, type WebhookPayload } from './webhooks.js';

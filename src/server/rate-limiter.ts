@@ -40,7 +40,7 @@ export class RateLimiter {
       bucket.level -= cost;
       return { ok: true };
     }
-    const waitMs = ((cost - bucket.level) * 1000);
+    const waitMs = (cost - bucket.level) * 1000;
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 }

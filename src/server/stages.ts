@@ -31,7 +31,10 @@ export interface ServiceParts {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Sends what the exchange answered: after the latency, counted, a HEAD without its body. */
-export async function deliver(parts: ServiceParts, x: Pick<Exchange, 'req' | 'res' | 'label' | 'answer' | 'cached' | 'cut'>): Promise<void> {
+export async function deliver(
+  parts: ServiceParts,
+  x: Pick<Exchange, 'req' | 'res' | 'label' | 'answer' | 'cached' | 'cut'>,
+): Promise<void> {
   if (x.cut === 'reset') {
     x.req.socket.destroy();
     parts.stats.count(x.label, 0, false);
@@ -91,7 +94,10 @@ export const admin =
   };
 
 /** A control-plane body: JSON up to `limit` bytes; empty means `{}`. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ body: unknown } | { error: Encoded }> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ body: unknown } | { error: Encoded }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -135,7 +141,11 @@ export const faults =
     if (fault === 'slow') await sleep(parts.faults!.plan.slowMs);
     if (fault && /^\d+$/.test(fault)) {
       const status = Number(fault);
-      x.answer = encode(status === 429 ? errorReply(429, 'Too Many Requests', { 'retry-after': '1' }) : errorReply(status, 'Injected server error'));
+      x.answer = encode(
+        status === 429
+          ? errorReply(429, 'Too Many Requests', { 'retry-after': '1' })
+          : errorReply(status, 'Injected server error'),
+      );
       return;
     }
     if (fault === 'truncate') x.cut = 'truncate';
@@ -145,7 +155,11 @@ export const faults =
 /** The Content Delivery API is read-only. */
 export const readOnly: Stage<ApiExchange> = async (x, next) => {
   if (x.method === 'GET' || x.method === 'HEAD') return next();
-  x.answer = encode(errorReply(405, `${x.method} is not supported; the Content Delivery API is read-only (GET)`, { allow: 'GET, HEAD, OPTIONS' }));
+  x.answer = encode(
+    errorReply(405, `${x.method} is not supported; the Content Delivery API is read-only (GET)`, {
+      allow: 'GET, HEAD, OPTIONS',
+    }),
+  );
 };
 
 /** Requests carry no body; one that does must at least claim to be JSON, and JSON must be acceptable. */
@@ -163,7 +177,8 @@ function formatProblem(req: IncomingMessage): string | undefined {
     if (!/json/i.test(type)) return `wrong format: send JSON (content-type ${type || 'missing'} is not accepted)`;
   }
   const accept = req.headers.accept;
-  if (accept && !/json|\*\/\*|application\/\*/i.test(accept)) return `wrong format: only JSON is served (Accept: ${accept})`;
+  if (accept && !/json|\*\/\*|application\/\*/i.test(accept))
+    return `wrong format: only JSON is served (Accept: ${accept})`;
   return undefined;
 }
 
@@ -180,7 +195,8 @@ export const cdnCache =
   async (x, next) => {
     const current = () => String(parts.store.space.version);
     const cacheable = () =>
-      x.url.searchParams.get('cv') === current() && requestedView({ endpoint: x.route.endpoint, params: x.url.searchParams }) === 'published';
+      x.url.searchParams.get('cv') === current() &&
+      requestedView({ endpoint: x.route.endpoint, params: x.url.searchParams }) === 'published';
     parts.cache.syncVersion(parts.store.space.version);
     const hit = x.cut === 'truncate' || !cacheable() ? undefined : parts.cache.get(cacheKey(x.url));
     if (hit) {
@@ -234,7 +250,12 @@ export const cacheVersion =
   async (x, next) => {
     const current = String(parts.store.space.version);
     const { api, endpoint } = x.route;
-    if (api !== 'v2' || !carriesCv(endpoint) || requestedView(cdnRequest(x)) !== 'published' || x.url.searchParams.get('cv') === current) {
+    if (
+      api !== 'v2' ||
+      !carriesCv(endpoint) ||
+      requestedView(cdnRequest(x)) !== 'published' ||
+      x.url.searchParams.get('cv') === current
+    ) {
       return next();
     }
     const location = new URL(x.url.pathname + x.url.search, 'http://localhost');
@@ -251,7 +272,9 @@ export const rateLimit =
     const params = x.url.searchParams;
     const perPage = Number(params.get('per_page') ?? 25);
     const cost =
-      x.route.endpoint === 'stories' ? requestCost('list', Number.isFinite(perPage) ? Math.min(Math.max(perPage, 1), 100) : 25) : requestCost('single');
+      x.route.endpoint === 'stories'
+        ? requestCost('list', Number.isFinite(perPage) ? Math.min(Math.max(perPage, 1), 100) : 25)
+        : requestCost('single');
     const decision = parts.limiter.take(params.get('token')!, cost);
     if (decision.ok) return next();
     x.answer = encode(

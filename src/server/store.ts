@@ -95,7 +95,8 @@ export class SpaceStore {
     this.releases = data.releases;
     this.workflowStages = data.workflowStages;
     let max = 0;
-    for (const id of [...this.#records.keys(), ...this.#folders.keys(), ...this.#datasources.keys()]) max = Math.max(max, id);
+    for (const id of [...this.#records.keys(), ...this.#folders.keys(), ...this.#datasources.keys()])
+      max = Math.max(max, id);
     for (const d of data.datasources) for (const e of d.entries) max = Math.max(max, e.id);
     this.#nextId = max + 1;
   }
@@ -109,11 +110,21 @@ export class SpaceStore {
     for (const record of this.#records.values()) {
       const story = (record.published ?? record.draft)?.story;
       if (!story || !story.parent_id || this.#folders.has(story.parent_id)) continue;
-      const path = story.is_startpage ? story.full_slug.replace(/\/$/, '') : story.full_slug.split('/').slice(0, -1).join('/');
+      const path = story.is_startpage
+        ? story.full_slug.replace(/\/$/, '')
+        : story.full_slug.split('/').slice(0, -1).join('/');
       if (!path) continue;
       const slug = path.split('/').pop()!;
       const uuid = `00000000-0000-4000-8000-${String(story.parent_id).padStart(12, '0').slice(-12)}`;
-      this.#folders.set(story.parent_id, { id: story.parent_id, uuid, name: slug, slug, full_slug: path, parent_id: null, position: 0 });
+      this.#folders.set(story.parent_id, {
+        id: story.parent_id,
+        uuid,
+        name: slug,
+        slug,
+        full_slug: path,
+        parent_id: null,
+        position: 0,
+      });
     }
     for (const f of this.#folders.values()) {
       if (f.parent_id !== null) continue;
@@ -186,7 +197,12 @@ export class SpaceStore {
     });
   }
 
-  #index(sel: Selection): { byId: Map<number, Entry>; byUuid: Map<string, Entry>; bySlug: Map<string, Entry>; byDefaultSlug: Map<string, Entry> } {
+  #index(sel: Selection): {
+    byId: Map<number, Entry>;
+    byUuid: Map<string, Entry>;
+    bySlug: Map<string, Entry>;
+    byDefaultSlug: Map<string, Entry>;
+  } {
     return this.#memo(`index|${selectionKey(sel)}`, () => {
       const byId = new Map<number, Entry>();
       const byUuid = new Map<string, Entry>();
@@ -219,7 +235,7 @@ export class SpaceStore {
     return (
       idx.bySlug.get(slug) ??
       idx.byDefaultSlug.get(slug) ??
-      (slug.endsWith('/') ? undefined : idx.bySlug.get(`${slug}/`) ?? idx.byDefaultSlug.get(`${slug}/`))
+      (slug.endsWith('/') ? undefined : (idx.bySlug.get(`${slug}/`) ?? idx.byDefaultSlug.get(`${slug}/`)))
     );
   }
 
@@ -259,7 +275,10 @@ export class SpaceStore {
     for (const d of sources) {
       for (const e of d.entries) {
         // An own value only: a dimension named `__proto__` must not read the prototype.
-        const dimensionValue = dimension && e.dimension_values && Object.hasOwn(e.dimension_values, dimension) ? e.dimension_values[dimension]! : null;
+        const dimensionValue =
+          dimension && e.dimension_values && Object.hasOwn(e.dimension_values, dimension)
+            ? e.dimension_values[dimension]!
+            : null;
         out.push({ id: e.id, name: e.name, value: e.value, dimension_value: dimensionValue });
       }
     }
@@ -319,7 +338,12 @@ export class SpaceStore {
     const id = this.#nextId++;
     const uuid = input.uuid ?? randomUUID();
     if (this.#byUuid.has(uuid)) throw new StoreError(422, `uuid ${uuid} is already used`);
-    const slug = input.slug ?? (input.name ?? `story-${id}`).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const slug =
+      input.slug ??
+      (input.name ?? `story-${id}`)
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '');
     if (input.is_folder) {
       const folder: Folder = {
         id,
@@ -375,7 +399,11 @@ export class SpaceStore {
 
   #applyTranslation(version: StoryVersion, input: StoryInput): void {
     const lang = input.lang!;
-    if (!this.isLanguage(lang)) throw new StoreError(422, `lang ${lang} is not a language of this space (${this.space.language_codes.join(', ') || 'none'})`);
+    if (!this.isLanguage(lang))
+      throw new StoreError(
+        422,
+        `lang ${lang} is not a language of this space (${this.space.language_codes.join(', ') || 'none'})`,
+      );
     const languages = (version.languages ??= {});
     const overlay = (languages[lang] ??= { full_slug: `${lang}/${version.story.full_slug}` });
     if (input.content) overlay.content = { ...(overlay.content ?? {}), ...input.content };
@@ -416,7 +444,13 @@ export class SpaceStore {
       }
       this.#restructure(published);
       record.published = published;
-      const event = this.#commit({ action: 'moved', story_id: id, full_slug: draft.story.full_slug, name: draft.story.name, publishedChanged: true });
+      const event = this.#commit({
+        action: 'moved',
+        story_id: id,
+        full_slug: draft.story.full_slug,
+        name: draft.story.name,
+        publishedChanged: true,
+      });
       return { story: draft.story, event };
     }
     this.#invalidate();
@@ -429,7 +463,8 @@ export class SpaceStore {
     if (input.name !== undefined) next.name = input.name;
     if (input.slug !== undefined) next.slug = input.slug;
     if (input.parent_id !== undefined) {
-      if (input.parent_id !== null && this.#isInside(input.parent_id, folder.id)) throw new StoreError(422, 'a folder cannot move into itself');
+      if (input.parent_id !== null && this.#isInside(input.parent_id, folder.id))
+        throw new StoreError(422, 'a folder cannot move into itself');
       next.parent_id = input.parent_id;
     }
     if (input.position !== undefined) next.position = input.position;
@@ -460,13 +495,20 @@ export class SpaceStore {
         record[key] = copy;
         if (key === 'published') publishedChanged = true;
       }
-      if (record.releases) for (const [rid, v] of Object.entries(record.releases)) {
-        const copy = clone(v);
-        this.#restructure(copy);
-        record.releases[rid] = copy;
-      }
+      if (record.releases)
+        for (const [rid, v] of Object.entries(record.releases)) {
+          const copy = clone(v);
+          this.#restructure(copy);
+          record.releases[rid] = copy;
+        }
     }
-    const event = this.#commit({ action: 'moved', story_id: folder.id, full_slug: next.full_slug, name: next.name, publishedChanged });
+    const event = this.#commit({
+      action: 'moved',
+      story_id: folder.id,
+      full_slug: next.full_slug,
+      name: next.name,
+      publishedChanged,
+    });
     return { story: folderAsStory(next, this.#now()), event };
   }
 
@@ -474,7 +516,10 @@ export class SpaceStore {
   #assertFreeSlug(fullSlug: string, exceptId: number): void {
     const taken =
       [...this.#folders.values()].some((f) => f.id !== exceptId && f.full_slug === fullSlug) ||
-      [...this.#records.values()].some((r) => r.id !== exceptId && (r.draft?.story.full_slug === fullSlug || r.published?.story.full_slug === fullSlug));
+      [...this.#records.values()].some(
+        (r) =>
+          r.id !== exceptId && (r.draft?.story.full_slug === fullSlug || r.published?.story.full_slug === fullSlug),
+      );
     if (taken) throw new StoreError(422, `slug: ${fullSlug} is already taken in this folder; choose another slug`);
   }
 
@@ -494,12 +539,19 @@ export class SpaceStore {
     const now = this.#now();
     const published = clone(source);
     published.story.published_at = now;
-    published.story.first_published_at = record.published?.story.first_published_at ?? source.story.first_published_at ?? now;
+    published.story.first_published_at =
+      record.published?.story.first_published_at ?? source.story.first_published_at ?? now;
     record.published = published;
     // The draft now equals the published version (publishing stamps both).
     record.draft = null;
     record.updated_at = now;
-    const event = this.#commit({ action: 'published', story_id: id, full_slug: published.story.full_slug, name: published.story.name, publishedChanged: true });
+    const event = this.#commit({
+      action: 'published',
+      story_id: id,
+      full_slug: published.story.full_slug,
+      name: published.story.name,
+      publishedChanged: true,
+    });
     return { story: published.story, event };
   }
 
@@ -510,7 +562,13 @@ export class SpaceStore {
     record.published = null;
     record.updated_at = this.#now();
     const story = (record.draft ?? was)!.story;
-    const event = this.#commit({ action: 'unpublished', story_id: id, full_slug: story.full_slug, name: story.name, publishedChanged: Boolean(was) });
+    const event = this.#commit({
+      action: 'unpublished',
+      story_id: id,
+      full_slug: story.full_slug,
+      name: story.name,
+      publishedChanged: Boolean(was),
+    });
     return { story, event };
   }
 
@@ -523,14 +581,28 @@ export class SpaceStore {
       if (hasChildren) throw new StoreError(422, `folder ${id} is not empty`);
       this.#folders.delete(id);
       this.#byUuid.delete(folder.uuid);
-      return { event: this.#commit({ action: 'deleted', story_id: id, full_slug: folder.full_slug, name: folder.name, publishedChanged: false }) };
+      return {
+        event: this.#commit({
+          action: 'deleted',
+          story_id: id,
+          full_slug: folder.full_slug,
+          name: folder.name,
+          publishedChanged: false,
+        }),
+      };
     }
     const record = this.record(id);
     this.#records.delete(id);
     this.#byUuid.delete(record.uuid);
     const story = (record.published ?? record.draft)!.story;
     return {
-      event: this.#commit({ action: 'deleted', story_id: id, full_slug: story.full_slug, name: story.name, publishedChanged: Boolean(record.published) }),
+      event: this.#commit({
+        action: 'deleted',
+        story_id: id,
+        full_slug: story.full_slug,
+        name: story.name,
+        publishedChanged: Boolean(record.published),
+      }),
     };
   }
 
@@ -558,12 +630,19 @@ export class SpaceStore {
         id: existing?.id ?? this.#nextId++,
         name: e.name,
         value: e.value,
-        ...(e.dimension_values && Object.keys(e.dimension_values).length ? { dimension_values: e.dimension_values } : {}),
+        ...(e.dimension_values && Object.keys(e.dimension_values).length
+          ? { dimension_values: e.dimension_values }
+          : {}),
       };
     });
     const next: DatasourceRecord = { datasource: ds, entries };
     this.#datasources.set(ds.id, next);
-    const event = this.#commit({ action: 'entries_updated', datasource_slug: slug, name: ds.name, publishedChanged: true });
+    const event = this.#commit({
+      action: 'entries_updated',
+      datasource_slug: slug,
+      name: ds.name,
+      publishedChanged: true,
+    });
     return { datasource: ds, event };
   }
 }

@@ -32,17 +32,31 @@ export function webhookPayload(event: ChangeEvent, spaceId: number): WebhookPayl
     space_id: spaceId,
     story_id: event.story_id!,
   };
-  if ((event.action === 'published' || event.action === 'moved') && event.full_slug !== undefined) payload.full_slug = event.full_slug;
+  if ((event.action === 'published' || event.action === 'moved') && event.full_slug !== undefined)
+    payload.full_slug = event.full_slug;
   return payload;
 }
 
 /** An asset change: the payload carries `asset_id` (actions created, replaced, deleted). */
-export function assetWebhookPayload(event: { action: string; asset_id: number; name: string }, spaceId: number): WebhookPayload {
-  return { text: `The asset ${event.name} has been ${event.action}.`, action: event.action, space_id: spaceId, asset_id: event.asset_id };
+export function assetWebhookPayload(
+  event: { action: string; asset_id: number; name: string },
+  spaceId: number,
+): WebhookPayload {
+  return {
+    text: `The asset ${event.name} has been ${event.action}.`,
+    action: event.action,
+    space_id: spaceId,
+    asset_id: event.asset_id,
+  };
 }
 
 /** Posts one webhook; never throws (the sender does not retry), reports failures to `log`. */
-export async function postWebhook(url: string, secret: string, payload: WebhookPayload, log: (line: string) => void): Promise<boolean> {
+export async function postWebhook(
+  url: string,
+  secret: string,
+  payload: WebhookPayload,
+  log: (line: string) => void,
+): Promise<boolean> {
   const body = JSON.stringify(payload);
   try {
     const res = await fetch(url, {

@@ -38,7 +38,22 @@ export const AssetIndex = z.object({
 });
 export type AssetIndex = z.infer<typeof AssetIndex>;
 
-const EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'gif', 'svg', 'pdf', 'mp4', 'webm', 'mp3', 'json', 'txt', 'zip']);
+const EXTENSIONS = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'webp',
+  'avif',
+  'gif',
+  'svg',
+  'pdf',
+  'mp4',
+  'webm',
+  'mp3',
+  'json',
+  'txt',
+  'zip',
+]);
 
 /** Where the bytes with this digest live: the extension only from a known list (else `bin`). */
 export function assetFileName(sha256: string, name: string): string {

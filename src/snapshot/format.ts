@@ -60,7 +60,10 @@ export const Folder = z.looseObject({
   full_slug: z.string(),
   parent_id: z.number().int().nullable(),
   position: z.number().int(),
-  translated_slugs: z.array(z.looseObject({ lang: z.string(), path: z.string(), name: z.string().nullable() })).nullable().optional(),
+  translated_slugs: z
+    .array(z.looseObject({ lang: z.string(), path: z.string(), name: z.string().nullable() }))
+    .nullable()
+    .optional(),
 });
 export type Folder = z.infer<typeof Folder>;
 
@@ -69,7 +72,8 @@ export type Folder = z.infer<typeof Folder>;
  * drops a key named `__proto__` (a dimension may be named anything).
  */
 const StringRecord = z.custom<Record<string, string>>(
-  (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string'),
+  (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string'),
   { message: 'expected an object of strings' },
 );
 

@@ -31,7 +31,15 @@ export function indexRowsText(layout: Omit<IndexLayout, 'stamp'>, digest: string
   let published = '';
   for (let i = 0; i < n; i++) {
     const e = layout.entries.get(layout.ids[i]!)!;
-    if (typeof e.component !== 'string' || typeof e.published !== 'boolean' || !e.uuid || !e.digest || e.uuid.includes(' ') || e.digest.includes(' ')) return undefined;
+    if (
+      typeof e.component !== 'string' ||
+      typeof e.published !== 'boolean' ||
+      !e.uuid ||
+      !e.digest ||
+      e.uuid.includes(' ') ||
+      e.digest.includes(' ')
+    )
+      return undefined;
     // Each entry's text starts with its two spaces of indentation, right after the last one's comma and newline.
     if (layout.starts[i] !== (i ? layout.ends[i - 1]! + COMMA.length : OPEN.length)) return undefined;
     let c = componentAt.get(e.component);
@@ -74,7 +82,8 @@ export function parseIndexRowsText(text: string, index: { digest: string; bytes:
   if (!described || described.digest !== index.digest || described.bytes !== index.bytes) return undefined;
   const { components, published } = f;
   const packed = ['ids', 'uuids', 'digests', 'component', 'sizes'].map((k) => f[k]);
-  if (!Array.isArray(components) || !components.every((c) => typeof c === 'string') || typeof published !== 'string') return undefined;
+  if (!Array.isArray(components) || !components.every((c) => typeof c === 'string') || typeof published !== 'string')
+    return undefined;
   if (!packed.every((v): v is string => typeof v === 'string')) return undefined;
   const n = published.length;
   const [ids, uuids, digests, component, sizes] = packed.map((v) => (n ? v.split(' ') : []));
@@ -89,7 +98,15 @@ export function parseIndexRowsText(text: string, index: { digest: string; bytes:
     const size = Number(sizes![i]);
     const c = components[Number(component![i])] as string | undefined;
     const p = published.charCodeAt(i) - 48;
-    if (!Number.isSafeInteger(step) || (i > 0 && step <= 0) || !Number.isSafeInteger(size) || size <= 0 || c === undefined || (p !== 0 && p !== 1)) return undefined;
+    if (
+      !Number.isSafeInteger(step) ||
+      (i > 0 && step <= 0) ||
+      !Number.isSafeInteger(size) ||
+      size <= 0 ||
+      c === undefined ||
+      (p !== 0 && p !== 1)
+    )
+      return undefined;
     rows[i] = { id, uuid: uuids![i]!, digest: digests![i]!, component: c, published: p === 1, at, size };
     // The next brace: after this one's closing brace, a comma, a newline and two spaces.
     at += size + COMMA.length + 2;

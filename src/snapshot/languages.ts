@@ -21,14 +21,20 @@ export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, 
   if (lang === DEFAULT_LANG) return version.story;
   const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
   const fallback = fallbackLang && fallbackLang !== lang ? version.languages?.[fallbackLang] : undefined;
-  const { content: fbContent, $replace_content: _r, ...fbTop } = (fallback ?? {}) as LanguageOverlay & { $replace_content?: boolean };
+  const {
+    content: fbContent,
+    $replace_content: _r,
+    ...fbTop
+  } = (fallback ?? {}) as LanguageOverlay & { $replace_content?: boolean };
   const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
   const merged: Story = {
     ...version.story,
     ...(fallback ? pickContentless(fbTop) : {}),
     ...top,
     lang,
-    content: (replace ? content : { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) }) as Story['content'],
+    content: (replace
+      ? content
+      : { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) }) as Story['content'],
   };
   return merged;
 }

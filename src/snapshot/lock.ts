@@ -55,7 +55,8 @@ export interface Owner {
 export const newOwner = (): Owner => ({ host: HOST, pid: process.pid, nonce: randomBytes(6).toString('hex') });
 
 /** A name of this owner's own: `<base>~<host>~<pid>-<nonce>`. */
-export const transientName = (base: string, owner: Owner): string => `${base}~${owner.host}~${owner.pid}-${owner.nonce}`;
+export const transientName = (base: string, owner: Owner): string =>
+  `${base}~${owner.host}~${owner.pid}-${owner.nonce}`;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,7 +73,8 @@ export function processRunning(pid: number): boolean {
 }
 
 /** Whether the owner may still be running: always for another host's, which cannot be told from here. */
-export const mayBeAlive = (owner: Pick<Owner, 'host' | 'pid'>): boolean => owner.host !== HOST || processRunning(owner.pid);
+export const mayBeAlive = (owner: Pick<Owner, 'host' | 'pid'>): boolean =>
+  owner.host !== HOST || processRunning(owner.pid);
 
 /** Who `<dir>/<name>` names; undefined if it is not there. */
 export async function readOwner(dir: string, name: string): Promise<Owner | undefined> {
@@ -123,7 +125,8 @@ async function breakIfStale(dir: string, name: string): Promise<boolean> {
     if (!(await breakIfStale(dir, token))) return false;
   }
   try {
-    if ((await readOwner(dir, name).catch(() => undefined))?.nonce === stale.nonce) await fs.rm(path.join(dir, name), { force: true });
+    if ((await readOwner(dir, name).catch(() => undefined))?.nonce === stale.nonce)
+      await fs.rm(path.join(dir, name), { force: true });
   } finally {
     await fs.rm(path.join(dir, token), { force: true });
   }
@@ -149,7 +152,9 @@ export class WriterLock {
       const who = holder.host === HOST ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
       throw new SnapshotLockedError(`${dir} is being written by ${who}; wait for it to finish`);
     }
-    throw new SnapshotLockedError(`${dir}: could not take its lock (${LOCK_FILE}) in 100 attempts; other processes keep taking it`);
+    throw new SnapshotLockedError(
+      `${dir}: could not take its lock (${LOCK_FILE}) in 100 attempts; other processes keep taking it`,
+    );
   }
 
   /** Gives the lock up (nobody else removes a live owner's lock, so it is still this one). */
@@ -203,6 +208,7 @@ export async function sweep(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const m = name.startsWith('.') ? TRANSIENT.exec(name) : null;
-    if (m && m[1] === HOST && !processRunning(Number(m[2]))) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+    if (m && m[1] === HOST && !processRunning(Number(m[2])))
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
   }
 }

@@ -83,7 +83,11 @@ function check<T extends z.ZodType>(schema: T, value: unknown, file: string, one
  * A small file read synchronously: on the thread pool, its access, open, stat, read and close
  * would each wait for a round trip (milliseconds apiece on a loaded machine, before every compile).
  */
-async function readOptional<T extends z.ZodType>(dir: string, name: string, schema: T): Promise<z.output<T> | undefined> {
+async function readOptional<T extends z.ZodType>(
+  dir: string,
+  name: string,
+  schema: T,
+): Promise<z.output<T> | undefined> {
   const file = path.join(dir, name);
   let text: string;
   try {
@@ -166,7 +170,9 @@ async function readOpened(dir: string): Promise<SpaceData> {
     const fileId = record.id;
     for (const v of [record.published, record.draft]) {
       if (v && (v.story.id !== fileId || v.story.uuid !== record.uuid)) {
-        throw new SpaceDirectoryError(`${path.join(dir, FILES.stories, `${fileId}.json`)}: story id/uuid differ from the record's`);
+        throw new SpaceDirectoryError(
+          `${path.join(dir, FILES.stories, `${fileId}.json`)}: story id/uuid differ from the record's`,
+        );
       }
     }
   }

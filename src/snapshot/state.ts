@@ -26,7 +26,6 @@ export interface SnapshotState {
   index?: IndexLayout;
 }
 
-
 /** The files a state is read from. */
 const STATE_FILES: string[] = [FILES.manifest, INDEX_FILES.stories, INDEX_FILES.datasources];
 
@@ -52,7 +51,9 @@ async function stampsOf(files: string[]): Promise<string[] | undefined> {
 export async function committedStamps(txn: SnapshotTransaction): Promise<string[] | undefined> {
   const { puts, deletes } = txn.changes;
   if (STATE_FILES.some((rel) => deletes.includes(rel))) return undefined;
-  return stampsOf(STATE_FILES.map((rel) => (puts.includes(rel) ? path.join(txn.dir, '.txn', 'files', rel) : path.join(txn.dir, rel))));
+  return stampsOf(
+    STATE_FILES.map((rel) => (puts.includes(rel) ? path.join(txn.dir, '.txn', 'files', rel) : path.join(txn.dir, rel))),
+  );
 }
 
 /**
@@ -73,7 +74,10 @@ export function rememberState(
   }
   // The manifest as a read from disk would give it.
   const manifest = Manifest.parse(JSON.parse(canonicalJson(state.manifest))) as SnapshotState['manifest'];
-  const index = layout && layout.entries === state.stories ? { ...layout, stamp: stamps[STATE_FILES.indexOf(INDEX_FILES.stories)]! } : undefined;
+  const index =
+    layout && layout.entries === state.stories
+      ? { ...layout, stamp: stamps[STATE_FILES.indexOf(INDEX_FILES.stories)]! }
+      : undefined;
   remembered.set(dir, {
     state: { manifest, stories: state.stories, datasources: state.datasources, ...(index ? { index } : {}) },
     stamp: stamps.join('|'),
@@ -88,7 +92,13 @@ export function forgetState(dir: string): void {
 /** What a sync knows of the snapshot in `dir` (its maps copies: the caller may change them). */
 export async function readState(dir: string): Promise<SnapshotState | undefined> {
   const state = await loadState(dir);
-  return state && { manifest: structuredClone(state.manifest), stories: new Map(state.stories), datasources: new Map(state.datasources) };
+  return (
+    state && {
+      manifest: structuredClone(state.manifest),
+      stories: new Map(state.stories),
+      datasources: new Map(state.datasources),
+    }
+  );
 }
 
 /**

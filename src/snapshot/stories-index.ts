@@ -25,7 +25,6 @@ export interface IndexLayout {
   stamp: string;
 }
 
-
 export const sortedIndex = <T extends { id: number }>(map: Map<number, T>): string =>
   canonicalJson([...map.values()].sort((a, b) => a.id - b.id));
 
@@ -150,7 +149,6 @@ export async function* sortedIndexPieces(
   }
 }
 
-
 /** What a compile needs of each entry of the stories index. */
 export interface IndexRow {
   id: number;
@@ -172,7 +170,6 @@ export interface IndexRow {
   at?: number;
   size?: number;
 }
-
 
 /**
  * Up to this length (characters), the rows' uuids and digests stay slices of the index's text, which
@@ -238,17 +235,36 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
     const p = text.indexOf(P, iEnd);
     const u = text.indexOf(U, p);
     const uEnd = text.indexOf('"', u + U.length);
-    if (close < 0 || c < 0 || d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0 || uEnd > close) return undefined;
+    if (close < 0 || c < 0 || d < 0 || dEnd < 0 || i < 0 || iEnd < 0 || p < 0 || u < 0 || uEnd < 0 || uEnd > close)
+      return undefined;
     const cEnd = text.indexOf('\n', c + C.length);
     const type = component(text.slice(c + C.length, cEnd));
     const id = Number(text.slice(i + I.length, iEnd));
-    const published = text.startsWith('true', p + P.length) ? true : text.startsWith('false', p + P.length) ? false : undefined;
+    const published = text.startsWith('true', p + P.length)
+      ? true
+      : text.startsWith('false', p + P.length)
+        ? false
+        : undefined;
     if (type === undefined || !Number.isSafeInteger(id) || published === undefined) return undefined;
     rows.push(
       bytes
         ? // One character a byte: where the entry's braces are in the text is where they are in the file.
-          { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: type, published, at: open + 3, size: close + 1 - open }
-        : { id, uuid: text.slice(u + U.length, uEnd), digest: text.slice(d + D.length, dEnd), component: type, published },
+          {
+            id,
+            uuid: text.slice(u + U.length, uEnd),
+            digest: text.slice(d + D.length, dEnd),
+            component: type,
+            published,
+            at: open + 3,
+            size: close + 1 - open,
+          }
+        : {
+            id,
+            uuid: text.slice(u + U.length, uEnd),
+            digest: text.slice(d + D.length, dEnd),
+            component: type,
+            published,
+          },
     );
     // A comma and the next entry, else the end of the array.
     const after = close + ENTRY_CLOSE.length;
@@ -276,7 +292,6 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
   }
   return rows;
 }
-
 
 /** The row of a parsed index entry; undefined when it lacks id, uuid or digest. */
 export function indexRowOf(e: Record<string, unknown>): IndexRow | undefined {

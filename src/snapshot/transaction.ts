@@ -19,7 +19,20 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { FILES } from './format.js';
-import { LOCK_FILE, ReaderMark, SnapshotBusyError, SnapshotLockedError, WriterLock, liveReaders, lockHolder, newOwner, processRunning, sleep, sweep, transientName } from './lock.js';
+import {
+  LOCK_FILE,
+  ReaderMark,
+  SnapshotBusyError,
+  SnapshotLockedError,
+  WriterLock,
+  liveReaders,
+  lockHolder,
+  newOwner,
+  processRunning,
+  sleep,
+  sweep,
+  transientName,
+} from './lock.js';
 
 export { SnapshotBusyError, SnapshotLockedError } from './lock.js';
 
@@ -96,7 +109,9 @@ async function recoverJournal(dir: string): Promise<'clean' | 'rolled-forward' |
   // A journal of an earlier version, whose writer named itself in it.
   const legacy = Number((await fs.readFile(path.join(txn, 'LOCK'), 'utf8').catch(() => '')).trim());
   if (processRunning(legacy)) {
-    throw new SnapshotLockedError(`${dir} is being written by process ${legacy} (an earlier version of content-sync); wait for it to finish`);
+    throw new SnapshotLockedError(
+      `${dir} is being written by process ${legacy} (an earlier version of content-sync); wait for it to finish`,
+    );
   }
   const commit = path.join(txn, COMMIT);
   if (existsSync(commit)) {
@@ -109,7 +124,8 @@ async function recoverJournal(dir: string): Promise<'clean' | 'rolled-forward' |
 }
 
 /** Whether a commit of `dir` is under way: its plan or its commit point is on disk. */
-const committing = (dir: string): boolean => existsSync(path.join(dir, TXN, PLAN)) || existsSync(path.join(dir, TXN, COMMIT));
+const committing = (dir: string): boolean =>
+  existsSync(path.join(dir, TXN, PLAN)) || existsSync(path.join(dir, TXN, COMMIT));
 
 /**
  * Finishes or discards a transaction a dead writer left behind, and says what
@@ -275,7 +291,11 @@ export class SnapshotTransaction {
    * whole, and returns its sha256. With `unless` (the digest of the file as it
    * stands) an identical file is not staged.
    */
-  async putPieces(rel: string, pieces: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>, unless?: string): Promise<string> {
+  async putPieces(
+    rel: string,
+    pieces: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+    unless?: string,
+  ): Promise<string> {
     const safe = safeRelative(rel);
     const file = path.join(this.#dir, TXN, 'files', safe);
     const parent = path.dirname(file);
@@ -371,7 +391,9 @@ export class SnapshotTransaction {
   /** Fails loudly, before the commit point, when a file this transaction staged is not in the staging. */
   async #checkStaged(plan: Plan): Promise<void> {
     const root = path.join(this.#dir, TXN, 'files');
-    const present = new Set((await fs.readdir(root, { recursive: true }).catch(() => [] as string[])).map((p) => p.split(path.sep).join('/')));
+    const present = new Set(
+      (await fs.readdir(root, { recursive: true }).catch(() => [] as string[])).map((p) => p.split(path.sep).join('/')),
+    );
     const missing = plan.puts.filter((rel) => !present.has(rel));
     if (missing.length) {
       throw new Error(

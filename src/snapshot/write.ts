@@ -16,9 +16,14 @@ export interface WriteOptions {
 }
 
 /** The manifest that describes `data`. */
-export function buildManifest(data: SpaceData, fileDigests: Map<string, string>, extra: Partial<Manifest> = {}): Manifest {
+export function buildManifest(
+  data: SpaceData,
+  fileDigests: Map<string, string>,
+  extra: Partial<Manifest> = {},
+): Manifest {
   const digests: Record<string, string> = {};
-  for (const [name, digest] of [...fileDigests].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) digests[name] = digest;
+  for (const [name, digest] of [...fileDigests].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    digests[name] = digest;
   const languages = [DEFAULT_LANG, ...data.space.language_codes];
   const published = data.stories.filter((s) => s.published).length;
   return {
@@ -34,7 +39,13 @@ export function buildManifest(data: SpaceData, fileDigests: Map<string, string>,
       datasources: data.datasources.length,
       datasource_entries: data.datasources.reduce((n, d) => n + d.entries.length, 0),
     },
-    digests: { all: sha256(Object.entries(digests).map(([k, v]) => `${k} ${v}\n`).join('')) },
+    digests: {
+      all: sha256(
+        Object.entries(digests)
+          .map(([k, v]) => `${k} ${v}\n`)
+          .join(''),
+      ),
+    },
     ...extra,
   } as Manifest;
 }
@@ -44,7 +55,8 @@ export function* spaceFiles(data: SpaceData): Generator<[string, string]> {
   yield [FILES.space, canonicalJson(data.space)];
   if (data.folders.length) yield [FILES.folders, canonicalJson([...data.folders].sort((a, b) => a.id - b.id))];
   if (data.releases.length) yield [FILES.releases, canonicalJson([...data.releases].sort((a, b) => a.id - b.id))];
-  if (data.workflowStages.length) yield [FILES.workflowStages, canonicalJson([...data.workflowStages].sort((a, b) => a.id - b.id))];
+  if (data.workflowStages.length)
+    yield [FILES.workflowStages, canonicalJson([...data.workflowStages].sort((a, b) => a.id - b.id))];
   for (const record of data.stories) yield [`${FILES.stories}/${record.id}.json`, canonicalJson(record)];
   for (const ds of data.datasources) yield [`${FILES.datasources}/${ds.datasource.id}.json`, canonicalJson(ds)];
 }

@@ -102,10 +102,12 @@ export function recordAssetReferences(record: StoryRecord, spaceId: number): Ref
   for (const version of versions) {
     if (!version) continue;
     const contents: Array<[string, unknown]> = [['content', version.story.content]];
-    for (const [lang, overlay] of Object.entries(version.languages ?? {})) contents.push([`${lang}:content`, overlay.content]);
+    for (const [lang, overlay] of Object.entries(version.languages ?? {}))
+      contents.push([`${lang}:content`, overlay.content]);
     for (const [prefix, content] of contents) {
       for (const ref of assetReferences(content, prefix)) {
-        if (parseAssetUrl(ref.url)!.spaceId === spaceId) out.push({ url: ref.url, storyId: record.id, field: ref.field });
+        if (parseAssetUrl(ref.url)!.spaceId === spaceId)
+          out.push({ url: ref.url, storyId: record.id, field: ref.field });
       }
     }
   }
@@ -173,7 +175,8 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
   for (const f of Object.values(old.files)) if (!kept.has(f.file)) input.txn.delete(f.file);
   const removed = Object.keys(old.files).filter((p) => !referenced.has(p)).length;
   const text = assetIndexText(next);
-  if (text !== assetIndexText(old) || !existsSync(path.join(input.out, ASSET_INDEX))) await input.txn.put(ASSET_INDEX, text);
+  if (text !== assetIndexText(old) || !existsSync(path.join(input.out, ASSET_INDEX)))
+    await input.txn.put(ASSET_INDEX, text);
   return {
     referenced: referenced.size,
     downloaded: downloader.downloaded,
@@ -227,7 +230,9 @@ class Downloader {
   async fetch(ref: Reference): Promise<AssetFile | { reason: string }> {
     const url = new URL(ref.url);
     if (!this.#hosts.has(url.origin)) {
-      return { reason: `${url.origin} is not one of the space's asset hosts (${[...this.#hosts].join(', ')}); allow it with the asset hosts option` };
+      return {
+        reason: `${url.origin} is not one of the space's asset hosts (${[...this.#hosts].join(', ')}); allow it with the asset hosts option`,
+      };
     }
     try {
       const bytes = await this.#queue.add(() =>
@@ -265,21 +270,26 @@ class Downloader {
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (declared > this.#maxBytes) {
       await res.body?.cancel();
-      throw new DownloadError(`${declared} bytes is more than the largest asset allowed (${this.#maxBytes} bytes)`, false);
+      throw new DownloadError(
+        `${declared} bytes is more than the largest asset allowed (${this.#maxBytes} bytes)`,
+        false,
+      );
     }
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
       for await (const chunk of (res.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
         size += chunk.length;
-        if (size > this.#maxBytes) throw new DownloadError(`more than the largest asset allowed (${this.#maxBytes} bytes)`, false);
+        if (size > this.#maxBytes)
+          throw new DownloadError(`more than the largest asset allowed (${this.#maxBytes} bytes)`, false);
         chunks.push(chunk);
       }
     } catch (err) {
       if (err instanceof DownloadError) throw err;
       throw new DownloadError(`the download broke off: ${(err as Error).message}`, true);
     }
-    if (Number.isFinite(declared) && size !== declared) throw new DownloadError(`the download broke off after ${size} of ${declared} bytes`, true);
+    if (Number.isFinite(declared) && size !== declared)
+      throw new DownloadError(`the download broke off after ${size} of ${declared} bytes`, true);
     return Buffer.concat(chunks, size);
   }
 
@@ -293,6 +303,14 @@ class Downloader {
     }
     this.downloaded++;
     this.bytes += bytes.length;
-    return { url: ref.url, file, sha256: digest, bytes: bytes.length, type: assetContentType(asset.name), width: asset.width, height: asset.height };
+    return {
+      url: ref.url,
+      file,
+      sha256: digest,
+      bytes: bytes.length,
+      type: assetContentType(asset.name),
+      width: asset.width,
+      height: asset.height,
+    };
   }
 }

@@ -28,16 +28,21 @@ export class WebhookEventError extends Error {
 
 /** Parses one payload; events of kinds a sync does not act on (assets, ...) give undefined. */
 export function parseWebhookEvent(value: unknown): WebhookEvent | undefined {
-  if (value === null || typeof value !== 'object') throw new WebhookEventError('a webhook payload must be a JSON object');
+  if (value === null || typeof value !== 'object')
+    throw new WebhookEventError('a webhook payload must be a JSON object');
   const v = value as Record<string, unknown>;
   if ('story_id' in v) {
     const r = StoryEvent.safeParse(v);
-    if (!r.success) throw new WebhookEventError(`story webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
+    if (!r.success)
+      throw new WebhookEventError(`story webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
     return r.data;
   }
   if ('datasource_slug' in v) {
     const r = DatasourceEvent.safeParse(v);
-    if (!r.success) throw new WebhookEventError(`datasource webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
+    if (!r.success)
+      throw new WebhookEventError(
+        `datasource webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`,
+      );
     return r.data;
   }
   return undefined;

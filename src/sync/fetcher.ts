@@ -49,12 +49,16 @@ export class SpaceFetcher {
   }
 
   get #storiesSchema(): z.ZodType<{ stories: Story[] }> {
-    return (this.client.api === 'v2' ? StoriesEnvelopeV2 : StoriesEnvelopeV1) as unknown as z.ZodType<{ stories: Story[] }>;
+    return (this.client.api === 'v2' ? StoriesEnvelopeV2 : StoriesEnvelopeV1) as unknown as z.ZodType<{
+      stories: Story[];
+    }>;
   }
 
   #viewParams(view: View): { params: Params; withCv: boolean } {
     // The published view pins the cache version; drafts are never cached.
-    return view === 'draft' ? { params: { version: 'draft' }, withCv: false } : { params: { version: 'published' }, withCv: true };
+    return view === 'draft'
+      ? { params: { version: 'draft' }, withCv: false }
+      : { params: { version: 'published' }, withCv: true };
   }
 
   /** One listing request (a page of at most 25), in a language. */
@@ -125,7 +129,9 @@ export class SpaceFetcher {
     if (!ids.length) return [];
     let bases: Story[] = [];
     if (this.client.api === 'v2') {
-      const parts = await Promise.all(chunks(ids, BATCH).map((part) => this.#list(view, undefined, { by_ids: part.join(',') })));
+      const parts = await Promise.all(
+        chunks(ids, BATCH).map((part) => this.#list(view, undefined, { by_ids: part.join(',') })),
+      );
       bases = parts.flat();
     } else {
       const found = await Promise.all(ids.map((id) => this.#single(view, id)));
@@ -140,7 +146,10 @@ export class SpaceFetcher {
       const { body } = await this.client.request({
         path: `stories/${id}`,
         params: v.params,
-        schema: z.looseObject({ story: (this.#storiesSchema as unknown as z.ZodObject<{ stories: z.ZodArray<z.ZodType<Story>> }>).shape.stories.element }),
+        schema: z.looseObject({
+          story: (this.#storiesSchema as unknown as z.ZodObject<{ stories: z.ZodArray<z.ZodType<Story>> }>).shape
+            .stories.element,
+        }),
         withCv: v.withCv,
       });
       return body.story as Story;
@@ -216,7 +225,12 @@ export class SpaceFetcher {
           for (const e of items as Array<{ id: number; name: string; value: string; dimension_value: string | null }>) {
             if (!dimension) {
               const known = entries.get(e.id);
-              entries.set(e.id, { id: e.id, name: e.name, value: e.value, ...(known?.dimension_values ? { dimension_values: known.dimension_values } : {}) });
+              entries.set(e.id, {
+                id: e.id,
+                name: e.name,
+                value: e.value,
+                ...(known?.dimension_values ? { dimension_values: known.dimension_values } : {}),
+              });
             } else if (e.dimension_value !== null) {
               const known = entries.get(e.id) ?? { id: e.id, name: e.name, value: e.value };
               known.dimension_values = { ...known.dimension_values, [dimension]: e.dimension_value };
@@ -229,11 +243,13 @@ export class SpaceFetcher {
     await Promise.all(ds.dimensions.map((d) => read(d.entry_value)));
     // Dimension names are data: objects are built with own properties (fromEntries), never by
     // assignment, which a dimension named `__proto__` would turn into a prototype change.
-    const sorted = [...entries.values()].sort((a, b) => a.id - b.id).map((e) => {
-      if (!e.dimension_values) return e;
-      const pairs = Object.entries(e.dimension_values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return { ...e, dimension_values: Object.fromEntries(pairs) };
-    });
+    const sorted = [...entries.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((e) => {
+        if (!e.dimension_values) return e;
+        const pairs = Object.entries(e.dimension_values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return { ...e, dimension_values: Object.fromEntries(pairs) };
+      });
     return { datasource: ds, entries: sorted };
   }
 

@@ -6,9 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { verifyWebhook } from '../api/index.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 
-export type Intake =
-  | { status: 202; events: WebhookEvent[] }
-  | { status: 400 | 401 | 413; error: string };
+export type Intake = { status: 202; events: WebhookEvent[] } | { status: 400 | 401 | 413; error: string };
 
 /** Reads a request body up to `limit` bytes; undefined when it is larger. */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
@@ -31,7 +29,9 @@ export async function receiveWebhook(req: IncomingMessage, secret: string, maxBy
   }
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
-    const events = (Array.isArray(value) ? value : [value]).map(parseWebhookEvent).filter((e): e is WebhookEvent => e !== undefined);
+    const events = (Array.isArray(value) ? value : [value])
+      .map(parseWebhookEvent)
+      .filter((e): e is WebhookEvent => e !== undefined);
     return { status: 202, events };
   } catch (err) {
     return { status: 400, error: `the body is not a webhook payload: ${(err as Error).message}` };

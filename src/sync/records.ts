@@ -5,7 +5,14 @@
  * the snapshot's: see src/snapshot/index-entries.ts.)
  */
 import type { Space, Story, Tag } from '../api/index.js';
-import { DEFAULT_LANG, FORMAT_VERSION, type LanguageOverlay, type Manifest, type StoryRecord, type StoryVersion } from '../snapshot/format.js';
+import {
+  DEFAULT_LANG,
+  FORMAT_VERSION,
+  type LanguageOverlay,
+  type Manifest,
+  type StoryRecord,
+  type StoryVersion,
+} from '../snapshot/format.js';
 import type { DatasourceIndexEntry, StoryIndexEntry } from '../snapshot/index-entries.js';
 import { canonicalJson, sha256 } from '../snapshot/json.js';
 import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
@@ -22,11 +29,16 @@ export function buildVersion(base: Story, variants: ReadonlyMap<string, Story>):
   for (const lang of [...variants.keys()].sort()) {
     const variant = variants.get(lang)!;
     const plain = canonicalJson(variant);
-    if (plain === canonicalJson(materialize({ story: base, languages: { [lang]: untranslated(base, lang) } }, lang))) continue;
+    if (plain === canonicalJson(materialize({ story: base, languages: { [lang]: untranslated(base, lang) } }, lang)))
+      continue;
     let overlay = overlayOf(base, variant);
     if (canonicalJson(materialize({ story: base, languages: { [lang]: overlay } }, lang)) !== plain) {
       // Keys the variant lacks cannot be expressed as a merge: keep its content whole.
-      overlay = { ...overlay, content: variant.content as Record<string, unknown>, $replace_content: true } as LanguageOverlay;
+      overlay = {
+        ...overlay,
+        content: variant.content as Record<string, unknown>,
+        $replace_content: true,
+      } as LanguageOverlay;
     }
     languages[lang] = overlay;
   }
@@ -61,7 +73,8 @@ export interface ManifestInput {
 
 export function buildManifest(input: ManifestInput): Manifest & Record<string, unknown> {
   let maxPublished: string | null = null;
-  for (const s of input.stories) if (s.published_at && (!maxPublished || s.published_at > maxPublished)) maxPublished = s.published_at;
+  for (const s of input.stories)
+    if (s.published_at && (!maxPublished || s.published_at > maxPublished)) maxPublished = s.published_at;
   const digests = {
     space: sha256(input.texts.space),
     stories: input.storiesIndexDigest,

@@ -45,7 +45,14 @@ import {
   type StoryIndexEntry,
   type StoryVersion,
 } from '../snapshot/index.js';
-import { recordAssetReferences, recordReferences, syncAssets, type AssetReference, type AssetSyncOptions, type AssetSyncResult } from './assets.js';
+import {
+  recordAssetReferences,
+  recordReferences,
+  syncAssets,
+  type AssetReference,
+  type AssetSyncOptions,
+  type AssetSyncResult,
+} from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot, type View } from './records.js';
 import type { WebhookEvent } from './events.js';
@@ -150,7 +157,8 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   pass.stories.set(record.id, entry);
   if (old?.digest === entry.digest) {
     // Unchanged. With --full the file is checked too, and put right if it is not what the index says.
-    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
+    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text)))
+      await pass.txn.put(storyFile(record.id), text);
     return;
   }
   if (old && pass.committed.get(record.id)?.digest === entry.digest) {
@@ -158,7 +166,8 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
     // published pass stages a story without its draft, and the draft pass puts the draft back.
     // Not a change; with --full a file on disk that is not that record is still put right.
     pass.changed.delete(record.id);
-    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text))) await pass.txn.put(storyFile(record.id), text);
+    if (pass.verify && (await differsOnDisk(pass, storyFile(record.id), text)))
+      await pass.txn.put(storyFile(record.id), text);
     else await pass.txn.unstage(storyFile(record.id));
     return;
   }
@@ -196,7 +205,9 @@ async function fetchAllStories(pass: Pass): Promise<void> {
         const version = versionOf(g);
         let record: StoryRecord;
         if (draftPass && both) {
-          const published = seen.has(g.base.id) ? (await currentRecord(pass, g.base.id))?.published ?? undefined : undefined;
+          const published = seen.has(g.base.id)
+            ? ((await currentRecord(pass, g.base.id))?.published ?? undefined)
+            : undefined;
           record = buildRecord(published, version);
         } else {
           record = draftPass ? buildRecord(undefined, version) : buildRecord(version, undefined);
@@ -228,7 +239,8 @@ async function putDatasource(pass: Pass, record: DatasourceRecord): Promise<void
   const old = pass.datasources.get(entry.id);
   pass.datasources.set(entry.id, entry);
   if (old?.digest === entry.digest) {
-    if (pass.verify && (await differsOnDisk(pass, datasourceFile(entry.id), text))) await pass.txn.put(datasourceFile(entry.id), text);
+    if (pass.verify && (await differsOnDisk(pass, datasourceFile(entry.id), text)))
+      await pass.txn.put(datasourceFile(entry.id), text);
     return;
   }
   pass.changedDatasources.add(entry.id);
@@ -260,7 +272,12 @@ async function fetchTags(pass: Pass): Promise<string> {
 }
 
 /** Stages the small files (space, tags, indexes, manifest) and commits. */
-async function finish(pass: Pass, out: string, tagsText: string | undefined, now: Date): Promise<{ tagsChanged: boolean }> {
+async function finish(
+  pass: Pass,
+  out: string,
+  tagsText: string | undefined,
+  now: Date,
+): Promise<{ tagsChanged: boolean }> {
   pass.progress.phase = 'commit';
   pass.report();
   const spaceText = canonicalJson(pass.space);
@@ -299,7 +316,12 @@ async function finish(pass: Pass, out: string, tagsText: string | undefined, now
   const stamps = await committedStamps(pass.txn);
   await pass.txn.commit();
   // The next sync of this directory by this process starts from here, unless someone else writes it meanwhile.
-  rememberState(out, { manifest: manifest as SnapshotState['manifest'], stories: pass.stories, datasources: pass.datasources }, layout, stamps);
+  rememberState(
+    out,
+    { manifest: manifest as SnapshotState['manifest'], stories: pass.stories, datasources: pass.datasources },
+    layout,
+    stamps,
+  );
   return { tagsChanged: oldTags !== tags };
 }
 
@@ -373,7 +395,10 @@ async function missing(pass: Pass, batch: StoryIndexEntry[], known?: number): Pr
       `the census counted ${inPlace} of ${batch.length} stories in place, then ${firstInPlace} of the first ${half}: the service's counts contradict each other, so no deletion is concluded from them; try again, or sync with --full`,
     );
   }
-  const [a, b] = await Promise.all([missing(pass, first, firstInPlace), missing(pass, batch.slice(half), inPlace - firstInPlace)]);
+  const [a, b] = await Promise.all([
+    missing(pass, first, firstInPlace),
+    missing(pass, batch.slice(half), inPlace - firstInPlace),
+  ]);
   return [...a, ...b];
 }
 
@@ -401,15 +426,24 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
   // so stories updated since are compared with their known slug.
   if (since) {
     const updated = await pass.fetcher.bases('published', { updated_at_gt: minuteBefore(since) });
-    const moved = updated.filter((s) => !pass.changed.has(s.id) && pass.stories.has(s.id) && pass.stories.get(s.id)!.full_slug !== s.full_slug);
-    for (const g of await pass.fetcher.byIds('published', moved.map((s) => s.id))) await putStory(pass, buildRecord(versionOf(g), undefined));
+    const moved = updated.filter(
+      (s) => !pass.changed.has(s.id) && pass.stories.has(s.id) && pass.stories.get(s.id)!.full_slug !== s.full_slug,
+    );
+    for (const g of await pass.fetcher.byIds(
+      'published',
+      moved.map((s) => s.id),
+    ))
+      await putStory(pass, buildRecord(versionOf(g), undefined));
     checkMoved(pass);
   }
   // Unpublished, deleted or moved: no longer at their id and slug.
   const rest = [...state.stories.values()].filter((e) => e.published && !pass.changed.has(e.id));
   const lost = (await Promise.all(censusBatches(rest).map((b) => missing(pass, b)))).flat();
   if (lost.length) {
-    const found = await pass.fetcher.byIds('published', lost.map((e) => e.id));
+    const found = await pass.fetcher.byIds(
+      'published',
+      lost.map((e) => e.id),
+    );
     const back = new Set<number>();
     for (const g of found) {
       back.add(g.base.id);
@@ -461,7 +495,8 @@ async function applyEvents(
   }
   for (const prefix of movedFolders) {
     for (const view of pass.views) {
-      for (const story of await pass.fetcher.bases(view, { starts_with: prefix })) if (story.full_slug.startsWith(prefix)) refetch.add(story.id);
+      for (const story of await pass.fetcher.bases(view, { starts_with: prefix }))
+        if (story.full_slug.startsWith(prefix)) refetch.add(story.id);
     }
   }
   for (const id of refetch) drop.delete(id);
@@ -509,7 +544,13 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     ...options.client,
   });
   const maxPasses = options.maxPasses ?? 5;
-  const progress: SyncProgress = { phase: 'space', stories: 0, storiesTotal: undefined, requests: 0, startedAt: started };
+  const progress: SyncProgress = {
+    phase: 'space',
+    stories: 0,
+    storiesTotal: undefined,
+    requests: 0,
+    startedAt: started,
+  };
   const report = () => {
     progress.requests = client.stats.requests;
     options.onProgress?.(progress);
@@ -525,7 +566,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       if (err instanceof Moved && passNo < maxPasses) continue;
       forgetState(out);
       if (err instanceof Moved) {
-        throw new SyncError(`published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`);
+        throw new SyncError(
+          `published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`,
+        );
       }
       throw err;
     }
@@ -566,7 +609,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         datasources: pass ? [...pass.changedDatasources].sort((a, b) => a - b) : [],
         tags: tagsChanged,
       },
-      files: pass ? { written: pass.txn.changes.puts.length, deleted: pass.txn.changes.deletes.length } : { written: 0, deleted: 0 },
+      files: pass
+        ? { written: pass.txn.changes.puts.length, deleted: pass.txn.changes.deletes.length }
+        : { written: 0, deleted: 0 },
       requests: client.stats.requests,
       retries: client.stats.retries,
       throttled: client.stats.throttled,
@@ -640,7 +685,8 @@ function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<
       baseUrl: options.baseUrl,
       storyIds: pass.stories.keys(),
       changed: pass.changed,
-      references: async (id) => pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
+      references: async (id) =>
+        pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
       ...(options.signal ? { signal: options.signal } : {}),
     },
     options.assets,
@@ -656,4 +702,3 @@ export async function hasSnapshot(dir: string): Promise<boolean> {
     return false;
   }
 }
-

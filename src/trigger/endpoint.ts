@@ -18,7 +18,11 @@ export interface EndpointOptions {
 
 export function answer(res: ServerResponse, status: number, body: unknown, close = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(close ? { connection: 'close' } : {}),
+  });
   res.end(text);
 }
 

@@ -49,7 +49,9 @@ export class AssetImports {
       return file.width && file.height ? `(${name} + "#${file.width}x${file.height}")` : name;
     });
     if (!imports.size) return undefined;
-    const head = [...imports].map(([specifier, name]) => `import ${name} from ${JSON.stringify(specifier)};`).join('\n');
+    const head = [...imports]
+      .map(([specifier, name]) => `import ${name} from ${JSON.stringify(specifier)};`)
+      .join('\n');
     return `${head}\n${rewritten}`;
   }
 }

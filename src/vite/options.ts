@@ -147,7 +147,12 @@ export const ContentSyncOptions = z.strictObject({
        * Write the demo space (10 to 100,000 stories) to `data` first when it holds none.
        * @default undefined (`data` must hold a space)
        */
-      demo: z.strictObject({ stories: z.number().int().min(10).max(100_000), seed: z.union([z.string(), z.number()]).optional() }).optional(),
+      demo: z
+        .strictObject({
+          stories: z.number().int().min(10).max(100_000),
+          seed: z.union([z.string(), z.number()]).optional(),
+        })
+        .optional(),
       /**
        * Serve the control plane (`/__admin/`) and post webhooks to the dev server.
        * @default false

@@ -81,15 +81,22 @@ export class ContentPipeline {
       try {
         this.#schema = JSON.parse(readFileSync(file, 'utf8'));
       } catch (err) {
-        throw new PipelineError(`vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`);
+        throw new PipelineError(
+          `vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`,
+        );
       }
     }
     const embedded = this.options.embedded;
     if (embedded) {
       const data = path.resolve(this.root, embedded.data);
       if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
-        this.log.info(`content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`);
-        await writeDemoSpace(data, { stories: embedded.demo.stories, ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}) });
+        this.log.info(
+          `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`,
+        );
+        await writeDemoSpace(data, {
+          stories: embedded.demo.stories,
+          ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}),
+        });
       }
       // Tokens live only in this process: nothing to configure, nothing to leak.
       const publicToken = randomBytes(12).toString('hex');
@@ -110,7 +117,9 @@ export class ContentPipeline {
       });
       this.#baseUrl = this.#server.url;
       this.#token = this.options.version === 'draft' ? previewToken : publicToken;
-      this.log.info(`content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`);
+      this.log.info(
+        `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
+      );
     } else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
@@ -140,16 +149,25 @@ export class ContentPipeline {
     if (this.options.offline === true) {
       offline = true;
       if (!(await hasSnapshot(this.snapshotDir))) {
-        throw new PipelineError(`vite-plugin-content-sync: offline is on but ${this.snapshotDir} holds no snapshot; sync once with the API reachable`);
+        throw new PipelineError(
+          `vite-plugin-content-sync: offline is on but ${this.snapshotDir} holds no snapshot; sync once with the API reachable`,
+        );
       }
     } else {
       if (!this.#baseUrl || !this.#token) {
-        const missing = [!this.#baseUrl && 'CONTENT_BASE_URL (or the baseUrl option)', !this.#token && 'CONTENT_TOKEN (or the token option)'].filter(Boolean).join(' and ');
+        const missing = [
+          !this.#baseUrl && 'CONTENT_BASE_URL (or the baseUrl option)',
+          !this.#token && 'CONTENT_TOKEN (or the token option)',
+        ]
+          .filter(Boolean)
+          .join(' and ');
         if (await hasSnapshot(this.snapshotDir)) {
           this.log.warn(`content-sync: ${missing} not set: building from the existing snapshot, which may be stale`);
           offline = true;
         } else {
-          throw new PipelineError(`vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`);
+          throw new PipelineError(
+            `vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`,
+          );
         }
       } else {
         try {
@@ -176,7 +194,9 @@ export class ContentPipeline {
             );
             offline = true;
           } else if (!(await hasSnapshot(this.snapshotDir))) {
-            throw new PipelineError(`vite-plugin-content-sync: no snapshot yet and the sync failed: ${(err as Error).message}`);
+            throw new PipelineError(
+              `vite-plugin-content-sync: no snapshot yet and the sync failed: ${(err as Error).message}`,
+            );
           } else {
             throw err;
           }
@@ -197,7 +217,9 @@ export class ContentPipeline {
     });
     for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
     if (compiled.written.length || compiled.deleted.length) {
-      this.log.info(`content-sync: compiled ${compiled.stories} stories: ${compiled.written.length} files written, ${compiled.deleted.length} deleted`);
+      this.log.info(
+        `content-sync: compiled ${compiled.stories} stories: ${compiled.written.length} files written, ${compiled.deleted.length} deleted`,
+      );
     }
     const changedFiles = [...compiled.written, ...compiled.deleted].map((rel) => path.join(this.modulesDir, rel));
     return { sync: result, compile: compiled, changedFiles, offline };

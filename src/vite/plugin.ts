@@ -72,7 +72,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         for (const mod of mods) {
           await env.reloadModule(mod);
           reloaded++;
-          if (env.name !== 'client' && !server.environments.client?.moduleGraph.getModulesByFile(file)?.size) serverOnly = true;
+          if (env.name !== 'client' && !server.environments.client?.moduleGraph.getModulesByFile(file)?.size)
+            serverOnly = true;
         }
       }
     }
@@ -161,7 +162,11 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           logger.error(`content-sync: update failed: ${(err as Error).message}`);
         }
       };
-      const batcher = new Batcher<WebhookEvent>(options.webhook.coalesceMs, options.webhook.maxWaitMs, (events) => void apply(events));
+      const batcher = new Batcher<WebhookEvent>(
+        options.webhook.coalesceMs,
+        options.webhook.maxWaitMs,
+        (events) => void apply(events),
+      );
       const endpoint = secret
         ? webhookEndpoint({
             secret,
@@ -175,7 +180,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
       server.middlewares.use(options.webhook.path, (req, res, next) => {
         if (req.method !== 'POST') return next();
-        if (!endpoint) return answer(res, 404, { error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET' });
+        if (!endpoint)
+          return answer(res, 404, {
+            error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET',
+          });
         endpoint(req, res);
       });
 

@@ -18,7 +18,9 @@ describe('the package', () => {
     expect(pkg.license).toBe('MIT');
     expect(readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
     // Scripts off: the list comes from `files`, without building.
-    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+    });
     const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>;
     const files = packed!.files.map((f) => f.path);
     expect(files).toContain('LICENSE');

@@ -17,7 +17,7 @@ const BUILD_SCRIPT = [
   "const fs = require('node:fs');",
   'const [log, release] = process.argv.slice(1);',
   "fs.appendFileSync(log, `start ${process.pid} ${process.env.CONTENT_WEBHOOK_PAYLOAD ?? ''}\\n`);",
-  "const wait = () => fs.existsSync(release) ? fs.appendFileSync(log, `end ${process.pid}\\n`) : setTimeout(wait, 20);",
+  'const wait = () => fs.existsSync(release) ? fs.appendFileSync(log, `end ${process.pid}\\n`) : setTimeout(wait, 20);',
   'setTimeout(wait, 50);',
 ].join('\n');
 
@@ -35,7 +35,12 @@ async function startWatch(args: string[]): Promise<Watch> {
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = collect(child);
-  const url = await waitFor('watch to listen', () => /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(stderr)) : undefined));
+  const url = await waitFor(
+    'watch to listen',
+    () =>
+      /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ??
+      (child.exitCode !== null ? Promise.reject(new Error(stderr)) : undefined),
+  );
   return { child, url, stderr: () => stderr, done };
 }
 
@@ -62,7 +67,8 @@ async function builds(log: string, finished = true): Promise<{ starts: number; l
   return { starts: lines.filter((l) => l.startsWith('start')).length, lines };
 }
 
-const published = (id: number, slug: string) => JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
+const published = (id: number, slug: string) =>
+  JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
 
 describe('content-sync watch', () => {
   let service: RunningServer;
@@ -86,19 +92,39 @@ describe('content-sync watch', () => {
     const log = path.join(dir, 'burst.log');
     const release = path.join(dir, 'burst.release');
     await fs.writeFile(release, '');
-    const w = await startWatch(['--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', out, '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    const w = await startWatch([
+      '--base-url',
+      service.url,
+      '--token',
+      PUBLIC_TOKEN,
+      '--out',
+      out,
+      '--',
+      process.execPath,
+      '-e',
+      BUILD_SCRIPT,
+      log,
+      release,
+    ]);
     try {
       expect(w.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect((await postWebhook(`${w.url}/any/path`, published(12, 'blog/first-post'), { signature: 'bad' })).status).toBe(401);
+      expect(
+        (await postWebhook(`${w.url}/any/path`, published(12, 'blog/first-post'), { signature: 'bad' })).status,
+      ).toBe(401);
       expect((await postWebhook(`${w.url}/`, published(12, 'blog/first-post'), { signature: null })).status).toBe(401);
-      expect((await postWebhook(`${w.url}/hook`, '{"not json'))).toMatchObject({ status: 400 });
-      expect((await postWebhook(`${w.url}/hook`, JSON.stringify({ action: 'published', space_id: 1, story_id: 'x' }))).status).toBe(400);
+      expect(await postWebhook(`${w.url}/hook`, '{"not json')).toMatchObject({ status: 400 });
+      expect(
+        (await postWebhook(`${w.url}/hook`, JSON.stringify({ action: 'published', space_id: 1, story_id: 'x' })))
+          .status,
+      ).toBe(400);
       expect((await postWebhook(`${w.url}/hook`, JSON.stringify({ text: 'x'.repeat(70_000) }))).status).toBe(413);
       expect((await fetch(w.url)).status).toBe(405);
       expect(await builds(log)).toMatchObject({ starts: 0 });
 
       await publishTitle(service, 12, 'Alpha news via watch');
-      const answers = await Promise.all(Array.from({ length: 10 }, () => postWebhook(`${w.url}/hook`, published(12, 'blog/first-post'))));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => postWebhook(`${w.url}/hook`, published(12, 'blog/first-post'))),
+      );
       expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
 
       await waitFor('the runs to finish', () => /idle: waiting for webhooks/.test(w.stderr()));
@@ -106,7 +132,10 @@ describe('content-sync watch', () => {
       expect(starts).toBeGreaterThanOrEqual(1);
       expect(starts).toBeLessThanOrEqual(2);
       // The build gets the payloads of its run.
-      expect(JSON.parse(lines[0]!.split(' ').slice(2).join(' '))[0]).toMatchObject({ action: 'published', story_id: 12 });
+      expect(JSON.parse(lines[0]!.split(' ').slice(2).join(' '))[0]).toMatchObject({
+        action: 'published',
+        story_id: 12,
+      });
       // The snapshot holds the published change.
       expect(await fs.readFile(path.join(out, 'stories', '12.json'), 'utf8')).toContain('Alpha news via watch');
 
@@ -137,7 +166,10 @@ describe('content-sync watch', () => {
       for (const id of [12, 14, 16]) {
         expect((await postWebhook(`${w.url}/`, published(id, `s/${id}`))).status).toBe(202);
       }
-      await waitFor('the webhooks to be queued', () => /one more run queued/.test(w.stderr()) && count(w.stderr(), /webhook accepted/) === 4);
+      await waitFor(
+        'the webhooks to be queued',
+        () => /one more run queued/.test(w.stderr()) && count(w.stderr(), /webhook accepted/) === 4,
+      );
       // The first build is still waiting for the release file.
       expect((await builds(log, false)).lines.filter((l) => l.startsWith('end'))).toHaveLength(0);
       await fs.writeFile(release, '');
@@ -205,7 +237,13 @@ describe('content-sync sync with CONTENT_WEBHOOK_PAYLOAD', () => {
     await publishTitle(service, 14, 'Gamma, from a build hook');
     await admin(service, 'POST', 'stats/reset');
     const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir, '--json'], {
-      CONTENT_WEBHOOK_PAYLOAD: JSON.stringify({ text: 'x', action: 'published', space_id: 4242, story_id: 14, full_slug: 'blog/third-post' }),
+      CONTENT_WEBHOOK_PAYLOAD: JSON.stringify({
+        text: 'x',
+        action: 'published',
+        space_id: 4242,
+        story_id: 14,
+        full_slug: 'blog/third-post',
+      }),
     });
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -219,7 +257,9 @@ describe('content-sync sync with CONTENT_WEBHOOK_PAYLOAD', () => {
   });
 
   it('refuses a payload that is not JSON, naming the variable', async () => {
-    const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir], { CONTENT_WEBHOOK_PAYLOAD: '{oops' });
+    const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir], {
+      CONTENT_WEBHOOK_PAYLOAD: '{oops',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/CONTENT_WEBHOOK_PAYLOAD: /);
   });

@@ -24,9 +24,23 @@ async function hostile(...args: Parameters<typeof startHostile>): Promise<Hostil
 
 /** A client of `url`, unpaced (the service's rate limits are off), with a short retry budget. */
 const client = (url: string, options: Partial<ConstructorParameters<typeof ContentClient>[0]> = {}) =>
-  new ContentClient({ baseUrl: url, token: PUBLIC, pacer: new Pacer({ target: 50 }), minBackoffMs: 10, maxRetryTimeMs: 20_000, ...options });
+  new ContentClient({
+    baseUrl: url,
+    token: PUBLIC,
+    pacer: new Pacer({ target: 50 }),
+    minBackoffMs: 10,
+    maxRetryTimeMs: 20_000,
+    ...options,
+  });
 
-const stories = (c: ContentClient) => c.request({ path: 'stories', params: { version: 'published', per_page: 25 }, schema: StoriesEnvelopeV2, kind: 'list', withCv: true });
+const stories = (c: ContentClient) =>
+  c.request({
+    path: 'stories',
+    params: { version: 'published', per_page: 25 },
+    schema: StoriesEnvelopeV2,
+    kind: 'list',
+    withCv: true,
+  });
 
 const isStories = (req: http.IncomingMessage) => new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cdn/stories');
 
@@ -66,11 +80,17 @@ describe('response size', { timeout: 30_000 }, () => {
     const bomb = Buffer.concat(Array.from({ length: 200 }, () => member));
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const server = await hostile(undefined, (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(bomb.length),
+      });
       res.end(bomb);
     });
     const c = client(server.url, { maxResponseBytes: 4 * 1024 * 1024 });
-    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(/goes on past the limit of 4194304 bytes \(after decompression\)/);
+    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(
+      /goes on past the limit of 4194304 bytes \(after decompression\)/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -80,7 +100,9 @@ describe('response size', { timeout: 30_000 }, () => {
       res.write('{"space":');
     });
     const c = client(server.url);
-    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(/declares 2147483648 bytes, more than the limit of 67108864 \(64 MB\)/);
+    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(
+      /declares 2147483648 bytes, more than the limit of 67108864 \(64 MB\)/,
+    );
   });
 
   it('answers within the cap are read as before', async () => {
@@ -156,7 +178,9 @@ describe('redirects', { timeout: 30_000 }, () => {
     const c = client(proxy.url);
     await c.space();
     await expect(stories(c)).rejects.toThrow(
-      new RegExp(`301 from /v2/cdn/stories redirects to ${elsewhere.url}, outside ${proxy.url}; redirects are followed only within the configured origin`),
+      new RegExp(
+        `301 from /v2/cdn/stories redirects to ${elsewhere.url}, outside ${proxy.url}; redirects are followed only within the configured origin`,
+      ),
     );
     expect(elsewhere.requests).toEqual([]);
   });
@@ -165,7 +189,8 @@ describe('redirects', { timeout: 30_000 }, () => {
     const proxy = await hostile(service.url, async (req, res, forward) => {
       const answer = await forward();
       // The service's Location is a path; half the time it is made absolute on the same origin.
-      if (answer.status === 301 && req.url!.includes('per_page=25')) answer.headers.location = `${proxy.url}${answer.headers.location}`;
+      if (answer.status === 301 && req.url!.includes('per_page=25'))
+        answer.headers.location = `${proxy.url}${answer.headers.location}`;
       reply(res, answer);
     });
     const c = client(proxy.url);
@@ -173,7 +198,13 @@ describe('redirects', { timeout: 30_000 }, () => {
     const current = c.cv!;
     c.cv = current - 1; // stale: the service redirects to the current version
     const first = await stories(c);
-    const second = await c.request({ path: 'stories', params: { version: 'published', per_page: 10 }, schema: StoriesEnvelopeV2, kind: 'list', withCv: true });
+    const second = await c.request({
+      path: 'stories',
+      params: { version: 'published', per_page: 10 },
+      schema: StoriesEnvelopeV2,
+      kind: 'list',
+      withCv: true,
+    });
     expect(first.body.cv).toBe(current);
     expect(second.body.cv).toBe(current);
     expect(c.stats.redirects).toBe(2);

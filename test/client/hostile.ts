@@ -42,7 +42,8 @@ export async function startHostile(target: string | undefined, handle: HostileHa
       const headers: Record<string, string> = {};
       // The body is passed on decoded, so its framing headers are the proxy's own.
       r.headers.forEach((value, key) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(key)) headers[key] = value;
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(key))
+          headers[key] = value;
       });
       return { status: r.status, headers, body: Buffer.from(await r.arrayBuffer()) };
     };

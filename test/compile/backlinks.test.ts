@@ -57,7 +57,11 @@ describe('backlinks gathered by position', () => {
 describe('a backlinks chunk', () => {
   /** The chunk's value as importing it gives it (as JavaScript: JSON.parse would read `"__proto__":` as a key). */
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the module's own expression
-  const parsed = (text: string): Record<string, unknown> => new Function(`return ${text.slice(text.indexOf('export default ') + 15, text.lastIndexOf(';'))};`)() as Record<string, unknown>;
+  const parsed = (text: string): Record<string, unknown> =>
+    new Function(`return ${text.slice(text.indexOf('export default ') + 15, text.lastIndexOf(';'))};`)() as Record<
+      string,
+      unknown
+    >;
 
   it('lists its targets sorted, each with its list, whatever names they have', () => {
     const lists = new Map<string, string[]>([
@@ -75,7 +79,14 @@ describe('a backlinks chunk', () => {
   });
 
   it('keeps names that are array indexes in sorted order too', () => {
-    const text = backlinksChunk(new Map([['b', ['1']], ['10', ['2']], ['9', ['3']], ['4294967295', ['4']]]));
+    const text = backlinksChunk(
+      new Map([
+        ['b', ['1']],
+        ['10', ['2']],
+        ['9', ['3']],
+        ['4294967295', ['4']],
+      ]),
+    );
     expect(text).toContain('export default {"10":["2"],"4294967295":["4"],"9":["3"],"b":["1"]};');
   });
 });

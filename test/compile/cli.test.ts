@@ -23,7 +23,9 @@ const stories = published.length;
  */
 function leanIndexFiles(): number {
   const buckets = chunkCount(stories);
-  const inChunks = new Set(published.map((r) => `${bucketOfId(r.id, buckets)} ${r.published!.story.content.component}`));
+  const inChunks = new Set(
+    published.map((r) => `${bucketOfId(r.id, buckets)} ${r.published!.story.content.component}`),
+  );
   const components = new Set(published.map((r) => r.published!.story.content.component));
   return 2 * inChunks.size + 2 * 2 * (components.size + 1);
 }
@@ -43,21 +45,54 @@ afterAll(removeTempDirs);
 describe('content-sync compile', () => {
   it('compiles a snapshot and prints a one-line summary; a second run is incremental and writes nothing', async () => {
     const out = path.join(await tempDir('compile-cli-out'), 'content');
-    const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', 'article.author', '--resolve-links', 'url']);
+    const r = await runCli([
+      'compile',
+      '--snapshot',
+      snapshot,
+      '--out',
+      out,
+      '--resolve-relations',
+      'article.author',
+      '--resolve-links',
+      'url',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const m = /^compiled (\d+) stories \((\d+) modules, full\) into (.+): (\d+) files written, 0 deleted in \d+\.\ds\n$/.exec(r.stdout);
+    const m =
+      /^compiled (\d+) stories \((\d+) modules, full\) into (.+): (\d+) files written, 0 deleted in \d+\.\ds\n$/.exec(
+        r.stdout,
+      );
     expect(m, r.stdout).not.toBeNull();
     expect(Number(m![1])).toBe(stories);
     expect(Number(m![2])).toBe(stories * 2);
     expect(m![3]).toBe(out);
     // A module and a raw module per story, eleven shared files, four files per chunk of the index, and the lean index files.
     expect(Number(m![4])).toBe(2 * stories + 11 + 4 * chunkCount(stories) + leanIndexFiles());
-    for (const f of ['index.js', 'index.d.ts', 'types.ts', 'runtime.js', 'stories.d.ts', 'datasources.js', 'tags.js', 'backlinks.js', '.content-sync-compile.json']) {
+    for (const f of [
+      'index.js',
+      'index.d.ts',
+      'types.ts',
+      'runtime.js',
+      'stories.d.ts',
+      'datasources.js',
+      'tags.js',
+      'backlinks.js',
+      '.content-sync-compile.json',
+    ]) {
       expect(existsSync(path.join(out, f)), f).toBe(true);
     }
 
-    const again = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-relations', 'article.author', '--resolve-links', 'url']);
+    const again = await runCli([
+      'compile',
+      '--snapshot',
+      snapshot,
+      '--out',
+      out,
+      '--resolve-relations',
+      'article.author',
+      '--resolve-links',
+      'url',
+    ]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/\(\d+ modules, incremental\) into .*: 0 files written, 0 deleted in/);
   });
@@ -75,9 +110,13 @@ describe('content-sync compile', () => {
     expect(written.filter((f) => /^(raw|stories)\/\d+\.js$/.test(f))).toHaveLength(2 * stories);
     expect(Number.isInteger(summary.durationMs)).toBe(true);
 
-    const incremental = JSON.parse((await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json'])).stdout) as Record<string, unknown>;
+    const incremental = JSON.parse(
+      (await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json'])).stdout,
+    ) as Record<string, unknown>;
     expect(incremental).toMatchObject({ ok: true, mode: 'incremental', stories, written: [], deleted: [] });
-    const full = JSON.parse((await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json', '--full'])).stdout) as Record<string, unknown>;
+    const full = JSON.parse(
+      (await runCli(['compile', '--snapshot', snapshot, '--out', out, '--json', '--full'])).stdout,
+    ) as Record<string, unknown>;
     expect(full).toMatchObject({ ok: true, mode: 'full', stories, deleted: [] });
   });
 
@@ -113,7 +152,11 @@ describe('content-sync compile', () => {
 describe('the files a full compile lists', () => {
   it('are in the order sort() gives their paths, whatever the number of digits of the story ids', () => {
     const others = ['types.ts', 'chunks/entries-0.js', 'stories.d.ts', 'runtime.js', 'backlinks.js'];
-    for (const ids of [[12, 10, 11], [9, 100, 10, 1, 99, 1000], [610000104, 610000105]]) {
+    for (const ids of [
+      [12, 10, 11],
+      [9, 100, 10, 1, 99, 1000],
+      [610000104, 610000105],
+    ]) {
       const all = [...others, ...ids.flatMap((id) => [`raw/${id}.js`, `stories/${id}.js`])];
       expect(sortedWithModules([...others], ids)).toEqual(all.sort());
     }

@@ -50,7 +50,11 @@ async function damagedCopy(damage: (file: string) => void): Promise<string> {
 
 const cases: Array<[string, (file: string) => void, RegExp]> = [
   ['cut short', (f) => writeFileSync(f, readFileSync(f, 'utf8').slice(0, 120)), /is not JSON \(/],
-  ['JSON that is not a record', (f) => writeFileSync(f, JSON.stringify({ ...JSON.parse(readFileSync(f, 'utf8')), published: { story: 'gone' } })), /is not a story record \(published\.story: /],
+  [
+    'JSON that is not a record',
+    (f) => writeFileSync(f, JSON.stringify({ ...JSON.parse(readFileSync(f, 'utf8')), published: { story: 'gone' } })),
+    /is not a story record \(published\.story: /,
+  ],
   ['gone', (f) => rmSync(f), /is missing;/],
 ];
 
@@ -75,7 +79,11 @@ describe('a compile of a damaged snapshot', () => {
       [datasource, '{', /is not JSON \(/],
       [datasource, JSON.stringify({ datasource: { id: 'x' } }), /is not a datasource record \(datasource\.id: /],
       ['tags.json', '[', /is not JSON \(/],
-      ['tags.json', JSON.stringify({ published: [{ taggings_count: 1 }] }), /is not a tags file \(published\.0\.name: /],
+      [
+        'tags.json',
+        JSON.stringify({ published: [{ taggings_count: 1 }] }),
+        /is not a tags file \(published\.0\.name: /,
+      ],
     ];
     for (const [rel, text, problem] of damages) {
       const snapshot = await damagedCopy(() => undefined);
@@ -89,7 +97,11 @@ describe('a compile of a damaged snapshot', () => {
 
   it('compiles after `sync --full` has put the files right, as from the intact snapshot', async () => {
     const snapshot = await damagedCopy((f) => writeFileSync(f, readFileSync(f, 'utf8').slice(0, 120)));
-    const datasource = path.join(snapshot, 'datasources', (await readTree(path.join(intact, 'datasources'))).keys().next().value!);
+    const datasource = path.join(
+      snapshot,
+      'datasources',
+      (await readTree(path.join(intact, 'datasources'))).keys().next().value!,
+    );
     writeFileSync(datasource, '{');
     const repaired = await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, full: true, ...unpaced() });
     expect(repaired.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });

@@ -33,10 +33,18 @@ describe('compile twice in one process', () => {
     const first = await compile(opts);
     const chunk = CHUNKS.entries(bucketOfId(13, chunkCount(first.stories, opts.chunkSize)));
 
-    const put = await fetch(`${server.url}/__admin/stories/13`, { method: 'PUT', body: JSON.stringify({ name: 'Second post, renamed' }) });
+    const put = await fetch(`${server.url}/__admin/stories/13`, {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'Second post, renamed' }),
+    });
     expect(put.status).toBe(200);
     expect((await fetch(`${server.url}/__admin/stories/13/publish`, { method: 'POST' })).status).toBe(200);
-    await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, events: [{ action: 'published', space_id: 4242, story_id: 13 }] });
+    await sync({
+      baseUrl: server.url,
+      token: PUBLIC,
+      out: snapshot,
+      events: [{ action: 'published', space_id: 4242, story_id: 13 }],
+    });
 
     const result = await compile(opts);
     expect(result.mode).toBe('incremental');
@@ -49,6 +57,7 @@ describe('compile twice in one process', () => {
     await compile({ ...opts, out: fresh, full: true });
     const files = (await walk(fresh)).filter((rel) => rel !== '.content-sync-compile.json');
     expect(files).toEqual((await walk(out)).filter((rel) => rel !== '.content-sync-compile.json'));
-    for (const rel of files) expect(readFileSync(path.join(out, rel), 'utf8'), rel).toBe(readFileSync(path.join(fresh, rel), 'utf8'));
+    for (const rel of files)
+      expect(readFileSync(path.join(out, rel), 'utf8'), rel).toBe(readFileSync(path.join(fresh, rel), 'utf8'));
   });
 });

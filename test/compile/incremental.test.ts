@@ -21,12 +21,17 @@ import { admin, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { bytesDiff, importFresh, readGenerated, readOutput, touched, walk, type FileState } from './support.js';
 
 /** Files besides those of the lean index modules (see views.ts: they come and go with the content types of each chunk). */
-const withoutLeanIndex = (files: string[]) => files.filter((r) => chunkOfView(r) === undefined && !r.startsWith('views/'));
+const withoutLeanIndex = (files: string[]) =>
+  files.filter((r) => chunkOfView(r) === undefined && !r.startsWith('views/'));
 
 const TOKEN = 'incremental-public';
 const PREVIEW = 'incremental-preview';
 const STATE = '.content-sync-compile.json';
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: ['article.author'], resolveLinks: 'url', chunkSize: 10 };
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = {
+  resolveRelations: ['article.author'],
+  resolveLinks: 'url',
+  chunkSize: 10,
+};
 const PAST = new Date('2001-01-01T00:00:00Z');
 
 let server: RunningServer;
@@ -35,7 +40,8 @@ let snapshot: string;
 let out: string;
 
 const doSync = () => sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
-const doCompile = (dir = out, full = false): Promise<CompileResult> => compile({ snapshot, out: dir, ...OPTIONS, ...(full ? { full: true } : {}) });
+const doCompile = (dir = out, full = false): Promise<CompileResult> =>
+  compile({ snapshot, out: dir, ...OPTIONS, ...(full ? { full: true } : {}) });
 
 /**
  * Sets every output file's mtime to a fixed past instant, so that any write shows. The state file
@@ -135,9 +141,13 @@ describe('incremental compile over the demo space', () => {
 
     // An article nothing points at: edited and published, synced, compiled.
     const stories = snapshotStories();
-    const lonely = stories.find((s) => s.component === 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)))!;
+    const lonely = stories.find(
+      (s) => s.component === 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)),
+    )!;
     expect(lonely).toBeDefined();
-    await admin(server.url, 'PUT', `/stories/${lonely.id}`, { content: { title: 'An edited title for the incremental compile' } });
+    await admin(server.url, 'PUT', `/stories/${lonely.id}`, {
+      content: { title: 'An edited title for the incremental compile' },
+    });
     await admin(server.url, 'POST', `/stories/${lonely.id}/publish`);
     await doSync();
     await ageOutput(out);
@@ -156,7 +166,14 @@ describe('incremental compile over the demo space', () => {
     const chunk = bucketOfId(lonely.id, buckets);
     expect(changed).toContain(CHUNKS.entries(chunk));
     // (And the files of that chunk in the lean index modules: see views.ts.)
-    const allowed = ['types.ts', CHUNKS.entries(chunk), CHUNKS.entriesTypes(chunk), CHUNKS.stories(chunk), `raw/${lonely.id}.js`, ...changed.filter((r) => chunkOfView(r) === chunk)];
+    const allowed = [
+      'types.ts',
+      CHUNKS.entries(chunk),
+      CHUNKS.entriesTypes(chunk),
+      CHUNKS.stories(chunk),
+      `raw/${lonely.id}.js`,
+      ...changed.filter((r) => chunkOfView(r) === chunk),
+    ];
     expect(changed.filter((r) => !allowed.includes(r))).toEqual([]);
     const edited = await importFresh<{ default: Story }>(path.join(out, 'stories', `${lonely.id}.js`));
     expect(edited.default.content.title).toBe('An edited title for the incremental compile');
@@ -274,7 +291,8 @@ describe('incremental compile over the demo space', () => {
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(used), await readOutput(fresh), [STATE, ...mine])).toEqual([]);
     // What it takes for its own: every file a compile writes in a directory (and only those here).
-    const own = (rel: string) => GENERATED_NAMES.some(([dir, name]) => rel.startsWith(`${dir}/`) && name.test(rel.slice(dir.length + 1)));
+    const own = (rel: string) =>
+      GENERATED_NAMES.some(([dir, name]) => rel.startsWith(`${dir}/`) && name.test(rel.slice(dir.length + 1)));
     expect((await walk(fresh)).filter((rel) => rel.includes('/') && !own(rel))).toEqual([]);
     expect(mine.filter(own)).toEqual([]);
   });
@@ -282,7 +300,9 @@ describe('incremental compile over the demo space', () => {
   it('a relation that names its target by id resolves whether or not the target was read before', async () => {
     const stories = snapshotStories();
     // A story no other story names by uuid: nothing loads it as a target before.
-    const author = stories.find((s) => s.component !== 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)))!;
+    const author = stories.find(
+      (s) => s.component !== 'article' && stories.every((o) => o.id === s.id || !o.text.includes(s.uuid)),
+    )!;
     expect(author).toBeDefined();
     const article = stories.filter((s) => s.component === 'article').at(-1)!;
     await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: String(author.id) } });
@@ -302,10 +322,12 @@ describe('incremental compile over the demo space', () => {
     // A snapshot of both views: unpublished, the story stays in it as a draft, and the compile of
     // the published view compiles it to nothing.
     const both = await tempDir('compile-backlinks-snapshot');
-    const syncBoth = () => sync({ baseUrl: server.url, token: PREVIEW, out: both, views: ['published', 'draft'], ...unpaced() });
+    const syncBoth = () =>
+      sync({ baseUrl: server.url, token: PREVIEW, out: both, views: ['published', 'draft'], ...unpaced() });
     // The compiles into `dir` keep their state in memory, as the dev server's do (see ageOutput below).
     const cache = new CompileCache();
-    const compileBoth = (dir: string, full = false) => compile({ snapshot: both, out: dir, view: 'published', ...OPTIONS, ...(full ? { full: true } : { cache }) });
+    const compileBoth = (dir: string, full = false) =>
+      compile({ snapshot: both, out: dir, view: 'published', ...OPTIONS, ...(full ? { full: true } : { cache }) });
     await syncBoth();
     const dir = await tempDir('compile-backlinks');
     await compileBoth(dir);
@@ -351,14 +373,21 @@ describe('incremental compile over the demo space', () => {
     await admin(server.url, 'POST', `/stories/${article.id}/unpublish`);
     await syncBoth();
     expect((await compileBoth(dir)).mode).toBe('incremental');
-    expect(JSON.parse(readFileSync(path.join(both, INDEX_FILES.stories), 'utf8'))).toContainEqual(expect.objectContaining({ id: article.id, published: false }));
+    expect(JSON.parse(readFileSync(path.join(both, INDEX_FILES.stories), 'utf8'))).toContainEqual(
+      expect.objectContaining({ id: article.id, published: false }),
+    );
     expect(existsSync(path.join(dir, `stories/${article.id}.js`))).toBe(false);
     lists = await backlinksIn();
     expect(Object.values(lists).flat()).not.toContain(article.uuid);
     await expectFull();
 
     // Published again, its author's chunk altered on disk since the last compile: that chunk is collected anew.
-    const chunk = path.join(dir, (await walk(dir)).find((r) => r.startsWith('chunks/backlinks-') && readFileSync(path.join(dir, r), 'utf8').includes(`"${to}":`))!);
+    const chunk = path.join(
+      dir,
+      (await walk(dir)).find(
+        (r) => r.startsWith('chunks/backlinks-') && readFileSync(path.join(dir, r), 'utf8').includes(`"${to}":`),
+      )!,
+    );
     writeFileSync(chunk, readFileSync(chunk, 'utf8').replace('export default {', 'export default {"x":["y"],'));
     await ageOutput(dir);
     await admin(server.url, 'POST', `/stories/${article.id}/publish`);
@@ -387,7 +416,9 @@ describe('incremental compile over the demo space', () => {
   it('an option past the literal cap that loses a held value gets the types of a full compile', async () => {
     const dir = await tempDir('compile-literal-cap');
     // Thirteen values, each on two articles: one past the cap of twelve literals, so a string.
-    const articles = snapshotStories().filter((s) => s.component === 'article').slice(0, 26);
+    const articles = snapshotStories()
+      .filter((s) => s.component === 'article')
+      .slice(0, 26);
     const valueOf = (k: number) => `edition-${String(k).padStart(2, '0')}`;
     const set = async (id: number, value: string) => {
       await admin(server.url, 'PUT', `/stories/${id}`, { content: { edition: value } });
@@ -398,7 +429,9 @@ describe('incremental compile over the demo space', () => {
     expect((await doCompile(dir)).mode).toBe('full');
     expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
     // The state holds twelve of the values (which depends on the order they were seen); one of those leaves.
-    const state = JSON.parse(readFileSync(path.join(dir, STATE), 'utf8')) as { types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> } };
+    const state = JSON.parse(readFileSync(path.join(dir, STATE), 'utf8')) as {
+      types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> };
+    };
     const held = Object.keys(state.types.comps.article!.f.edition!.str.vals);
     expect(held).toHaveLength(12);
     const leaving = articles.filter((_, i) => valueOf(i >> 1) === held[0]);
@@ -407,7 +440,9 @@ describe('incremental compile over the demo space', () => {
     const again = await doCompile(dir);
     expect(again.mode).toBe('incremental');
     const left = Array.from({ length: 13 }, (_, k) => valueOf(k)).filter((v) => v !== held[0]);
-    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toContain(`edition?: ${left.map((v) => JSON.stringify(v)).join(' | ')};`);
+    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toContain(
+      `edition?: ${left.map((v) => JSON.stringify(v)).join(' | ')};`,
+    );
     const fresh = await tempDir('compile-literal-cap-fresh');
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);

@@ -28,7 +28,12 @@ let server: RunningServer;
 let snapshot: string;
 
 beforeAll(async () => {
-  server = await startServer({ space: generateDemoSpace({ stories: 400 }), publicToken: TOKEN, rateLimit: false, admin: true });
+  server = await startServer({
+    space: generateDemoSpace({ stories: 400 }),
+    publicToken: TOKEN,
+    rateLimit: false,
+    admin: true,
+  });
   snapshot = await tempDir('compile-kill-snapshot');
   await sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
 }, 60_000);
@@ -40,7 +45,19 @@ afterAll(async () => {
 
 /** Starts `content-sync compile --full` into `out` and kills it `delay` ms after its state file is gone (if it is still running). */
 async function killedCompile(out: string, delay: number): Promise<{ killed: boolean }> {
-  const args = ['--snapshot', snapshot, '--out', out, '--resolve-relations', RELATIONS.join(','), '--resolve-links', 'url', '--full', '--threads', '1'];
+  const args = [
+    '--snapshot',
+    snapshot,
+    '--out',
+    out,
+    '--resolve-relations',
+    RELATIONS.join(','),
+    '--resolve-links',
+    'url',
+    '--full',
+    '--threads',
+    '1',
+  ];
   const child = spawnCli(['compile', ...args]);
   const done = collect(child);
   let ended = false;
@@ -56,7 +73,9 @@ async function killedCompile(out: string, delay: number): Promise<{ killed: bool
 }
 
 describe('a compile killed while it writes', () => {
-  it('is followed by a full compile that ends where a fresh one does, stories deleted before it removed', { timeout: 120_000 }, async () => {
+  it('is followed by a full compile that ends where a fresh one does, stories deleted before it removed', {
+    timeout: 120_000,
+  }, async () => {
     const out = await tempDir('compile-kill-out');
     await compile({ snapshot, out, ...OPTIONS });
     for (const delay of DELAYS_MS) {
@@ -70,7 +89,8 @@ describe('a compile killed while it writes', () => {
       const stateLeft = existsSync(path.join(out, STATE));
       const next = await compile({ snapshot, out, ...OPTIONS });
       if (!stateLeft) expect(next.mode, `killed: ${killed}`).toBe('full');
-      for (const rel of [`raw/${gone}.js`, `stories/${gone}.js`]) expect(existsSync(path.join(out, rel)), rel).toBe(false);
+      for (const rel of [`raw/${gone}.js`, `stories/${gone}.js`])
+        expect(existsSync(path.join(out, rel)), rel).toBe(false);
       const fresh = await tempDir('compile-kill-fresh');
       await compile({ snapshot, out: fresh, ...OPTIONS });
       expect(bytesDiff(await readOutput(out), await readOutput(fresh), [STATE])).toEqual([]);

@@ -48,7 +48,9 @@ describe('language codes as exports', () => {
     expect(names.get('')).toBe('_');
     expect(new Set(names.values()).size).toBe(names.size);
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- each name as a declaration of a module (strict mode)
-    for (const name of names.values()) if (name !== 'default') expect(() => new Function(`'use strict'; const ${name} = 1; return ${name};`)()).not.toThrow();
+    for (const name of names.values())
+      if (name !== 'default')
+        expect(() => new Function(`'use strict'; const ${name} = 1; return ${name};`)()).not.toThrow();
   });
 
   it('every generated module imports, and every language of a story is its own export', async () => {
@@ -58,7 +60,11 @@ describe('language codes as exports', () => {
     // `default` beside the default language: one language, said so.
     expect(result.warnings.join('\n')).toContain('twice');
 
-    const index = await importFresh<{ languages: string[]; entries: Array<{ id: number; lang: string }>; load: (e: unknown) => Promise<{ id: number }> }>(path.join(out, 'index.js'));
+    const index = await importFresh<{
+      languages: string[];
+      entries: Array<{ id: number; lang: string }>;
+      load: (e: unknown) => Promise<{ id: number }>;
+    }>(path.join(out, 'index.js'));
     expect(index.languages).toEqual(['default', ...CODES.filter((c) => c !== 'default')]);
     const story = await importFresh<Record<string, { id: number; lang?: string }>>(path.join(out, 'stories', '10.js'));
     const names = languageExports(index.languages);

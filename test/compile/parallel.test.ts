@@ -27,7 +27,12 @@ let snapshot: string;
 const doSync = () => sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
 
 beforeAll(async () => {
-  server = await startServer({ space: generateDemoSpace({ stories: 150 }), publicToken: TOKEN, rateLimit: false, admin: true });
+  server = await startServer({
+    space: generateDemoSpace({ stories: 150 }),
+    publicToken: TOKEN,
+    rateLimit: false,
+    admin: true,
+  });
   snapshot = await tempDir('parallel-snapshot');
   await doSync();
 }, 60_000);
@@ -42,8 +47,20 @@ describe('a full compile in several threads', () => {
     const one = await tempDir('parallel-one');
     const three = await tempDir('parallel-three');
     const progress: Record<string, Array<[number, number]>> = { one: [], three: [] };
-    const a = await compile({ snapshot, out: one, ...OPTIONS, threads: 1, onProgress: (d, t) => progress.one!.push([d, t]) });
-    const b = await compile({ snapshot, out: three, ...OPTIONS, threads: 3, onProgress: (d, t) => progress.three!.push([d, t]) });
+    const a = await compile({
+      snapshot,
+      out: one,
+      ...OPTIONS,
+      threads: 1,
+      onProgress: (d, t) => progress.one!.push([d, t]),
+    });
+    const b = await compile({
+      snapshot,
+      out: three,
+      ...OPTIONS,
+      threads: 3,
+      onProgress: (d, t) => progress.three!.push([d, t]),
+    });
     // Progress chunk by chunk, in either case: rising to every story of the index.
     for (const events of Object.values(progress)) {
       expect(events.length).toBe(chunkCount(a.stories, OPTIONS.chunkSize));
@@ -51,7 +68,13 @@ describe('a full compile in several threads', () => {
       expect(events.at(-1)).toEqual([a.compiled, a.compiled]);
     }
     expect(chunkCount(a.stories, OPTIONS.chunkSize)).toBeGreaterThanOrEqual(16);
-    expect(b).toMatchObject({ mode: 'full', stories: a.stories, modules: a.modules, written: a.written, warnings: a.warnings });
+    expect(b).toMatchObject({
+      mode: 'full',
+      stories: a.stories,
+      modules: a.modules,
+      written: a.written,
+      warnings: a.warnings,
+    });
     // The state's type counts may hold other values past the literal cap; the files do not differ.
     expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
     expect(readFileSync(path.join(three, 'types.ts'), 'utf8')).toMatch(/^export type ArticleContent = /m);
@@ -68,9 +91,10 @@ describe('a full compile in several threads', () => {
     expect(b2.written).toEqual(a2.written);
     expect(b2.written).toContain(rawModulePath(article.id));
     expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
-    expect(readGenerated<{ default: { content: { title: string } } }>(three, `stories/${article.id}.js`).default.content.title).toBe(
-      'Edited between two compiles',
-    );
+    expect(
+      readGenerated<{ default: { content: { title: string } } }>(three, `stories/${article.id}.js`).default.content
+        .title,
+    ).toBe('Edited between two compiles');
   }, 60_000);
 
   it('stops with the error of a worker thread that fails', async () => {
@@ -91,7 +115,15 @@ describe('a full compile in several threads', () => {
 describe('the stories index as worker threads are given it', () => {
   it('comes back as the rows it was made from, whatever their strings and the fields they lack', () => {
     const rows: IndexRow[] = [
-      { id: 1, uuid: 'aaaaaaaa-0000-4000-8000-000000000001', digest: '0123456789abcdef', component: 'article', published: true, at: 2, size: 300 },
+      {
+        id: 1,
+        uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
+        digest: '0123456789abcdef',
+        component: 'article',
+        published: true,
+        at: 2,
+        size: 300,
+      },
       { id: 22, uuid: 'with\nnewline, ümlaut and 😀', digest: '', component: 'page', published: false },
       { id: 333, uuid: '', digest: 'd', at: 0, size: 5 },
       { id: 4444, uuid: 'x', digest: 'fedcba9876543210', component: 'article', published: true },

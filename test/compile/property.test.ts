@@ -38,7 +38,8 @@ interface World {
 type Operation = (w: World) => Promise<string>;
 
 const all = (w: World) => w.store.toData().stories.filter((r) => !(r.draft ?? r.published)!.story.is_folder);
-const ofComponent = (w: World, component: string) => all(w).filter((r) => (r.draft ?? r.published)!.story.content.component === component);
+const ofComponent = (w: World, component: string) =>
+  all(w).filter((r) => (r.draft ?? r.published)!.story.content.component === component);
 
 const attempt = (w: World, method: string, route: string, body?: unknown) => attemptAdmin(w.url, method, route, body);
 
@@ -71,12 +72,37 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
   [
     'link',
     2,
-    (w) => change(w, article(w), { content: { link: { _uid: `l${w.n++}`, id: target(w), url: '', linktype: 'story', fieldtype: 'multilink', cached_url: 'somewhere/stale' } } }),
+    (w) =>
+      change(w, article(w), {
+        content: {
+          link: {
+            _uid: `l${w.n++}`,
+            id: target(w),
+            url: '',
+            linktype: 'story',
+            fieldtype: 'multilink',
+            cached_url: 'somewhere/stale',
+          },
+        },
+      }),
   ],
   ['move', 2, (w) => change(w, w.rng.pick(all(w)).id, { slug: `moved-${w.n++}` })],
-  ['translation', 1, (w) => change(w, w.rng.pick(all(w)).id, { lang: w.rng.pick(['de', 'fr']), name: `${w.rng.pick(WORDS)} ${w.n++}`, content: { title: `${w.rng.pick(WORDS)} ${w.n++}` } })],
+  [
+    'translation',
+    1,
+    (w) =>
+      change(w, w.rng.pick(all(w)).id, {
+        lang: w.rng.pick(['de', 'fr']),
+        name: `${w.rng.pick(WORDS)} ${w.n++}`,
+        content: { title: `${w.rng.pick(WORDS)} ${w.n++}` },
+      }),
+  ],
   ['content type', 1, (w) => change(w, article(w), { content: { component: 'page' } })],
-  ['tags', 1, (w) => change(w, w.rng.pick(all(w)).id, { tag_list: [...new Set([w.rng.pick(WORDS), w.rng.pick(WORDS)])] })],
+  [
+    'tags',
+    1,
+    (w) => change(w, w.rng.pick(all(w)).id, { tag_list: [...new Set([w.rng.pick(WORDS), w.rng.pick(WORDS)])] }),
+  ],
   [
     'datasource',
     1,
@@ -84,7 +110,11 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
       const ds = w.rng.pick(w.store.toData().datasources);
       const entries = ds.entries
         .filter(() => w.rng.next() > 0.2)
-        .map((e) => ({ name: e.name, value: w.rng.next() < 0.3 ? `${w.rng.pick(WORDS)} ${w.n++}` : e.value, ...(e.dimension_values ? { dimension_values: e.dimension_values } : {}) }));
+        .map((e) => ({
+          name: e.name,
+          value: w.rng.next() < 0.3 ? `${w.rng.pick(WORDS)} ${w.n++}` : e.value,
+          ...(e.dimension_values ? { dimension_values: e.dimension_values } : {}),
+        }));
       if (w.rng.next() < 0.5) entries.push({ name: `entry-${w.n++}`, value: w.rng.pick(WORDS) });
       return attempt(w, 'PUT', `/datasources/${ds.datasource.slug}/entries`, { entries });
     },
@@ -95,7 +125,9 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     1,
     (w) => {
       const published = all(w).filter((r) => r.published);
-      return published.length ? attempt(w, 'POST', `/stories/${w.rng.pick(published).id}/unpublish`) : Promise.resolve('nothing published');
+      return published.length
+        ? attempt(w, 'POST', `/stories/${w.rng.pick(published).id}/unpublish`)
+        : Promise.resolve('nothing published');
     },
   ],
   ['delete', 1, (w) => attempt(w, 'DELETE', `/stories/${w.rng.pick(all(w)).id}`)],
@@ -104,7 +136,12 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     1,
     async (w) => {
       const slug = `new-${w.n++}`;
-      const body = { name: `New ${slug}`, slug, parent_id: 0, content: { component: 'article', title: w.rng.pick(WORDS), color: w.rng.pick(COLORS), author: target(w) } };
+      const body = {
+        name: `New ${slug}`,
+        slug,
+        parent_id: 0,
+        content: { component: 'article', title: w.rng.pick(WORDS), color: w.rng.pick(COLORS), author: target(w) },
+      };
       const created = await admin(w.url, 'POST', '/stories', body);
       return `POST /stories ${JSON.stringify(body)} -> ${created.story.id}; ${await attempt(w, 'POST', `/stories/${created.story.id}/publish`)}`;
     },
@@ -124,10 +161,21 @@ async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, se
   // The directories first: nothing is left running if making them fails.
   const snapshot = await tempDir('compile-property-snapshot');
   const out = await tempDir('compile-property-out');
-  const server = await startServer({ space: generateDemoSpace({ stories: STORIES }), rateLimit: false, admin: true, publicToken: PUBLIC, previewToken: PREVIEW });
+  const server = await startServer({
+    space: generateDemoSpace({ stories: STORIES }),
+    rateLimit: false,
+    admin: true,
+    publicToken: PUBLIC,
+    previewToken: PREVIEW,
+  });
   // The draft view from a snapshot of both views (drafts and unpublished stories included).
   const doSync = () =>
-    sync({ baseUrl: server.url, out: snapshot, ...unpaced(), ...(options.view === 'draft' ? { token: PREVIEW, views: ['published', 'draft'] } : { token: PUBLIC }) });
+    sync({
+      baseUrl: server.url,
+      out: snapshot,
+      ...unpaced(),
+      ...(options.view === 'draft' ? { token: PREVIEW, views: ['published', 'draft'] } : { token: PUBLIC }),
+    });
   const w: World = { url: server.url, store: server.service.store, rng: new Prng(seed), n: 0 };
   const history: string[] = [];
   try {
@@ -142,23 +190,31 @@ async function runProperty(options: Omit<CompileOptions, 'snapshot' | 'out'>, se
         ops.push(`${name}: ${await op(w)}`);
       }
       history.push(`round ${round}:\n    ${ops.join('\n    ')}`);
-      const failure = (what: string) => new Error(`seed ${seed} (replay: COMPILE_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`);
+      const failure = (what: string) =>
+        new Error(
+          `seed ${seed} (replay: COMPILE_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`,
+        );
       await doSync();
       // Every file aged, so that a write shows as a moved mtime; the state too every other round, so
       // that the compile reads it from its file then, and takes it from this process's memory else.
-      for (const rel of await walk(out)) if (rel !== STATE || round % 2 === 0) utimesSync(path.join(out, rel), PAST, PAST);
+      for (const rel of await walk(out))
+        if (rel !== STATE || round % 2 === 0) utimesSync(path.join(out, rel), PAST, PAST);
       const before = await readOutput(out);
       const result = await compile({ snapshot, out, cache, ...options });
       if (result.mode !== 'incremental') throw failure(`the compile was ${result.mode}`);
       const after = await readOutput(out);
       const changed = bytesDiff(before, after, [STATE]);
       const moved = touched(before, after).filter((r) => r !== STATE);
-      if (moved.join() !== changed.join()) throw failure(`written with the same bytes: ${moved.filter((r) => !changed.includes(r)).join(', ')}`);
+      if (moved.join() !== changed.join())
+        throw failure(`written with the same bytes: ${moved.filter((r) => !changed.includes(r)).join(', ')}`);
       const fresh = await tempDir('compile-property-fresh');
       await compile({ snapshot, out: fresh, ...options, full: true });
       const diff = bytesDiff(after, await readOutput(fresh), [STATE]);
       rmSync(fresh, { recursive: true, force: true });
-      if (diff.length) throw failure(`the incremental output differs from a full compile in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`);
+      if (diff.length)
+        throw failure(
+          `the incremental output differs from a full compile in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`,
+        );
     }
   } finally {
     await server.close();
@@ -170,14 +226,26 @@ const seedOf = (fallback: number) => (envSeed !== undefined && /^\d+$/.test(envS
 
 describe('an incremental compile equals a full compile after any changes', () => {
   it(`relations and url links at depth 1, ${ROUNDS} rounds`, { timeout: 90_000 }, async () => {
-    await expect(runProperty({ resolveRelations: ['article.author', 'article.categories'], resolveLinks: 'url', chunkSize: 10 }, seedOf(1))).resolves.toBeUndefined();
+    await expect(
+      runProperty(
+        { resolveRelations: ['article.author', 'article.categories'], resolveLinks: 'url', chunkSize: 10 },
+        seedOf(1),
+      ),
+    ).resolves.toBeUndefined();
   });
 
   it(`detected relations and story links at depth 2, ${ROUNDS} rounds`, { timeout: 90_000 }, async () => {
-    await expect(runProperty({ detectRelations: true, resolveLinks: 'story', depth: 2, chunkSize: 10 }, seedOf(4242))).resolves.toBeUndefined();
+    await expect(
+      runProperty({ detectRelations: true, resolveLinks: 'story', depth: 2, chunkSize: 10 }, seedOf(4242)),
+    ).resolves.toBeUndefined();
   });
 
   it(`the draft view with routing links, ${ROUNDS} rounds`, { timeout: 90_000 }, async () => {
-    await expect(runProperty({ view: 'draft', resolveRelations: ['article.author'], resolveLinks: 'link', chunkSize: 10 }, seedOf(77))).resolves.toBeUndefined();
+    await expect(
+      runProperty(
+        { view: 'draft', resolveRelations: ['article.author'], resolveLinks: 'link', chunkSize: 10 },
+        seedOf(77),
+      ),
+    ).resolves.toBeUndefined();
   });
 });

@@ -20,7 +20,6 @@ import { describeRealdata, realdata } from '../helpers/realdata.js';
 const TOKEN = 'realdata-public';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 function storiesOf(json: { story?: Story; stories?: Story[]; rels?: Story[] }): Story[] {
   return [...(json.story ? [json.story] : []), ...(json.stories ?? []), ...(json.rels ?? [])];
 }
@@ -47,7 +46,11 @@ function richTextStory(): Story {
     published_at: '2024-01-01T00:00:00.000Z',
     id: 900001,
     uuid: '0b8e4c9a-1d2f-4e3a-8b7c-6d5e4f3a2b1c',
-    content: { _uid: '5f0e7a1c-2b3d-4c5e-9f8a-7b6c5d4e3f2a', component: 'rich_page', body: realdata('johannes-lindgren-storyblok/richtext-one-of-each.json') },
+    content: {
+      _uid: '5f0e7a1c-2b3d-4c5e-9f8a-7b6c5d4e3f2a',
+      component: 'rich_page',
+      body: realdata('johannes-lindgren-storyblok/richtext-one-of-each.json'),
+    },
     slug: 'rich-text',
     full_slug: 'rich-text',
     sort_by_date: null,
@@ -68,7 +71,11 @@ function richTextStory(): Story {
 }
 
 function cases(): Case[] {
-  const plain = (label: string, file: string, options: Case['options'] = { resolveLinks: 'url' }): Omit<Case, 'key'> => {
+  const plain = (
+    label: string,
+    file: string,
+    options: Case['options'] = { resolveLinks: 'url' },
+  ): Omit<Case, 'key'> => {
     const stories = storiesOf(realdata(file));
     return { label, recorded: stories, space: stories, options };
   };
@@ -76,39 +83,72 @@ function cases(): Case[] {
   const targetA = realdata<{ story: Story }>(`laravel-storyblok/${A}.json`).story;
   const targetB = realdata<{ story: Story }>(`laravel-storyblok/${B}.json`).story;
   const list: Array<Omit<Case, 'key'>> = [
-    plain('storyblok-php-client/v2-stories.json', 'storyblok-php-client/v2-stories.json', { resolveRelations: ['article.categories'], resolveLinks: 'url' }),
-    { ...plain('storyblok-php-client/v2-stories-relations.json', 'storyblok-php-client/v2-stories-relations.json', { resolveRelations: ['popular-articles.articles'] }), closed: true },
+    plain('storyblok-php-client/v2-stories.json', 'storyblok-php-client/v2-stories.json', {
+      resolveRelations: ['article.categories'],
+      resolveLinks: 'url',
+    }),
+    {
+      ...plain('storyblok-php-client/v2-stories-relations.json', 'storyblok-php-client/v2-stories-relations.json', {
+        resolveRelations: ['popular-articles.articles'],
+      }),
+      closed: true,
+    },
     {
       // The recordings of the set share one uuid and id (and both targets say full_slug `all-fields`):
       // each target gets the uuid of its file name, an id of its own and the full slug of its slug.
       label: 'laravel-storyblok relation set',
       recorded: [relation, targetA, targetB],
-      space: [relation, { ...targetA, uuid: A, id: 14994142 }, { ...targetB, uuid: B, id: 14994143, full_slug: targetB.slug }],
+      space: [
+        relation,
+        { ...targetA, uuid: A, id: 14994142 },
+        { ...targetB, uuid: B, id: 14994143, full_slug: targetB.slug },
+      ],
       options: { resolveRelations: ['relation.single_option_story', 'relation.multi_options_stories'] },
       closed: true,
     },
     plain('laravel-storyblok/all-fields.json', 'laravel-storyblok/all-fields.json'),
     // Its dangling uuids kept, so that the recorded story stays assignable to its type.
-    plain('laravel-storyblok/ep16.json', 'laravel-storyblok/ep16.json', { resolveRelations: ['linked_links.links'], resolveLinks: 'url', keepUnresolved: true }),
+    plain('laravel-storyblok/ep16.json', 'laravel-storyblok/ep16.json', {
+      resolveRelations: ['linked_links.links'],
+      resolveLinks: 'url',
+      keepUnresolved: true,
+    }),
     plain('laravel-storyblok/folder.json', 'laravel-storyblok/folder.json'),
     plain('laravel-storyblok/multi-option-self.json', 'laravel-storyblok/multi-option-self.json'),
     plain('laravel-storyblok/richtext.json', 'laravel-storyblok/richtext.json'),
     {
-      ...plain('storyblok-astro playground', 'storyblok-astro/playground-content-layer.stories.decoded.json', { detectRelations: true, resolveLinks: 'url' }),
+      ...plain('storyblok-astro playground', 'storyblok-astro/playground-content-layer.stories.decoded.json', {
+        detectRelations: true,
+        resolveLinks: 'url',
+      }),
       closed: true,
     },
     plain('nackademin-WEBB24-cms-docs/story-home-draft.json', 'nackademin-WEBB24-cms-docs/story-home-draft.json'),
-    plain('nackademin-WEBB24-cms-docs/story-translated-slugs.json', 'nackademin-WEBB24-cms-docs/story-translated-slugs.json'),
+    plain(
+      'nackademin-WEBB24-cms-docs/story-translated-slugs.json',
+      'nackademin-WEBB24-cms-docs/story-translated-slugs.json',
+    ),
     plain('storyblok-ruby/cdn-stories-draft.json', 'storyblok-ruby/cdn-stories-draft.json'),
     plain('storyblok-ruby/cdn-story-published.json', 'storyblok-ruby/cdn-story-published.json'),
-    { label: 'johannes-lindgren richtext in a story', recorded: [richTextStory()], space: [richTextStory()], options: { resolveLinks: 'url' } },
+    {
+      label: 'johannes-lindgren richtext in a story',
+      recorded: [richTextStory()],
+      space: [richTextStory()],
+      options: { resolveLinks: 'url' },
+    },
   ];
   return list.map((c, i) => ({ key: `f${i}`, ...c }));
 }
 
 function emptySpace(): SpaceData {
   return {
-    space: { id: 1001, name: 'Real data', domain: 'https://realdata.example.com/', version: 1_700_000_000, language_codes: [] },
+    space: {
+      id: 1001,
+      name: 'Real data',
+      domain: 'https://realdata.example.com/',
+      version: 1_700_000_000,
+      language_codes: [],
+    },
     stories: [],
     folders: [],
     datasources: [],
@@ -135,7 +175,12 @@ interface Loaded {
 
 /** Fills an empty space through the control plane, syncs it and compiles the snapshot. */
 async function load(c: Case, root: string): Promise<Loaded> {
-  const server: RunningServer = await startServer({ space: emptySpace(), publicToken: TOKEN, rateLimit: false, admin: true });
+  const server: RunningServer = await startServer({
+    space: emptySpace(),
+    publicToken: TOKEN,
+    rateLimit: false,
+    admin: true,
+  });
   try {
     const folders = new Map<string, number>([['', 0]]);
     const folderId = async (p: string): Promise<number> => {
@@ -144,7 +189,12 @@ async function load(c: Case, root: string): Promise<Loaded> {
       const parts = p.split('/');
       const parent = await folderId(parts.slice(0, -1).join('/'));
       const slug = parts[parts.length - 1]!;
-      const made = (await admin(server.url, 'POST', '/stories', { name: slug, slug, is_folder: true, parent_id: parent })) as { story: Story };
+      const made = (await admin(server.url, 'POST', '/stories', {
+        name: slug,
+        slug,
+        is_folder: true,
+        parent_id: parent,
+      })) as { story: Story };
       folders.set(p, made.story.id);
       return made.story.id;
     };
@@ -177,7 +227,24 @@ async function load(c: Case, root: string): Promise<Loaded> {
   }
 }
 
-const REQUIRED = ['id', 'uuid', 'name', 'slug', 'full_slug', 'created_at', 'published_at', 'first_published_at', 'lang', 'content', 'position', 'is_startpage', 'parent_id', 'group_id', 'alternates', 'tag_list'];
+const REQUIRED = [
+  'id',
+  'uuid',
+  'name',
+  'slug',
+  'full_slug',
+  'created_at',
+  'published_at',
+  'first_published_at',
+  'lang',
+  'content',
+  'position',
+  'is_startpage',
+  'parent_id',
+  'group_id',
+  'alternates',
+  'tag_list',
+];
 const TRIMMED = 'type Trimmed<S, K extends PropertyKey> = { [P in keyof S as P extends K ? never : P]: S[P] };\n';
 const IS_UNKNOWN = 'type IsUnknown<T> = unknown extends T ? true : false;\n';
 
@@ -187,7 +254,12 @@ const IS_UNKNOWN = 'type IsUnknown<T> = unknown extends T ? true : false;\n';
  * its generated story type; the index lookups used with their types.
  */
 function checkModule(l: Loaded): string {
-  const lines = [`import type { StoryTypes } from './out/index.js';`, `import { byComponent, getStory, load } from './out/index.js';`, TRIMMED, IS_UNKNOWN];
+  const lines = [
+    `import type { StoryTypes } from './out/index.js';`,
+    `import { byComponent, getStory, load } from './out/index.js';`,
+    TRIMMED,
+    IS_UNKNOWN,
+  ];
   l.c.recorded.forEach((s, i) => {
     const id = l.order[i]!;
     const component = s.content.component;
@@ -197,10 +269,15 @@ function checkModule(l: Loaded): string {
     lines.push(`export const uuid${i}: string = s${i}.uuid;`);
     for (const key of Object.keys(s.content)) {
       if (key === 'component' || key === '_uid') continue;
-      lines.push(`export const typed${i}_${key.replace(/[^A-Za-z0-9_]/g, '_')}: IsUnknown<(typeof s${i})["content"][${JSON.stringify(key)}]> = false;`);
+      lines.push(
+        `export const typed${i}_${key.replace(/[^A-Za-z0-9_]/g, '_')}: IsUnknown<(typeof s${i})["content"][${JSON.stringify(key)}]> = false;`,
+      );
     }
     const missing = REQUIRED.filter((k) => !(k in s));
-    const type = missing.length === 0 ? `StoryTypes[${JSON.stringify(component)}]` : `Trimmed<StoryTypes[${JSON.stringify(component)}], ${missing.map((k) => JSON.stringify(k)).join(' | ')}>`;
+    const type =
+      missing.length === 0
+        ? `StoryTypes[${JSON.stringify(component)}]`
+        : `Trimmed<StoryTypes[${JSON.stringify(component)}], ${missing.map((k) => JSON.stringify(k)).join(' | ')}>`;
     lines.push(`export const recorded${i}: ${type} = ${JSON.stringify(s)};`);
   });
   const first = l.c.recorded[0]!;
@@ -283,7 +360,8 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
     for (const [name, mutate] of Object.entries(NEGATIVES)) {
       const copy = structuredClone(recorded) as any;
       mutate(copy.content);
-      neg[`${name}.ts`] = `import type { StoryTypes } from './out/index.js';\nexport const s: StoryTypes["all-fields"] = ${JSON.stringify(copy)};\n`;
+      neg[`${name}.ts`] =
+        `import type { StoryTypes } from './out/index.js';\nexport const s: StoryTypes["all-fields"] = ${JSON.stringify(copy)};\n`;
     }
     for (const [name, text] of Object.entries(neg)) await fs.writeFile(path.join(root, 'neg', name), text);
     projects.push({ dir: 'neg', include: ['out/**/*.ts', ...Object.keys(neg)] });
@@ -302,9 +380,17 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
   });
 
   it('the output and the per-file checks typecheck under --strict (recorded stories assignable, fields typed)', () => {
-    const positives = [...build.errors.entries()].filter(([file]) => !file.startsWith('neg/') || file.startsWith('neg/out/'));
-    expect(positives.map(([, e]) => e.join('\n')).join('\n').slice(0, 6000)).toBe('');
-    for (const l of loaded) expect(build.output, l.c.key).not.toContain(`Skipping build of project '${path.join(root, l.c.key)}`);
+    const positives = [...build.errors.entries()].filter(
+      ([file]) => !file.startsWith('neg/') || file.startsWith('neg/out/'),
+    );
+    expect(
+      positives
+        .map(([, e]) => e.join('\n'))
+        .join('\n')
+        .slice(0, 6000),
+    ).toBe('');
+    for (const l of loaded)
+      expect(build.output, l.c.key).not.toContain(`Skipping build of project '${path.join(root, l.c.key)}`);
   });
 
   it('the negative checks fail to compile, each on its own', () => {
@@ -386,6 +472,9 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
     const s = l.c.space[0]!;
     const mod = await importFresh<{ default: Story }>(path.join(l.out, 'stories', `${l.ids.get(s.uuid)}.js`));
     const features = mod.default.content.features as Array<{ body: Array<Record<string, unknown>> }>;
-    expect(features[0]!.body[8]!.links).toEqual(['15da551b-9937-440f-9ec6-185027fbff52', '85b23871-b146-4db5-8ae8-ff524d2e5747']);
+    expect(features[0]!.body[8]!.links).toEqual([
+      '15da551b-9937-440f-9ec6-185027fbff52',
+      '85b23871-b146-4db5-8ae8-ff524d2e5747',
+    ]);
   });
 });

@@ -3,12 +3,21 @@ import { exportsSource, moduleSource, readExports } from '../../src/compile/seri
 
 /** Evaluates generated module source as a real ES module. */
 async function evaluate(source: string): Promise<Record<string, unknown>> {
-  return (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as Record<string, unknown>;
+  return (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('module source of resolved content', () => {
   it('a tree round-trips exactly, undefined properties dropped and undefined array items null', async () => {
-    const value = { a: 'x\u2028y', n: 1.5, b: [true, null, undefined, { deep: ['é', '"q"'] }], u: undefined, nested: { e: {} } };
+    const value = {
+      a: 'x\u2028y',
+      n: 1.5,
+      b: [true, null, undefined, { deep: ['é', '"q"'] }],
+      u: undefined,
+      nested: { e: {} },
+    };
     const mod = await evaluate(moduleSource(value));
     expect(mod.default).toEqual(JSON.parse(JSON.stringify(value)));
     expect(Object.keys(mod.default as object)).not.toContain('u');
@@ -32,7 +41,10 @@ describe('module source of resolved content', () => {
       ['de', { rel: target }],
     ]);
     expect(source.match(/"tags"/g)).toHaveLength(2);
-    const mod = (await evaluate(source)) as { default: { rel: object; again: object; other: object }; de: { rel: object } };
+    const mod = (await evaluate(source)) as {
+      default: { rel: object; again: object; other: object };
+      de: { rel: object };
+    };
     expect(mod.default.again).toBe(mod.default.rel);
     expect(mod.de.rel).toEqual(mod.default.rel);
     expect(mod.default.other).toEqual({ plain: [1, 2] });
@@ -77,4 +89,3 @@ describe('module source of resolved content', () => {
     expect(readExports('export default 1;\nconsole.log(1);\n')).toBeUndefined();
   });
 });
-

@@ -49,7 +49,13 @@ function firstStoryLink(dir: string, entries: readonly StoryIndexEntry[]): { fro
 }
 
 beforeAll(async () => {
-  server = await startServer({ space: generateDemoSpace({ stories: 120 }), publicToken: TOKEN, previewToken: PREVIEW, rateLimit: false, admin: true });
+  server = await startServer({
+    space: generateDemoSpace({ stories: 120 }),
+    publicToken: TOKEN,
+    previewToken: PREVIEW,
+    rateLimit: false,
+    admin: true,
+  });
   snapshot = await tempDir('stand-in-snapshot');
   await sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
   index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
@@ -60,14 +66,20 @@ beforeAll(async () => {
   linked = index.find((e) => e.uuid === link.uuid)!;
   await admin(server.url, 'PUT', `/stories/${linked.id}`, { lang: 'de', name: GERMAN });
   await admin(server.url, 'POST', `/stories/${linked.id}/publish`);
-  const created = (await admin(server.url, 'POST', '/stories', { name: 'Never published', slug: 'never-published', content: { component: 'author', name: 'Hidden' } })) as {
+  const created = (await admin(server.url, 'POST', '/stories', {
+    name: 'Never published',
+    slug: 'never-published',
+    content: { component: 'author', name: 'Hidden' },
+  })) as {
     story: { id: number; uuid: string };
   };
   hidden = created.story;
   await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: hidden.uuid } });
   await admin(server.url, 'POST', `/stories/${article.id}/publish`);
   // A draft only: the published author stays an author, the draft is a category.
-  await admin(server.url, 'PUT', `/stories/${author.id}`, { content: { component: 'category', name: 'Draft category' } });
+  await admin(server.url, 'PUT', `/stories/${author.id}`, {
+    content: { component: 'category', name: 'Draft category' },
+  });
   const product = index.find((e) => e.component === 'product')!;
   await admin(server.url, 'POST', `/stories/${product.id}/unpublish`);
   snapshot = await tempDir('stand-in-both');
@@ -94,14 +106,24 @@ async function withBareIndex(): Promise<string> {
  * published) and synced into it, and the record of `target` removed: a compile of what changed
  * that read that record would fail (the snapshot is damaged), so one that succeeds did not read it.
  */
-async function changedWithoutRecord(label: string, story: number, target: number): Promise<{ copy: string; out: string }> {
+async function changedWithoutRecord(
+  label: string,
+  story: number,
+  target: number,
+): Promise<{ copy: string; out: string }> {
   const copy = await tempDir(label);
   cpSync(snapshot, copy, { recursive: true });
   const out = await tempDir(`${label}-out`);
   expect((await compile({ snapshot: copy, out, ...OPTIONS })).mode).toBe('full');
   await admin(server.url, 'PUT', `/stories/${story}`, { content: { note: label } });
   await admin(server.url, 'POST', `/stories/${story}/publish`);
-  const synced = await sync({ baseUrl: server.url, token: PREVIEW, out: copy, views: ['published', 'draft'], ...unpaced() });
+  const synced = await sync({
+    baseUrl: server.url,
+    token: PREVIEW,
+    out: copy,
+    views: ['published', 'draft'],
+    ...unpaced(),
+  });
   expect(synced.changed.stories).toContain(story);
   rmSync(path.join(copy, FILES.stories, `${target}.json`));
   return { copy, out };
@@ -128,11 +150,16 @@ describe('relation targets from the index', () => {
     };
     // Without rows (an older sync), and with rows that describe another index (a size it does not have).
     const none = await copyWith('none', () => undefined);
-    const other = await copyWith('other', (text) => text.replace(/"bytes": (\d+)/, (_, n: string) => `"bytes": ${Number(n) + 1}`));
-    expect(readFileSync(path.join(other, INDEX_FILES.storyRows), 'utf8')).not.toBe(readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'));
+    const other = await copyWith('other', (text) =>
+      text.replace(/"bytes": (\d+)/, (_, n: string) => `"bytes": ${Number(n) + 1}`),
+    );
+    expect(readFileSync(path.join(other, INDEX_FILES.storyRows), 'utf8')).not.toBe(
+      readFileSync(path.join(snapshot, INDEX_FILES.storyRows), 'utf8'),
+    );
     const outs = await Promise.all(['rows', 'none', 'other'].map((n) => tempDir(`stand-in-rows-out-${n}`)));
     const results = [];
-    for (const [k, dir] of [snapshot, none, other].entries()) results.push(await compile({ snapshot: dir, out: outs[k]!, ...OPTIONS }));
+    for (const [k, dir] of [snapshot, none, other].entries())
+      results.push(await compile({ snapshot: dir, out: outs[k]!, ...OPTIONS }));
     expect(results[1]!.written).toEqual(results[0]!.written);
     expect(results[2]!.written).toEqual(results[0]!.written);
     const [a, b, c] = await Promise.all(outs.map((o) => readOutput(o)));
@@ -145,7 +172,10 @@ describe('relation targets from the index', () => {
       const bare = await withBareIndex();
       // Links in each mode show their targets otherwise: story embeds them, url and link show their fields.
       for (const resolveLinks of ['story', 'link'] as const) {
-        const [a, b] = [await tempDir(`stand-in-${view}-${resolveLinks}-index`), await tempDir(`stand-in-${view}-${resolveLinks}-bare`)];
+        const [a, b] = [
+          await tempDir(`stand-in-${view}-${resolveLinks}-index`),
+          await tempDir(`stand-in-${view}-${resolveLinks}-bare`),
+        ];
         const x = await compile({ snapshot, out: a, view, ...OPTIONS, resolveLinks });
         const y = await compile({ snapshot: bare, out: b, view, ...OPTIONS, resolveLinks });
         expect(x.written).toEqual(y.written);
@@ -170,7 +200,9 @@ describe('relation targets from the index', () => {
         expect(fromIndex.warnings.join('\n')).not.toContain(hidden.uuid);
         expect(module).toContain(`../${rawModulePath(hidden.id)}`);
         // The draft author is a category in this view: the types say so where articles embed it.
-        expect(readFileSync(path.join(a, 'types.ts'), 'utf8')).toContain('author: Relation<AuthorStory | CategoryStory>;');
+        expect(readFileSync(path.join(a, 'types.ts'), 'utf8')).toContain(
+          'author: Relation<AuthorStory | CategoryStory>;',
+        );
       }
     }, 60_000);
   }
@@ -184,7 +216,14 @@ describe('relation targets from the index', () => {
     const module = readFileSync(path.join(out, `stories/${linking}.js`), 'utf8');
     const entry = index.find((e) => e.id === linked.id)!;
     const shown = (name: string, lang: string) =>
-      JSON.stringify({ id: entry.id, uuid: entry.uuid, name, slug: entry.slug, full_slug: entry.slugs[lang], url: entry.path || entry.slugs[lang] });
+      JSON.stringify({
+        id: entry.id,
+        uuid: entry.uuid,
+        name,
+        slug: entry.slug,
+        full_slug: entry.slugs[lang],
+        url: entry.path || entry.slugs[lang],
+      });
     const exports = (name: string) => module.split('\n').find((l) => l.startsWith(name))!;
     expect(exports('export default')).toContain(shown(entry.name, 'default'));
     expect(exports('export const de')).toContain(shown(GERMAN, 'de'));
@@ -192,47 +231,58 @@ describe('relation targets from the index', () => {
   }, 60_000);
 
   // Linux lists a process's open files in /proc.
-  it.skipIf(process.platform !== 'linux')('leaves the stories index closed once it is done, in one thread or several, and after a failure', async () => {
-    // A copy: the compile reads the index from disk (the rows file), as in another process.
-    const copy = await tempDir('stand-in-closed-snapshot');
-    cpSync(snapshot, copy, { recursive: true });
-    const file = path.join(copy, INDEX_FILES.stories);
-    const openIndex = () => readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`) === file;
-      } catch {
-        return false;
-      }
-    }).length;
-    expect(openIndex()).toBe(0);
-    for (const threads of [1, 2]) {
-      const out = await tempDir(`stand-in-closed-${threads}`);
-      const r = await compile({ snapshot: copy, out, ...OPTIONS, threads, chunkSize: 16 });
-      // Links were read from the index (see above), and the file is closed again.
-      expect(readFileSync(path.join(out, `stories/${linking}.js`), 'utf8')).toContain(`"uuid":"${linked.uuid}"`);
-      expect(r.mode).toBe('full');
+  it.skipIf(process.platform !== 'linux')(
+    'leaves the stories index closed once it is done, in one thread or several, and after a failure',
+    async () => {
+      // A copy: the compile reads the index from disk (the rows file), as in another process.
+      const copy = await tempDir('stand-in-closed-snapshot');
+      cpSync(snapshot, copy, { recursive: true });
+      const file = path.join(copy, INDEX_FILES.stories);
+      const openIndex = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`) === file;
+          } catch {
+            return false;
+          }
+        }).length;
       expect(openIndex()).toBe(0);
-    }
-    // A compile that fails part way (a directory where a module goes) closes it too.
-    const broken = await tempDir('stand-in-closed-broken');
-    mkdirSync(path.join(broken, rawModulePath(index.filter((e) => e.published).at(-1)!.id)), { recursive: true });
-    await expect(compile({ snapshot: copy, out: broken, ...OPTIONS })).rejects.toThrow(/EISDIR/);
-    expect(openIndex()).toBe(0);
-  }, 60_000);
+      for (const threads of [1, 2]) {
+        const out = await tempDir(`stand-in-closed-${threads}`);
+        const r = await compile({ snapshot: copy, out, ...OPTIONS, threads, chunkSize: 16 });
+        // Links were read from the index (see above), and the file is closed again.
+        expect(readFileSync(path.join(out, `stories/${linking}.js`), 'utf8')).toContain(`"uuid":"${linked.uuid}"`);
+        expect(r.mode).toBe('full');
+        expect(openIndex()).toBe(0);
+      }
+      // A compile that fails part way (a directory where a module goes) closes it too.
+      const broken = await tempDir('stand-in-closed-broken');
+      mkdirSync(path.join(broken, rawModulePath(index.filter((e) => e.published).at(-1)!.id)), { recursive: true });
+      await expect(compile({ snapshot: copy, out: broken, ...OPTIONS })).rejects.toThrow(/EISDIR/);
+      expect(openIndex()).toBe(0);
+    },
+    60_000,
+  );
 
   it('does not read the record of a target it embeds from the index', async () => {
     // An article that embeds an author (as its relation), changed; the author's record gone: the
     // article's module is compiled again, importing the author's raw module, without reading it.
     const target = index.find((e) => e.published && e.component === 'author' && e.id !== author.id)!;
     const embedding = index.find(
-      (e) => e.published && e.component === 'article' && e.id !== article.id && readFileSync(path.join(snapshot, FILES.stories, `${e.id}.json`), 'utf8').includes(`"author": "${target.uuid}"`),
+      (e) =>
+        e.published &&
+        e.component === 'article' &&
+        e.id !== article.id &&
+        readFileSync(path.join(snapshot, FILES.stories, `${e.id}.json`), 'utf8').includes(`"author": "${target.uuid}"`),
     )!;
     const { copy, out } = await changedWithoutRecord('stand-in-unread', embedding.id, target.id);
     const r = await compile({ snapshot: copy, out, ...OPTIONS });
     expect(r.mode).toBe('incremental');
     expect(r.written).toContain(rawModulePath(embedding.id));
     expect(r.warnings.join('\n')).not.toContain(target.uuid);
-    expect(readFileSync(path.join(out, `stories/${embedding.id}.js`), 'utf8')).toContain(`../${rawModulePath(target.id)}`);
+    expect(readFileSync(path.join(out, `stories/${embedding.id}.js`), 'utf8')).toContain(
+      `../${rawModulePath(target.id)}`,
+    );
   }, 60_000);
 });
 
@@ -263,10 +313,13 @@ describe('the caches of a compile', () => {
 });
 
 describe('the record cache', () => {
-  it('keeps the records it reads, but not a story\'s own (read once to compile it)', async () => {
+  it("keeps the records it reads, but not a story's own (read once to compile it)", async () => {
     const copy = await tempDir('records-keep');
     cpSync(snapshot, copy, { recursive: true });
-    const records = recordsOf(copy, index.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest })));
+    const records = recordsOf(
+      copy,
+      index.map((e) => ({ id: e.id, uuid: e.uuid, digest: e.digest })),
+    );
     const [once, kept] = index.filter((e) => e.published);
     expect(records.own(once!.id)?.record.uuid).toBe(once!.uuid);
     expect(records.get(kept!.id)?.uuid).toBe(kept!.uuid);

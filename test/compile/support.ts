@@ -37,7 +37,11 @@ export async function readOutput(dir: string): Promise<Map<string, FileState>> {
 }
 
 /** Paths whose bytes differ (or that exist on one side only). */
-export function bytesDiff(a: ReadonlyMap<string, FileState>, b: ReadonlyMap<string, FileState>, skip: readonly string[] = []): string[] {
+export function bytesDiff(
+  a: ReadonlyMap<string, FileState>,
+  b: ReadonlyMap<string, FileState>,
+  skip: readonly string[] = [],
+): string[] {
   const out = new Set<string>();
   for (const [rel, f] of a) if (b.get(rel)?.text !== f.text) out.add(rel);
   for (const rel of b.keys()) if (!a.has(rel)) out.add(rel);
@@ -80,7 +84,10 @@ export interface BuildResult {
  * references them all, then runs `tsc -b` once: each project is its own
  * program, so ambient module declarations of different projects do not meet.
  */
-export async function buildProjects(root: string, projects: ReadonlyArray<{ dir: string; include: readonly string[] }>): Promise<BuildResult> {
+export async function buildProjects(
+  root: string,
+  projects: ReadonlyArray<{ dir: string; include: readonly string[] }>,
+): Promise<BuildResult> {
   await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   for (const p of projects) {
     const config = {
@@ -105,11 +112,19 @@ export async function buildProjects(root: string, projects: ReadonlyArray<{ dir:
     await fs.mkdir(path.join(root, p.dir), { recursive: true });
     await fs.writeFile(path.join(root, p.dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
   }
-  await fs.writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ files: [], references: projects.map((p) => ({ path: `./${p.dir}` })) }));
+  await fs.writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ files: [], references: projects.map((p) => ({ path: `./${p.dir}` })) }),
+  );
   const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(process.execPath, [TSC, '-b', 'tsconfig.json', '--pretty', 'false'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      [TSC, '-b', 'tsconfig.json', '--pretty', 'false'],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+      },
+    );
   });
   const errors = new Map<string, string[]>();
   for (const line of output.split('\n')) {

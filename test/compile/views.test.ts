@@ -50,7 +50,9 @@ afterAll(async () => {
 
 describe('lean index modules', () => {
   it('hold the entries of their language and content type only, by id, and load their bodies', async () => {
-    const index = await importFresh<{ entries: Entry[]; languages: string[]; load: View['load'] }>(path.join(out, 'index.js'));
+    const index = await importFresh<{ entries: Entry[]; languages: string[]; load: View['load'] }>(
+      path.join(out, 'index.js'),
+    );
     const components = [...new Set(index.entries.map((e) => e.component))].sort();
     expect(index.languages).toEqual(['default', 'de']);
     expect(components.length).toBeGreaterThan(1);
@@ -60,7 +62,9 @@ describe('lean index modules', () => {
       expect(all.entries).toEqual(index.entries.filter((e) => e.lang === lang).sort((a, b) => a.id - b.id));
       for (const component of components) {
         const one = await view(viewModuleName(lang, component));
-        const expected = index.entries.filter((e) => e.lang === lang && e.component === component).sort((a, b) => a.id - b.id);
+        const expected = index.entries
+          .filter((e) => e.lang === lang && e.component === component)
+          .sort((a, b) => a.id - b.id);
         expect(one.entries, `${lang} ${component}`).toEqual(expected);
         const first = expected[0]!;
         expect(one.bySlug(first.full_slug)).toEqual(first);
@@ -71,7 +75,9 @@ describe('lean index modules', () => {
       expect(text).not.toContain('stories/');
     }
     const de = await view(viewModuleName('de', 'page'));
-    await expect(de.load({ ...index.entries.find((e) => e.component === 'article')!, lang: 'de' })).rejects.toThrow(/not in this index/);
+    await expect(de.load({ ...index.entries.find((e) => e.component === 'article')!, lang: 'de' })).rejects.toThrow(
+      /not in this index/,
+    );
   });
 
   it('are the modules served, by name; other names are none', async () => {
@@ -81,7 +87,8 @@ describe('lean index modules', () => {
     );
     for (const m of modules) expect(existsSync(path.join(out, m.file)), m.name).toBe(true);
     expect(servedFile('stories/12')).toBe('stories/12.js');
-    for (const name of ['constructor', '__proto__', 'index/a/b/c', 'stories/x', 'index/%E0%A4%A', '../index']) expect(servedFile(name), name).toBeUndefined();
+    for (const name of ['constructor', '__proto__', 'index/a/b/c', 'stories/x', 'index/%E0%A4%A', '../index'])
+      expect(servedFile(name), name).toBeUndefined();
     // A name with a slash is written encoded, and is then a module like any other.
     expect(servedFile(viewModuleName('a/b', 'c%d'))).toMatch(/^views\/[0-9a-f]{16}-[0-9a-f]{16}\.js$/);
   });

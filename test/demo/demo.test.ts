@@ -4,14 +4,39 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Story } from '../../src/api/index.js';
 import { generateDemoSpace, writeDemoSpace } from '../../src/demo/index.js';
-import { materialize, readSpaceDirectory, type SpaceData, type StoryRecord, type StoryVersion } from '../../src/snapshot/index.js';
+import {
+  materialize,
+  readSpaceDirectory,
+  type SpaceData,
+  type StoryRecord,
+  type StoryVersion,
+} from '../../src/snapshot/index.js';
 
 type Json = Record<string, unknown>;
 
 const STORY_KEYS = [
-  'alternates', 'content', 'created_at', 'default_full_slug', 'first_published_at', 'full_slug', 'group_id', 'id', 'is_startpage',
-  'lang', 'meta_data', 'name', 'parent_id', 'path', 'position', 'published_at', 'release_id', 'slug', 'sort_by_date', 'tag_list',
-  'translated_slugs', 'uuid',
+  'alternates',
+  'content',
+  'created_at',
+  'default_full_slug',
+  'first_published_at',
+  'full_slug',
+  'group_id',
+  'id',
+  'is_startpage',
+  'lang',
+  'meta_data',
+  'name',
+  'parent_id',
+  'path',
+  'position',
+  'published_at',
+  'release_id',
+  'slug',
+  'sort_by_date',
+  'tag_list',
+  'translated_slugs',
+  'uuid',
 ].sort();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -29,7 +54,9 @@ afterAll(async () => {
 });
 
 function versions(record: StoryRecord): StoryVersion[] {
-  return [record.published, record.draft, ...Object.values(record.releases ?? {})].filter((v): v is StoryVersion => !!v);
+  return [record.published, record.draft, ...Object.values(record.releases ?? {})].filter(
+    (v): v is StoryVersion => !!v,
+  );
 }
 
 function current(record: StoryRecord): StoryVersion {
@@ -47,10 +74,11 @@ function* objects(value: unknown): Generator<Json> {
 
 function allContent(space: SpaceData): Json[] {
   const out: Json[] = [];
-  for (const r of space.stories) for (const v of versions(r)) {
-    out.push(v.story.content);
-    for (const o of Object.values(v.languages ?? {})) if (o.content) out.push(o.content);
-  }
+  for (const r of space.stories)
+    for (const v of versions(r)) {
+      out.push(v.story.content);
+      for (const o of Object.values(v.languages ?? {})) if (o.content) out.push(o.content);
+    }
   return out;
 }
 
@@ -292,7 +320,9 @@ describe('relations and links', () => {
         authorOf.set(record.uuid, c.author as string);
         for (const u of c.categories as string[]) expect(target(u).published!.story.content.component).toBe('category');
       }
-      if (c.component === 'product') for (const u of c.related_products as string[]) expect(target(u).published!.story.content.component).toBe('product');
+      if (c.component === 'product')
+        for (const u of c.related_products as string[])
+          expect(target(u).published!.story.content.component).toBe('product');
       if (c.component === 'author') for (const u of c.featured_articles as string[]) target(u);
     }
     for (const content of allContent(data)) {
@@ -323,8 +353,27 @@ describe('relations and links', () => {
 describe('content features in a 200-story space', () => {
   it('has every content type and blok', () => {
     const components = new Set<string>();
-    for (const c of allContent(data)) for (const o of objects(c)) if (typeof o.component === 'string') components.add(o.component);
-    for (const c of ['page', 'article', 'author', 'category', 'product', 'hero', 'text', 'teaser', 'grid', 'feature', 'cta', 'quote', 'gallery', 'product-variant', '_table_head', '_table_row', '_table_col']) {
+    for (const c of allContent(data))
+      for (const o of objects(c)) if (typeof o.component === 'string') components.add(o.component);
+    for (const c of [
+      'page',
+      'article',
+      'author',
+      'category',
+      'product',
+      'hero',
+      'text',
+      'teaser',
+      'grid',
+      'feature',
+      'cta',
+      'quote',
+      'gallery',
+      'product-variant',
+      '_table_head',
+      '_table_row',
+      '_table_col',
+    ]) {
       expect(components, c).toContain(c);
     }
   });
@@ -338,7 +387,16 @@ describe('content features in a 200-story space', () => {
     for (const c of allContent(data)) {
       for (const o of objects(c)) {
         if (typeof o.type !== 'string' || o.fieldtype) continue;
-        if ('text' in o || 'content' in o || o.type === 'horizontal_rule' || o.type === 'hard_break' || o.type === 'image' || o.type === 'emoji' || o.type === 'blok') nodes.add(o.type);
+        if (
+          'text' in o ||
+          'content' in o ||
+          o.type === 'horizontal_rule' ||
+          o.type === 'hard_break' ||
+          o.type === 'image' ||
+          o.type === 'emoji' ||
+          o.type === 'blok'
+        )
+          nodes.add(o.type);
         if (o.type === 'heading') headingLevels.add((o.attrs as Json).level as number);
         if (o.type === 'blok') {
           const body = (o.attrs as Json).body as Json[];
@@ -352,10 +410,42 @@ describe('content features in a 200-story space', () => {
         }
       }
     }
-    for (const n of ['doc', 'paragraph', 'text', 'heading', 'blockquote', 'bullet_list', 'ordered_list', 'list_item', 'code_block', 'hard_break', 'horizontal_rule', 'image', 'emoji', 'table', 'tableRow', 'tableHeader', 'tableCell', 'blok']) {
+    for (const n of [
+      'doc',
+      'paragraph',
+      'text',
+      'heading',
+      'blockquote',
+      'bullet_list',
+      'ordered_list',
+      'list_item',
+      'code_block',
+      'hard_break',
+      'horizontal_rule',
+      'image',
+      'emoji',
+      'table',
+      'tableRow',
+      'tableHeader',
+      'tableCell',
+      'blok',
+    ]) {
       expect(nodes, n).toContain(n);
     }
-    for (const m of ['bold', 'italic', 'strike', 'underline', 'code', 'superscript', 'subscript', 'highlight', 'textStyle', 'anchor', 'styled', 'link']) {
+    for (const m of [
+      'bold',
+      'italic',
+      'strike',
+      'underline',
+      'code',
+      'superscript',
+      'subscript',
+      'highlight',
+      'textStyle',
+      'anchor',
+      'styled',
+      'link',
+    ]) {
       expect(marks, m).toContain(m);
     }
     expect([...linkTypes].sort()).toEqual(['asset', 'email', 'story', 'url']);
@@ -364,7 +454,19 @@ describe('content features in a 200-story space', () => {
   });
 
   it('has assets, empty assets and multiassets (some empty strings)', () => {
-    const assetKeys = ['alt', 'copyright', 'fieldtype', 'filename', 'focus', 'id', 'is_external_url', 'meta_data', 'name', 'source', 'title'];
+    const assetKeys = [
+      'alt',
+      'copyright',
+      'fieldtype',
+      'filename',
+      'focus',
+      'id',
+      'is_external_url',
+      'meta_data',
+      'name',
+      'source',
+      'title',
+    ];
     let full = 0;
     let empty = 0;
     for (const c of allContent(data)) {
@@ -382,13 +484,17 @@ describe('content features in a 200-story space', () => {
     const galleries = byComponent(data, 'article').map((a) => a.gallery);
     expect(galleries).toContain('');
     expect(galleries.some((g) => Array.isArray(g) && g.length > 0)).toBe(true);
-    const legacyItems = allContent(data).flatMap((c) => [...objects(c)]).filter((o) => typeof o.filename === 'string' && o.fieldtype === undefined && 'focus' in o);
+    const legacyItems = allContent(data)
+      .flatMap((c) => [...objects(c)])
+      .filter((o) => typeof o.filename === 'string' && o.fieldtype === undefined && 'focus' in o);
     expect(legacyItems.length).toBeGreaterThan(0);
     expect(byComponent(data, 'product').some((p) => p.images === '')).toBe(true);
   });
 
   it('has multilinks of every linktype, with _uid, anchors and targets', () => {
-    const links = allContent(data).flatMap((c) => [...objects(c)]).filter((o) => o.fieldtype === 'multilink');
+    const links = allContent(data)
+      .flatMap((c) => [...objects(c)])
+      .filter((o) => o.fieldtype === 'multilink');
     expect(new Set(links.map((l) => l.linktype))).toEqual(new Set(['story', 'url', 'email', 'asset']));
     expect(links.some((l) => typeof l._uid === 'string')).toBe(true);
     expect(links.some((l) => l.linktype === 'story' && typeof l.anchor === 'string')).toBe(true);
@@ -404,7 +510,9 @@ describe('content features in a 200-story space', () => {
   it('has tables, plugins, numeric strings, real numbers, dates and booleans', () => {
     const products = byComponent(data, 'product');
     const articles = byComponent(data, 'article');
-    const tables = allContent(data).flatMap((c) => [...objects(c)]).filter((o) => Array.isArray(o.thead) && Array.isArray(o.tbody));
+    const tables = allContent(data)
+      .flatMap((c) => [...objects(c)])
+      .filter((o) => Array.isArray(o.thead) && Array.isArray(o.tbody));
     expect(tables.length).toBeGreaterThan(1);
     for (const t of tables) {
       for (const h of t.thead as Json[]) expect(h.component).toBe('_table_head');
@@ -415,7 +523,12 @@ describe('content features in a 200-story space', () => {
     }
     expect(tables.some((t) => t.fieldtype === 'table')).toBe(true);
     expect(tables.some((t) => t.fieldtype === undefined)).toBe(true);
-    const plugins = new Set(allContent(data).flatMap((c) => [...objects(c)]).filter((o) => typeof o.plugin === 'string' && typeof o._uid === 'string').map((o) => o.plugin));
+    const plugins = new Set(
+      allContent(data)
+        .flatMap((c) => [...objects(c)])
+        .filter((o) => typeof o.plugin === 'string' && typeof o._uid === 'string')
+        .map((o) => o.plugin),
+    );
     expect(plugins.size).toBeGreaterThanOrEqual(3);
     for (const p of products) {
       expect(p.price).toMatch(/^\d+\.\d{2}$/);
@@ -433,7 +546,8 @@ describe('content features in a 200-story space', () => {
   });
 
   it('uses datasource entry names as option values', () => {
-    const entries = (slug: string) => new Set(data.datasources.find((d) => d.datasource.slug === slug)!.entries.map((e) => e.name));
+    const entries = (slug: string) =>
+      new Set(data.datasources.find((d) => d.datasource.slug === slug)!.entries.map((e) => e.name));
     const colors = entries('colors');
     const categories = entries('product-categories');
     const countries = entries('countries');

@@ -10,10 +10,24 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITE_ROOT, filesContaining, filesUnder, launchBrowser, loadIndex, serveStatic, siteApi, type GeneratedIndex, type SiteBuild, type StaticServer } from './support.js';
+import {
+  SITE_ROOT,
+  filesContaining,
+  filesUnder,
+  launchBrowser,
+  loadIndex,
+  serveStatic,
+  siteApi,
+  type GeneratedIndex,
+  type SiteBuild,
+  type StaticServer,
+} from './support.js';
 
 interface Datasources {
-  datasources: Record<string, { entries: Array<{ name: string; value: string; dimension_values: Record<string, string> }> }>;
+  datasources: Record<
+    string,
+    { entries: Array<{ name: string; value: string; dimension_values: Record<string, string> }> }
+  >;
 }
 
 const urlOf = (entryPath: string) => (entryPath === '/home' ? '/' : `${entryPath}/`);
@@ -45,8 +59,15 @@ describe('the built example site', () => {
   it('writes one page per published story in every language, plus tag pages', async () => {
     expect(site.pages).toBeGreaterThan(index.entries.length);
     for (const entry of index.entries) {
-      const url = entry.full_slug === 'home' ? '/' : entry.lang !== 'default' && index.bySlug('home')?.id === entry.id ? `/${entry.lang}/` : `${entry.path}/`;
-      await expect(fs.access(path.join(site.outDir, ...url.split('/').filter(Boolean), 'index.html'))).resolves.toBeUndefined();
+      const url =
+        entry.full_slug === 'home'
+          ? '/'
+          : entry.lang !== 'default' && index.bySlug('home')?.id === entry.id
+            ? `/${entry.lang}/`
+            : `${entry.path}/`;
+      await expect(
+        fs.access(path.join(site.outDir, ...url.split('/').filter(Boolean), 'index.html')),
+      ).resolves.toBeUndefined();
     }
     await expect(fs.access(path.join(site.outDir, 'tags', 'news', 'index.html'))).resolves.toBeUndefined();
   });
@@ -57,7 +78,25 @@ describe('the built example site', () => {
     expect(await page.title()).toContain(String(home.content.title));
     await expect(page.locator('main > h1').textContent()).resolves.toBe(home.content.title);
     const rich = page.locator('.richtext').first();
-    for (const selector of ['h2', 'strong', 'em', 's', 'u', 'code', 'sup', 'sub', 'ul li', 'ol li', 'blockquote', 'pre code', 'hr', 'table td', 'img', 'a[href^="/"]', 'a[href^="mailto:"]']) {
+    for (const selector of [
+      'h2',
+      'strong',
+      'em',
+      's',
+      'u',
+      'code',
+      'sup',
+      'sub',
+      'ul li',
+      'ol li',
+      'blockquote',
+      'pre code',
+      'hr',
+      'table td',
+      'img',
+      'a[href^="/"]',
+      'a[href^="mailto:"]',
+    ]) {
       expect(await rich.locator(selector).count(), `rich text ${selector}`).toBeGreaterThan(0);
     }
     // A blok embedded in the rich text is rendered by the site's component renderer.
@@ -83,14 +122,21 @@ describe('the built example site', () => {
   });
 
   it('shows datasource labels in the language of a /de/ page, and switches language', async () => {
-    const { datasources } = (await import(pathToFileURL(path.join(site.modulesDir, 'datasources.js')).href)) as Datasources;
+    const { datasources } = (await import(
+      pathToFileURL(path.join(site.modulesDir, 'datasources.js')).href
+    )) as Datasources;
     const translated = (color: string) => datasources.colors!.entries.find((e) => e.name === color);
     let found: { path: string; label: string; english: string; defaultPath: string } | undefined;
     for (const entry of index.byComponent('article', 'de')) {
       const story = await index.load(entry);
       const color = translated(String(story.content.color));
       if (color?.dimension_values.de && color.dimension_values.de !== color.value) {
-        found = { path: entry.path, label: color.dimension_values.de, english: color.value, defaultPath: index.byUuid(entry.uuid)!.path };
+        found = {
+          path: entry.path,
+          label: color.dimension_values.de,
+          english: color.value,
+          defaultPath: index.byUuid(entry.uuid)!.path,
+        };
         break;
       }
     }
@@ -115,7 +161,9 @@ describe('the built example site', () => {
   });
 
   it('lists the stories of a tag on its tag page', async () => {
-    const tagged = index.entries.filter((e) => e.lang === 'default' && (e as { tag_list?: string[] }).tag_list?.includes('news'));
+    const tagged = index.entries.filter(
+      (e) => e.lang === 'default' && (e as { tag_list?: string[] }).tag_list?.includes('news'),
+    );
     await page.goto(`${server.url}/tags/news/`);
     expect(await page.locator('.tagged li a').count()).toBe(tagged.length);
   });
@@ -127,7 +175,11 @@ describe('the built example site', () => {
       const html = await fs.readFile(file, 'utf8');
       for (const [, href] of html.matchAll(/href="(\/[^"#?]*)/g)) {
         const target = decodeURIComponent(href!);
-        const onDisk = path.join(site.outDir, ...target.split('/').filter(Boolean), target.endsWith('/') ? 'index.html' : '');
+        const onDisk = path.join(
+          site.outDir,
+          ...target.split('/').filter(Boolean),
+          target.endsWith('/') ? 'index.html' : '',
+        );
         try {
           await fs.access(onDisk);
         } catch {
@@ -147,7 +199,9 @@ describe('the built example site', () => {
   it('type-checks (tsc over example-site against the generated modules)', async () => {
     const tsc = path.join(SITE_ROOT, '..', 'node_modules', 'typescript', 'bin', 'tsc');
     const run = promisify(execFile);
-    const result = await run(process.execPath, [tsc, '--noEmit', '-p', path.join(SITE_ROOT, 'tsconfig.json')]).catch((err: { stdout?: string; stderr?: string }) => err);
+    const result = await run(process.execPath, [tsc, '--noEmit', '-p', path.join(SITE_ROOT, 'tsconfig.json')]).catch(
+      (err: { stdout?: string; stderr?: string }) => err,
+    );
     expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
   }, 60_000);
 });

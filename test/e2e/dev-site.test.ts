@@ -6,7 +6,16 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, filesContaining, launchBrowser, loadIndex, siteApi, waitFor, type GeneratedIndex, type SiteDevServer } from './support.js';
+import {
+  admin,
+  filesContaining,
+  launchBrowser,
+  loadIndex,
+  siteApi,
+  waitFor,
+  type GeneratedIndex,
+  type SiteDevServer,
+} from './support.js';
 
 /** A content directory of its own: the edits below never touch the one `npm run example` uses. */
 const CONTENT_DIR = '.content/e2e-dev';
@@ -44,7 +53,14 @@ describe('the example site in dev', () => {
     await admin(dev.serviceUrl, 'PUT', `stories/${entry.id}`, { content: { title } });
     await admin(dev.serviceUrl, 'POST', `stories/${entry.id}/publish`);
 
-    await waitFor('the open page to show the new title', async () => (await page.locator('main > h1').textContent().catch(() => null)) === title);
+    await waitFor(
+      'the open page to show the new title',
+      async () =>
+        (await page
+          .locator('main > h1')
+          .textContent()
+          .catch(() => null)) === title,
+    );
     // Vite reloaded the page (the marker is gone); the test did not.
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBeUndefined();
     const html = await (await fetch(site(`${entry.path}/`))).text();
@@ -55,8 +71,14 @@ describe('the example site in dev', () => {
 
   it('answers 404 for an unpublished story and drops the links to it from the page that linked to it', async () => {
     await page.goto(site('/'));
-    const hrefs = await page.locator('main a[href^="/articles/"]').evaluateAll((els) => els.map((e) => e.getAttribute('href')!));
-    const href = hrefs.find((h) => !h.endsWith('/articles/') && index.entries.some((e) => e.lang === 'default' && `${e.path}/` === h.split('#')[0] && !e.is_startpage));
+    const hrefs = await page
+      .locator('main a[href^="/articles/"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('href')!));
+    const href = hrefs.find(
+      (h) =>
+        !h.endsWith('/articles/') &&
+        index.entries.some((e) => e.lang === 'default' && `${e.path}/` === h.split('#')[0] && !e.is_startpage),
+    );
     expect(href, 'the home page links to an article').toBeDefined();
     const target = href!.split('#')[0]!;
     const entry = index.entries.find((e) => e.lang === 'default' && `${e.path}/` === target)!;
@@ -65,7 +87,11 @@ describe('the example site in dev', () => {
     await admin(dev.serviceUrl, 'POST', `stories/${entry.id}/unpublish`);
 
     await waitFor('the page to answer 404', async () => (await fetch(site(target))).status === 404);
-    await waitFor('the open home page to lose its links to the story', async () => (await page.locator(`a[href^="${target}"]`).count()) === 0 && (await page.locator('main > h1').count()) === 1);
+    await waitFor(
+      'the open home page to lose its links to the story',
+      async () =>
+        (await page.locator(`a[href^="${target}"]`).count()) === 0 && (await page.locator('main > h1').count()) === 1,
+    );
     const notFound = await page.goto(site(target));
     expect(notFound?.status()).toBe(404);
     await expect(page.locator('main > h1').textContent()).resolves.toBe('Page not found');

@@ -33,7 +33,8 @@ describe('the built example site, offline', () => {
     const html = (await filesUnder(site.outDir)).filter((f) => f.endsWith('index.html'));
     const withImages: string[] = [];
     for (const file of html.sort()) if ((await fs.readFile(file, 'utf8')).includes('<img')) withImages.push(file);
-    const urlOf = (file: string) => `/${path.relative(site.outDir, path.dirname(file)).split(path.sep).join('/')}/`.replace(/^\/\/$/, '/');
+    const urlOf = (file: string) =>
+      `/${path.relative(site.outDir, path.dirname(file)).split(path.sep).join('/')}/`.replace(/^\/\/$/, '/');
     pages = ['/', ...withImages.map(urlOf).filter((u, i) => u !== '/' && i % 40 === 0)];
   }, 300_000);
 
@@ -49,7 +50,9 @@ describe('the built example site, offline', () => {
       const text = await fs.readFile(file, 'utf8');
       expect(text, file).not.toMatch(/demo-assets\.invalid|https?:\/\/127\.0\.0\.1|\/f\/\d+\//);
     }
-    const assets = (await fs.readdir(path.join(site.outDir, 'assets'))).filter((f) => /\.(jpg|png|webp|svg|pdf)$/.test(f));
+    const assets = (await fs.readdir(path.join(site.outDir, 'assets'))).filter((f) =>
+      /\.(jpg|png|webp|svg|pdf)$/.test(f),
+    );
     expect(assets.length).toBeGreaterThan(20);
     // Hashed names: the digest of the file, then Vite's own hash.
     for (const name of assets) expect(name).toMatch(/^[0-9a-f]{64}-[A-Za-z0-9_-]{8}\.(jpg|png|webp|svg|pdf)$/);
@@ -65,7 +68,12 @@ describe('the built example site, offline', () => {
         for (const img of imgs) img.loading = 'eager';
         await Promise.all(imgs.map((img) => img.decode().catch(() => undefined)));
         return {
-          images: imgs.map((img) => ({ src: img.currentSrc, natural: img.naturalWidth, width: img.getAttribute('width'), height: img.getAttribute('height') })),
+          images: imgs.map((img) => ({
+            src: img.currentSrc,
+            natural: img.naturalWidth,
+            width: img.getAttribute('width'),
+            height: img.getAttribute('height'),
+          })),
           scrollWidth: document.documentElement.scrollWidth,
           innerWidth: window.innerWidth,
         };

@@ -15,11 +15,21 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Chromium as installed by the system (CI: `apt-get install chromium`). */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`the browser tests need Chromium at ${CHROMIUM}; install it (Debian/Ubuntu: sudo apt-get install -y chromium)`);
+    throw new Error(
+      `the browser tests need Chromium at ${CHROMIUM}; install it (Debian/Ubuntu: sudo apt-get install -y chromium)`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -51,7 +61,11 @@ export async function serveStatic(root: string): Promise<StaticServer> {
         res.writeHead(400).end();
         return;
       }
-      const file = path.join(root, path.normalize(pathname).replace(/^([/\\])+/, ''), pathname.endsWith('/') ? 'index.html' : '');
+      const file = path.join(
+        root,
+        path.normalize(pathname).replace(/^([/\\])+/, ''),
+        pathname.endsWith('/') ? 'index.html' : '',
+      );
       const inside = file === root || file.startsWith(root + path.sep);
       const body = inside ? await fs.readFile(file).catch(() => undefined) : undefined;
       if (body) {
@@ -71,7 +85,12 @@ export async function serveStatic(root: string): Promise<StaticServer> {
 }
 
 /** A request to the control plane of the embedded service; throws unless it answers 2xx. */
-export async function admin(serviceUrl: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string, body?: unknown): Promise<unknown> {
+export async function admin(
+  serviceUrl: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  route: string,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(new URL(`/__admin/${route}`, serviceUrl), {
     method,
     ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
@@ -82,7 +101,12 @@ export async function admin(serviceUrl: string, method: 'GET' | 'POST' | 'PUT' |
 }
 
 /** Calls `probe` until it returns a value other than undefined or false; fails after `timeoutMs` with what it saw last. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -93,7 +117,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
@@ -167,7 +194,11 @@ export interface SiteDevServer {
 
 export interface SiteApi {
   buildSite(options: { outDir?: string; logLevel?: 'info' | 'warn' | 'error' | 'silent' }): Promise<SiteBuild>;
-  startDevServer(options: { port?: number; logLevel?: 'info' | 'warn' | 'error' | 'silent'; contentDir?: string }): Promise<SiteDevServer>;
+  startDevServer(options: {
+    port?: number;
+    logLevel?: 'info' | 'warn' | 'error' | 'silent';
+    contentDir?: string;
+  }): Promise<SiteDevServer>;
 }
 
 /**
@@ -177,6 +208,9 @@ export interface SiteApi {
  */
 export async function siteApi(): Promise<SiteApi> {
   const build = (await import(pathToFileURL(path.join(SITE_ROOT, 'site-build.ts')).href)) as Pick<SiteApi, 'buildSite'>;
-  const dev = (await import(pathToFileURL(path.join(SITE_ROOT, 'dev-server.ts')).href)) as Pick<SiteApi, 'startDevServer'>;
+  const dev = (await import(pathToFileURL(path.join(SITE_ROOT, 'dev-server.ts')).href)) as Pick<
+    SiteApi,
+    'startDevServer'
+  >;
   return { buildSite: build.buildSite, startDevServer: dev.startDevServer };
 }

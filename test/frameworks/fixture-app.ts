@@ -29,7 +29,11 @@ const RUNNER_SETTINGS = /^(npm_.*|INIT_CWD|NODE_OPTIONS|NODE_ENV|VITEST.*|TEST|F
 
 /** npm as a child process, with the given Node first on PATH (npm and every script it runs use that Node). */
 export function nodeEnv(nodeBinary: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, PATH: `${path.dirname(nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...extra,
+    PATH: `${path.dirname(nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}`,
+  };
   // Settings of the test runner (its npm run, NODE_ENV=test, which stops Astro's dev server from
   // reloading pages) and colour codes in the output are not the app's.
   for (const key of Object.keys(env)) if (RUNNER_SETTINGS.test(key)) delete env[key];
@@ -40,7 +44,10 @@ export function nodeEnv(nodeBinary: string, extra: NodeJS.ProcessEnv = {}): Node
 /** `npm pack` of the repository into a new temp directory; its `prepare` script builds dist/ first. */
 export async function packRepository(nodeBinary: string): Promise<string> {
   const out = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-pack-'));
-  const printed = await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: REPO_ROOT, env: nodeEnv(nodeBinary) });
+  const printed = await run('npm', ['pack', '--json', '--pack-destination', out], {
+    cwd: REPO_ROOT,
+    env: nodeEnv(nodeBinary),
+  });
   const [packed] = JSON.parse(printed.slice(printed.indexOf('['))) as Array<{ filename: string }>;
   return path.join(out, packed!.filename);
 }
@@ -87,24 +94,47 @@ async function claimDirectory(key: string): Promise<{ dir: string; release: () =
  * Lays out fixture `name` with the packed tarball as its dependency and installs it
  * (exact versions as the fixture pins them) under `nodeBinary`.
  */
-export async function installFixture(name: string, tarball: string, nodeBinary: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<FixtureApp> {
+export async function installFixture(
+  name: string,
+  tarball: string,
+  nodeBinary: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<FixtureApp> {
   const source = path.join(FIXTURES, name);
-  const manifest = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const nodeMajor = /^v(\d+)/.exec(await run(nodeBinary, ['--version'], { cwd: REPO_ROOT, env: process.env }))![1];
   const key = `${name}-node${nodeMajor}-${createHash('sha256').update(JSON.stringify(manifest)).digest('hex').slice(0, 12)}`;
   const { dir, release } = await claimDirectory(key);
   try {
-    for (const entry of await fs.readdir(dir)) if (!KEPT.has(entry)) await fs.rm(path.join(dir, entry), { recursive: true, force: true });
-    await fs.cp(source, dir, { recursive: true, filter: (src) => !path.relative(source, src).split(path.sep).some((part) => OUTPUTS.has(part)) });
+    for (const entry of await fs.readdir(dir))
+      if (!KEPT.has(entry)) await fs.rm(path.join(dir, entry), { recursive: true, force: true });
+    await fs.cp(source, dir, {
+      recursive: true,
+      filter: (src) =>
+        !path
+          .relative(source, src)
+          .split(path.sep)
+          .some((part) => OUTPUTS.has(part)),
+    });
     // A tarball named by its digest: npm reinstalls the package whenever its bytes change.
-    const digest = createHash('sha256').update(await fs.readFile(tarball)).digest('hex').slice(0, 12);
+    const digest = createHash('sha256')
+      .update(await fs.readFile(tarball))
+      .digest('hex')
+      .slice(0, 12);
     const local = `${PACKAGE}-${digest}.tgz`;
     await fs.copyFile(tarball, path.join(dir, local));
     const section = manifest.dependencies?.[PACKAGE] ? 'dependencies' : 'devDependencies';
     const installed = { ...manifest, [section]: { ...manifest[section], [PACKAGE]: `file:./${local}` } };
     await fs.writeFile(path.join(dir, 'package.json'), `${JSON.stringify(installed, null, 2)}\n`);
     const env = nodeEnv(nodeBinary, extraEnv);
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, env, timeoutMs: 600_000 });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+      cwd: dir,
+      env,
+      timeoutMs: 600_000,
+    });
     const binPath = (bin: string) => path.join(dir, 'node_modules', '.bin', bin);
     return {
       name,

@@ -82,89 +82,119 @@ afterAll(async () => {
 
 for (const framework of FRAMEWORKS) {
   const node = nodeAtLeast(framework.node);
-  describe.runIf(shouldRun(`${framework.fixture} fixture`, node, chromium()))(`the packed package in the ${framework.fixture} fixture`, () => {
-    let service: RunningServer;
-    let app: FixtureApp;
-    const publicToken = randomBytes(8).toString('hex');
-    const secret = randomBytes(8).toString('hex');
-    /** Names of the published articles of the default language, as the service delivers them. */
-    let articles: string[];
+  describe.runIf(shouldRun(`${framework.fixture} fixture`, node, chromium()))(
+    `the packed package in the ${framework.fixture} fixture`,
+    () => {
+      let service: RunningServer;
+      let app: FixtureApp;
+      const publicToken = randomBytes(8).toString('hex');
+      const secret = randomBytes(8).toString('hex');
+      /** Names of the published articles of the default language, as the service delivers them. */
+      let articles: string[];
 
-    beforeAll(async () => {
-      service = await startServer({ space: generateDemoSpace({ stories: 20 }), publicToken, previewToken: randomBytes(8).toString('hex'), rateLimit: false, admin: true });
-      const res = await fetch(`${service.url}/v2/cdn/stories?token=${publicToken}&per_page=100&filter_query[component][in]=article&cv=${service.service.store.space.version}`);
-      articles = ((await res.json()) as { stories: Array<{ name: string }> }).stories.map((s) => s.name).sort();
-      expect(articles.length).toBeGreaterThan(0);
-      tarball ??= packRepository(process.execPath);
-      app = await installFixture(framework.fixture, await tarball, node.binary!, {
-        CONTENT_BASE_URL: service.url,
-        CONTENT_TOKEN: publicToken,
-        CONTENT_WEBHOOK_SECRET: secret,
-        ASTRO_TELEMETRY_DISABLED: '1',
-      });
-    }, 900_000);
-
-    afterAll(async () => {
-      await app?.release();
-      await service?.close();
-    });
-
-    it('writes the modules and their types with content-sync prepare, before any build', async () => {
-      const printed = await app.bin('content-sync', ['prepare']);
-      expect(printed).toMatch(/content-sync prepare: \d+ stories ready in \.content \(full sync\); types: \.content\/content\.d\.ts/);
-      expect(existsSync(path.join(app.dir, '.content', 'content.d.ts'))).toBe(true);
-    }, 300_000);
-
-    it('passes its own typecheck over the generated types', async () => {
-      for (const command of framework.typecheck) await app.bin(...command);
-    }, 300_000);
-
-    it('builds with the content synced from the service', async () => {
-      await app.bin(...framework.build);
-    }, 300_000);
-
-    it('serves a built page that shows the content in Chromium', async () => {
-      const site = await serveStatic(path.join(app.dir, framework.outDir));
-      const page = await (await (browser ??= launchBrowser())).newPage();
-      try {
-        await page.goto(`${site.url}/`);
-        await waitFor('the home title', async () => (await page.locator('main > h1').textContent()) === 'Welcome');
-        const listed = await page.locator('#articles > li').allTextContents();
-        expect(listed.sort()).toEqual(articles);
-      } finally {
-        await page.close();
-        await site.close();
-      }
-    }, 120_000);
-
-    it('updates an open dev page after the service posts a signed webhook', async () => {
-      let dev: DevServer | undefined;
-      const page = await (await (browser ??= launchBrowser())).newPage();
-      try {
-        const [bin, args] = framework.dev(await freePort());
-        dev = await startDevServer(app.binPath(bin), args, { cwd: app.dir, env: app.env });
-        // The service signs every change to published content with the secret the dev server has.
-        service.service.setWebhook({ url: `${dev.url}${WEBHOOK_PATH}`, secret });
-        // A page rendered on the server shows its title before Vite's client connects; a change
-        // sent before that would reach no one.
-        const connected = page.waitForEvent('console', { predicate: (m) => m.text().includes('[vite] connected'), timeout: 60_000 });
-        await page.goto(`${dev.url}/`);
-        await waitFor('the home title on the dev page', async () => (await page.locator('main > h1').textContent()) === 'Welcome', 60_000);
-        await connected;
-
-        const home = (await fetch(`${service.url}/v2/cdn/stories/home?token=${publicToken}&cv=${service.service.store.space.version}`).then((r) => r.json())) as { story: { id: number } };
-        const title = `Edited ${randomBytes(4).toString('hex')}`;
-        await admin(service.url, 'PUT', `stories/${home.story.id}`, { content: { title } });
-        await admin(service.url, 'POST', `stories/${home.story.id}/publish`);
-
-        await waitFor('the open page to show the new title', async () => (await page.locator('main > h1').textContent().catch(() => null)) === title, 60_000).catch((err: Error) => {
-          throw new Error(`${err.message}\ndev server output:\n${dev?.output()}`);
+      beforeAll(async () => {
+        service = await startServer({
+          space: generateDemoSpace({ stories: 20 }),
+          publicToken,
+          previewToken: randomBytes(8).toString('hex'),
+          rateLimit: false,
+          admin: true,
         });
-      } finally {
-        service.service.setWebhook(undefined);
-        await page.close();
-        await dev?.close();
-      }
-    }, 180_000);
-  });
+        const res = await fetch(
+          `${service.url}/v2/cdn/stories?token=${publicToken}&per_page=100&filter_query[component][in]=article&cv=${service.service.store.space.version}`,
+        );
+        articles = ((await res.json()) as { stories: Array<{ name: string }> }).stories.map((s) => s.name).sort();
+        expect(articles.length).toBeGreaterThan(0);
+        tarball ??= packRepository(process.execPath);
+        app = await installFixture(framework.fixture, await tarball, node.binary!, {
+          CONTENT_BASE_URL: service.url,
+          CONTENT_TOKEN: publicToken,
+          CONTENT_WEBHOOK_SECRET: secret,
+          ASTRO_TELEMETRY_DISABLED: '1',
+        });
+      }, 900_000);
+
+      afterAll(async () => {
+        await app?.release();
+        await service?.close();
+      });
+
+      it('writes the modules and their types with content-sync prepare, before any build', async () => {
+        const printed = await app.bin('content-sync', ['prepare']);
+        expect(printed).toMatch(
+          /content-sync prepare: \d+ stories ready in \.content \(full sync\); types: \.content\/content\.d\.ts/,
+        );
+        expect(existsSync(path.join(app.dir, '.content', 'content.d.ts'))).toBe(true);
+      }, 300_000);
+
+      it('passes its own typecheck over the generated types', async () => {
+        for (const command of framework.typecheck) await app.bin(...command);
+      }, 300_000);
+
+      it('builds with the content synced from the service', async () => {
+        await app.bin(...framework.build);
+      }, 300_000);
+
+      it('serves a built page that shows the content in Chromium', async () => {
+        const site = await serveStatic(path.join(app.dir, framework.outDir));
+        const page = await (await (browser ??= launchBrowser())).newPage();
+        try {
+          await page.goto(`${site.url}/`);
+          await waitFor('the home title', async () => (await page.locator('main > h1').textContent()) === 'Welcome');
+          const listed = await page.locator('#articles > li').allTextContents();
+          expect(listed.sort()).toEqual(articles);
+        } finally {
+          await page.close();
+          await site.close();
+        }
+      }, 120_000);
+
+      it('updates an open dev page after the service posts a signed webhook', async () => {
+        let dev: DevServer | undefined;
+        const page = await (await (browser ??= launchBrowser())).newPage();
+        try {
+          const [bin, args] = framework.dev(await freePort());
+          dev = await startDevServer(app.binPath(bin), args, { cwd: app.dir, env: app.env });
+          // The service signs every change to published content with the secret the dev server has.
+          service.service.setWebhook({ url: `${dev.url}${WEBHOOK_PATH}`, secret });
+          // A page rendered on the server shows its title before Vite's client connects; a change
+          // sent before that would reach no one.
+          const connected = page.waitForEvent('console', {
+            predicate: (m) => m.text().includes('[vite] connected'),
+            timeout: 60_000,
+          });
+          await page.goto(`${dev.url}/`);
+          await waitFor(
+            'the home title on the dev page',
+            async () => (await page.locator('main > h1').textContent()) === 'Welcome',
+            60_000,
+          );
+          await connected;
+
+          const home = (await fetch(
+            `${service.url}/v2/cdn/stories/home?token=${publicToken}&cv=${service.service.store.space.version}`,
+          ).then((r) => r.json())) as { story: { id: number } };
+          const title = `Edited ${randomBytes(4).toString('hex')}`;
+          await admin(service.url, 'PUT', `stories/${home.story.id}`, { content: { title } });
+          await admin(service.url, 'POST', `stories/${home.story.id}/publish`);
+
+          await waitFor(
+            'the open page to show the new title',
+            async () =>
+              (await page
+                .locator('main > h1')
+                .textContent()
+                .catch(() => null)) === title,
+            60_000,
+          ).catch((err: Error) => {
+            throw new Error(`${err.message}\ndev server output:\n${dev?.output()}`);
+          });
+        } finally {
+          service.service.setWebhook(undefined);
+          await page.close();
+          await dev?.close();
+        }
+      }, 180_000);
+    },
+  );
 }

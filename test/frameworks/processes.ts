@@ -27,7 +27,12 @@ class Tail {
 }
 
 function start(command: string, args: readonly string[], options: RunOptions): { child: ChildProcess; output: Tail } {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = new Tail();
   child.stdout!.on('data', (d: Buffer) => output.push(d));
   child.stderr!.on('data', (d: Buffer) => output.push(d));
@@ -90,11 +95,23 @@ const ANSI = /\u001b\[[0-9;]*m/g;
  * (Vite's and Astro's banner); rejects with its output if it exits first or
  * prints none within `timeoutMs`.
  */
-export async function startDevServer(command: string, args: readonly string[], options: RunOptions): Promise<DevServer> {
+export async function startDevServer(
+  command: string,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<DevServer> {
   const { child, output } = start(command, args, options);
   const printed: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`\`${[command, ...args].join(' ')}\` printed no Local URL within ${(options.timeoutMs ?? 120_000) / 1000} s:\n${output.text}`)), options.timeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `\`${[command, ...args].join(' ')}\` printed no Local URL within ${(options.timeoutMs ?? 120_000) / 1000} s:\n${output.text}`,
+          ),
+        ),
+      options.timeoutMs ?? 120_000,
+    );
     const look = (d: Buffer) => {
       printed.push(String(d).replace(ANSI, ''));
       const found = /Local\S*\s+(http:\/\/(?:127\.0\.0\.1|localhost):\d+)/.exec(printed.join(''));
@@ -107,7 +124,9 @@ export async function startDevServer(command: string, args: readonly string[], o
     child.stderr!.on('data', look);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`\`${[command, ...args].join(' ')}\` exited with ${code} before printing its URL:\n${output.text}`));
+      reject(
+        new Error(`\`${[command, ...args].join(' ')}\` exited with ${code} before printing its URL:\n${output.text}`),
+      );
     });
   }).catch(async (err: unknown) => {
     await stop(child);

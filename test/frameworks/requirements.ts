@@ -35,12 +35,18 @@ export function nodeAtLeast(major: number): Requirement & { binary: string | und
   const how = `set ${NODE22_VARIABLE} to a Node ${major} binary (.ci/run installs one: npm install --prefix DIR node@22)`;
   if (!binary) return { missing: `Node ${major} (this is Node ${process.versions.node}); ${how}`, binary: undefined };
   const found = nodeMajor(binary);
-  if (found === undefined || found < major) return { missing: `Node ${major} at ${NODE22_VARIABLE}=${binary} (it is ${found ? `Node ${found}` : 'not a runnable node'}); ${how}`, binary: undefined };
+  if (found === undefined || found < major)
+    return {
+      missing: `Node ${major} at ${NODE22_VARIABLE}=${binary} (it is ${found ? `Node ${found}` : 'not a runnable node'}); ${how}`,
+      binary: undefined,
+    };
   return { missing: undefined, binary };
 }
 
 export function chromium(): Requirement {
-  return { missing: existsSync(CHROMIUM) ? undefined : `Chromium at ${CHROMIUM} (Debian/Ubuntu: apt-get install -y chromium)` };
+  return {
+    missing: existsSync(CHROMIUM) ? undefined : `Chromium at ${CHROMIUM} (Debian/Ubuntu: apt-get install -y chromium)`,
+  };
 }
 
 /**

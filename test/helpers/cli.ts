@@ -9,8 +9,16 @@ export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/run.ts', import.me
 const TSX = import.meta.resolve('tsx');
 
 /** Starts the command with `args` (and `env` added to the environment) in `cwd`; stdout and stderr are piped. */
-export function spawnCli(args: readonly string[], env?: NodeJS.ProcessEnv, cwd?: string): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], { stdio: 'pipe', ...(cwd ? { cwd } : {}), ...(env ? { env: { ...process.env, ...env } } : {}) });
+export function spawnCli(
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+  cwd?: string,
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', TSX, CLI_ENTRY, ...args], {
+    stdio: 'pipe',
+    ...(cwd ? { cwd } : {}),
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
 }
 
 export interface CliResult {

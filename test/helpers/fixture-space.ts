@@ -62,7 +62,8 @@ function story(spec: Spec): Story {
 
 function version(spec: Spec): StoryVersion {
   const v: StoryVersion = { story: story(spec) };
-  if (spec.de) v.languages = { de: { full_slug: spec.de.full_slug, ...(spec.de.content ? { content: spec.de.content } : {}) } };
+  if (spec.de)
+    v.languages = { de: { full_slug: spec.de.full_slug, ...(spec.de.content ? { content: spec.de.content } : {}) } };
   return v;
 }
 
@@ -76,8 +77,31 @@ const multilink = (target: number, cached: string) => ({
 
 export function fixtureSpace(): SpaceData {
   const specs: Spec[] = [
-    { id: 10, name: 'Home', slug: 'home', full_slug: 'home', parent_id: 0, position: -10, tags: ['featured'], content: { component: 'page', title: 'Welcome', featured: [uuidOf(12), uuidOf(13)], cta: multilink(12, 'blog/old-first-post') }, de: { full_slug: 'de/home', path: 'home', content: { title: 'Willkommen' } } },
-    { id: 11, name: 'Blog', slug: '', full_slug: 'blog/', parent_id: 1, is_startpage: true, content: { component: 'page', title: 'The blog' } },
+    {
+      id: 10,
+      name: 'Home',
+      slug: 'home',
+      full_slug: 'home',
+      parent_id: 0,
+      position: -10,
+      tags: ['featured'],
+      content: {
+        component: 'page',
+        title: 'Welcome',
+        featured: [uuidOf(12), uuidOf(13)],
+        cta: multilink(12, 'blog/old-first-post'),
+      },
+      de: { full_slug: 'de/home', path: 'home', content: { title: 'Willkommen' } },
+    },
+    {
+      id: 11,
+      name: 'Blog',
+      slug: '',
+      full_slug: 'blog/',
+      parent_id: 1,
+      is_startpage: true,
+      content: { component: 'page', title: 'The blog' },
+    },
     {
       id: 12,
       name: 'First post',
@@ -88,7 +112,32 @@ export function fixtureSpace(): SpaceData {
       tags: ['news', 'tech'],
       published_at: '2024-03-01T08:00:00.000Z',
       first_published_at: '2024-03-01T08:00:00.000Z',
-      content: { component: 'article', title: 'Alpha news', rating: '5', price: '19.99', date: '2024-03-01 08:00', author: uuidOf(16), categories: ['a', 'b'], published: true, seo: { title: 'SEO alpha' }, body: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hello', marks: [{ type: 'link', attrs: { linktype: 'story', uuid: uuidOf(13), href: '/blog/second-post' } }] }] }] } },
+      content: {
+        component: 'article',
+        title: 'Alpha news',
+        rating: '5',
+        price: '19.99',
+        date: '2024-03-01 08:00',
+        author: uuidOf(16),
+        categories: ['a', 'b'],
+        published: true,
+        seo: { title: 'SEO alpha' },
+        body: {
+          type: 'doc',
+          content: [
+            {
+              type: 'paragraph',
+              content: [
+                {
+                  type: 'text',
+                  text: 'Hello',
+                  marks: [{ type: 'link', attrs: { linktype: 'story', uuid: uuidOf(13), href: '/blog/second-post' } }],
+                },
+              ],
+            },
+          ],
+        },
+      },
       de: { full_slug: 'de/blog/erster-beitrag', path: 'blog/erster-beitrag', content: { title: 'Alpha Nachrichten' } },
     },
     {
@@ -101,7 +150,17 @@ export function fixtureSpace(): SpaceData {
       tags: ['news'],
       published_at: '2024-04-01T08:00:00.000Z',
       first_published_at: '2024-03-15T08:00:00.000Z',
-      content: { component: 'article', title: 'Beta story', rating: '12', price: '5.5', date: '2024-04-01 08:00', author: uuidOf(17), categories: ['b'], published: false, seo: { title: '' } },
+      content: {
+        component: 'article',
+        title: 'Beta story',
+        rating: '12',
+        price: '5.5',
+        date: '2024-04-01 08:00',
+        author: uuidOf(17),
+        categories: ['b'],
+        published: false,
+        seo: { title: '' },
+      },
     },
     {
       id: 14,
@@ -113,18 +172,101 @@ export function fixtureSpace(): SpaceData {
       tags: ['tech'],
       published_at: '2024-05-01T08:00:00.000Z',
       first_published_at: '2024-05-01T08:00:00.000Z',
-      content: { component: 'article', title: 'Gamma john', rating: 'n/a', date: '2024-05-01 08:00', author: uuidOf(16), categories: [] },
+      content: {
+        component: 'article',
+        title: 'Gamma john',
+        rating: 'n/a',
+        date: '2024-05-01 08:00',
+        author: uuidOf(16),
+        categories: [],
+      },
     },
-    { id: 15, name: 'Draft only', slug: 'draft-only', full_slug: 'blog/draft-only', parent_id: 1, tags: ['secret'], published_at: null, first_published_at: null, content: { component: 'article', title: 'Not yet' } },
-    { id: 16, name: 'Jane', slug: 'jane', full_slug: 'authors/jane', parent_id: 2, tags: ['people'], content: { component: 'author', name: 'Jane Doe', articles: [uuidOf(12), uuidOf(14)] } },
-    { id: 17, name: 'John', slug: 'john', full_slug: 'authors/john', parent_id: 2, tags: ['people'], content: { component: 'author', name: 'John Roe', articles: [uuidOf(13)] } },
-    { id: 18, name: 'About', slug: 'about', full_slug: 'de/about', parent_id: 3, content: { component: 'page', title: 'About the de folder' } },
-    { id: 19, name: 'Runner', slug: 'runner', full_slug: 'products/shoes/runner', parent_id: 5, tags: ['shop'], content: { component: 'product', title: 'Runner', price: '89.00', image: { fieldtype: 'asset', id: 501, filename: 'https://assets.example.com/runner.jpg', alt: 'Runner', title: '', copyright: '', focus: '', name: '', source: '', is_external_url: false, meta_data: {} } } },
-    { id: 20, name: 'Trail', slug: 'trail', full_slug: 'products/shoes/trail', parent_id: 5, tags: ['shop'], content: { component: 'product', title: 'Trail', price: '120', image: { fieldtype: 'asset', id: null, filename: '' } } },
+    {
+      id: 15,
+      name: 'Draft only',
+      slug: 'draft-only',
+      full_slug: 'blog/draft-only',
+      parent_id: 1,
+      tags: ['secret'],
+      published_at: null,
+      first_published_at: null,
+      content: { component: 'article', title: 'Not yet' },
+    },
+    {
+      id: 16,
+      name: 'Jane',
+      slug: 'jane',
+      full_slug: 'authors/jane',
+      parent_id: 2,
+      tags: ['people'],
+      content: { component: 'author', name: 'Jane Doe', articles: [uuidOf(12), uuidOf(14)] },
+    },
+    {
+      id: 17,
+      name: 'John',
+      slug: 'john',
+      full_slug: 'authors/john',
+      parent_id: 2,
+      tags: ['people'],
+      content: { component: 'author', name: 'John Roe', articles: [uuidOf(13)] },
+    },
+    {
+      id: 18,
+      name: 'About',
+      slug: 'about',
+      full_slug: 'de/about',
+      parent_id: 3,
+      content: { component: 'page', title: 'About the de folder' },
+    },
+    {
+      id: 19,
+      name: 'Runner',
+      slug: 'runner',
+      full_slug: 'products/shoes/runner',
+      parent_id: 5,
+      tags: ['shop'],
+      content: {
+        component: 'product',
+        title: 'Runner',
+        price: '89.00',
+        image: {
+          fieldtype: 'asset',
+          id: 501,
+          filename: 'https://assets.example.com/runner.jpg',
+          alt: 'Runner',
+          title: '',
+          copyright: '',
+          focus: '',
+          name: '',
+          source: '',
+          is_external_url: false,
+          meta_data: {},
+        },
+      },
+    },
+    {
+      id: 20,
+      name: 'Trail',
+      slug: 'trail',
+      full_slug: 'products/shoes/trail',
+      parent_id: 5,
+      tags: ['shop'],
+      content: {
+        component: 'product',
+        title: 'Trail',
+        price: '120',
+        image: { fieldtype: 'asset', id: null, filename: '' },
+      },
+    },
   ];
   const records: StoryRecord[] = specs.map((spec) => {
     const unpublished = spec.published_at === null;
-    const record: StoryRecord = { id: spec.id, uuid: uuidOf(spec.id), updated_at: '2024-06-01T00:00:00.000Z', workflow_stage_id: spec.id % 2 === 0 ? 1 : 2 };
+    const record: StoryRecord = {
+      id: spec.id,
+      uuid: uuidOf(spec.id),
+      updated_at: '2024-06-01T00:00:00.000Z',
+      workflow_stage_id: spec.id % 2 === 0 ? 1 : 2,
+    };
     if (unpublished) {
       record.published = null;
       record.draft = version(spec);
@@ -143,7 +285,13 @@ export function fixtureSpace(): SpaceData {
   r13.releases['7']!.story.release_id = 7;
 
   return {
-    space: { id: 4242, name: 'Fixture space', domain: 'https://fixture.example.com/', version: SPACE_VERSION, language_codes: ['de'] },
+    space: {
+      id: 4242,
+      name: 'Fixture space',
+      domain: 'https://fixture.example.com/',
+      version: SPACE_VERSION,
+      language_codes: ['de'],
+    },
     stories: records,
     folders: [
       { id: 1, uuid: uuidOf(1), name: 'Blog', slug: 'blog', full_slug: 'blog', parent_id: 0, position: 0 },
@@ -154,7 +302,12 @@ export function fixtureSpace(): SpaceData {
     ],
     datasources: [
       {
-        datasource: { id: 100, name: 'Colors', slug: 'colors', dimensions: [{ id: 1001, entry_value: 'de', name: 'German' }] },
+        datasource: {
+          id: 100,
+          name: 'Colors',
+          slug: 'colors',
+          dimensions: [{ id: 1001, entry_value: 'de', name: 'German' }],
+        },
         entries: [
           { id: 1101, name: 'red', value: 'Red', dimension_values: { de: 'Rot' } },
           { id: 1102, name: 'blue', value: 'Blue', dimension_values: { de: 'Blau' } },
@@ -163,7 +316,11 @@ export function fixtureSpace(): SpaceData {
       },
       {
         datasource: { id: 200, name: 'Countries', slug: 'countries', dimensions: [] },
-        entries: Array.from({ length: 30 }, (_, i) => ({ id: 2001 + i, name: `c${String(i).padStart(2, '0')}`, value: `Country ${i}` })),
+        entries: Array.from({ length: 30 }, (_, i) => ({
+          id: 2001 + i,
+          name: `c${String(i).padStart(2, '0')}`,
+          value: `Country ${i}`,
+        })),
       },
     ],
     releases: [{ id: 7, name: 'Summer' }],

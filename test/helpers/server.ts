@@ -11,7 +11,11 @@ export interface TestServer extends RunningServer {
   /** GET a path (with query) and return status, headers and parsed JSON body. Redirects are not followed. */
   get(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   /** Same as get, with `token` (public by default) and the current `cv` added. */
-  api(path: string, params?: Record<string, string>, token?: string): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  api(
+    path: string,
+    params?: Record<string, string>,
+    token?: string,
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
 }
 
 export async function startTestServer(options: Partial<ServiceOptions> = {}): Promise<TestServer> {

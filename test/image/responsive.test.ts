@@ -25,11 +25,17 @@ describe('responsiveImage', () => {
       sizes: '50vw',
     });
     const filtered = responsiveImage(REMOTE, { widths: [400], filters: 'format(webp):quality(70)' });
-    expect(filtered.srcset).toBe(`${REMOTE}/m/400x0/filters:format(webp):quality(70) 400w, ${REMOTE}/m/2400x0/filters:format(webp):quality(70) 2400w`);
+    expect(filtered.srcset).toBe(
+      `${REMOTE}/m/400x0/filters:format(webp):quality(70) 400w, ${REMOTE}/m/2400x0/filters:format(webp):quality(70) 2400w`,
+    );
   });
 
   it('gives a localized asset its own file as src, without the size fragment', () => {
-    expect(responsiveImage('/assets/0a1b-xyz.jpg#600x900')).toEqual({ src: '/assets/0a1b-xyz.jpg', width: 600, height: 900 });
+    expect(responsiveImage('/assets/0a1b-xyz.jpg#600x900')).toEqual({
+      src: '/assets/0a1b-xyz.jpg',
+      width: 600,
+      height: 900,
+    });
     expect(responsiveImage('/assets/manual.pdf')).toEqual({ src: '/assets/manual.pdf' });
   });
 });

@@ -30,8 +30,18 @@ const RELATIONS = ['page.featured', 'article.author', 'author.articles', 'page.r
 const MODES: readonly LinksMode[] = ['story', 'url', 'link'];
 const LANGS = ['default', 'de'];
 
-const multilink = (uuid: string) => ({ fieldtype: 'multilink', linktype: 'story', id: uuid, url: '', cached_url: 'stale/path' });
-const mark = (uuid: string) => ({ type: 'text', text: 'see', marks: [{ type: 'link', attrs: { linktype: 'story', uuid, href: '/stale', anchor: 'top' } }] });
+const multilink = (uuid: string) => ({
+  fieldtype: 'multilink',
+  linktype: 'story',
+  id: uuid,
+  url: '',
+  cached_url: 'stale/path',
+});
+const mark = (uuid: string) => ({
+  type: 'text',
+  text: 'see',
+  marks: [{ type: 'link', attrs: { linktype: 'story', uuid, href: '/stale', anchor: 'top' } }],
+});
 
 /**
  * What a resolved story shows: the stories it embeds for relations, and what
@@ -42,7 +52,8 @@ const mark = (uuid: string) => ({ type: 'text', text: 'see', marks: [{ type: 'li
 function resolvedParts(content: unknown): { rels: Map<string, Json>; links: Map<string, Json> } {
   const rels = new Map<string, Json>();
   const links = new Map<string, Json>();
-  const isStory = (v: unknown): v is Json => typeof v === 'object' && v !== null && 'uuid' in v && 'full_slug' in v && 'content' in v && 'id' in v;
+  const isStory = (v: unknown): v is Json =>
+    typeof v === 'object' && v !== null && 'uuid' in v && 'full_slug' in v && 'content' in v && 'id' in v;
   const walk = (node: unknown): void => {
     if (typeof node !== 'object' || node === null) return;
     if (isStory(node)) {
@@ -50,7 +61,8 @@ function resolvedParts(content: unknown): { rels: Map<string, Json>; links: Map<
       return;
     }
     const o = node as Json;
-    const isLink = (o.linktype === 'story' && typeof o.id === 'string') || (o.linktype === 'story' && typeof o.uuid === 'string');
+    const isLink =
+      (o.linktype === 'story' && typeof o.id === 'string') || (o.linktype === 'story' && typeof o.uuid === 'string');
     for (const [key, value] of Object.entries(o)) {
       if (isLink && key === 'story') links.set(value.uuid, value);
       else walk(value);
@@ -78,7 +90,11 @@ describe('the service (v2) and the compiler resolve alike', () => {
       return story as { id: number; uuid: string };
     };
     const drafted = await create('drafted', { component: 'article', title: 'Draft only', author: uuidOf(16) }, 'draft');
-    const withdrawn = await create('withdrawn', { component: 'author', name: 'Gone', articles: [uuidOf(12)] }, 'withdraw');
+    const withdrawn = await create(
+      'withdrawn',
+      { component: 'author', name: 'Gone', articles: [uuidOf(12)] },
+      'withdraw',
+    );
     const missing = '99999999-0000-4000-8000-000000000000';
     const hub = await create(
       'hub',
@@ -87,13 +103,24 @@ describe('the service (v2) and the compiler resolve alike', () => {
         featured: [uuidOf(12), drafted.uuid, withdrawn.uuid, missing, uuidOf(12)],
         related: withdrawn.uuid,
         by_id: ['14', 16],
-        links: [multilink(uuidOf(1)), multilink(drafted.uuid), multilink(withdrawn.uuid), multilink(uuidOf(13)), multilink(missing)],
-        text: { type: 'doc', content: [{ type: 'paragraph', content: [mark(drafted.uuid), mark(uuidOf(5)), mark(uuidOf(10))] }] },
+        links: [
+          multilink(uuidOf(1)),
+          multilink(drafted.uuid),
+          multilink(withdrawn.uuid),
+          multilink(uuidOf(13)),
+          multilink(missing),
+        ],
+        text: {
+          type: 'doc',
+          content: [{ type: 'paragraph', content: [mark(drafted.uuid), mark(uuidOf(5)), mark(uuidOf(10))] }],
+        },
       },
       'publish',
     );
     // The hub's draft differs from its published version.
-    await admin(server.url, 'PUT', `/stories/${hub.id}`, { content: { component: 'page', featured: [uuidOf(13), drafted.uuid], links: [multilink(drafted.uuid)] } });
+    await admin(server.url, 'PUT', `/stories/${hub.id}`, {
+      content: { component: 'page', featured: [uuidOf(13), drafted.uuid], links: [multilink(drafted.uuid)] },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -118,7 +145,12 @@ describe('the service (v2) and the compiler resolve alike', () => {
           for (const lang of LANGS) {
             const answer = await server.api(
               `/v2/cdn/stories/${id}`,
-              { version: view, resolve_relations: RELATIONS.join(','), resolve_links: mode, ...(lang === 'default' ? {} : { language: lang }) },
+              {
+                version: view,
+                resolve_relations: RELATIONS.join(','),
+                resolve_links: mode,
+                ...(lang === 'default' ? {} : { language: lang }),
+              },
               PREVIEW,
             );
             expect(answer.status).toBe(200);
@@ -144,7 +176,11 @@ describe('the service (v2) and the compiler resolve alike', () => {
   }
 
   it('the hub, in the draft view, reaches what only drafts show', async () => {
-    const answer = await server.api('/v2/cdn/stories/hub', { version: 'draft', resolve_relations: RELATIONS.join(','), resolve_links: 'link' }, PREVIEW);
+    const answer = await server.api(
+      '/v2/cdn/stories/hub',
+      { version: 'draft', resolve_relations: RELATIONS.join(','), resolve_links: 'link' },
+      PREVIEW,
+    );
     const rels = (answer.body.rels as Json[]).map((s) => s.name).sort();
     expect(rels).toEqual(['Jane', 'Second post', 'Third post', 'drafted', 'withdrawn']);
     expect((answer.body.links as Json[]).map((l) => [l.name, l.published])).toEqual([

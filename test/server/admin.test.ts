@@ -16,7 +16,8 @@ function admin(method: string, path: string, body?: unknown): Promise<Answer> {
 }
 
 const published = (slug: string, params: Record<string, string> = {}) => server.api(`/v2/cdn/stories/${slug}`, params);
-const draft = (slug: string, params: Record<string, string> = {}) => server.api(`/v2/cdn/stories/${slug}`, { version: 'draft', ...params }, PREVIEW);
+const draft = (slug: string, params: Record<string, string> = {}) =>
+  server.api(`/v2/cdn/stories/${slug}`, { version: 'draft', ...params }, PREVIEW);
 const spaceVersion = async (): Promise<number> => (await server.api('/v2/cdn/spaces/me')).body.space.version;
 
 describe('control plane disabled', () => {
@@ -28,7 +29,10 @@ describe('control plane disabled', () => {
         ['POST', '/__admin/stories'],
         ['GET', '/__admin'],
       ] as const) {
-        const a = await s.get(path, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+        const a = await s.get(path, {
+          method,
+          ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+        });
         expect(a.status, `${method} ${path}`).toBe(404);
         expect(a.body).toEqual(expect.any(Array));
       }
@@ -48,18 +52,31 @@ describe('control plane', () => {
   });
 
   it('lists every story by id, with its name, full slug and whether it is published', async () => {
-    const created = await admin('POST', '/stories', { name: 'Listed', slug: 'listed', content: { component: 'article' } });
+    const created = await admin('POST', '/stories', {
+      name: 'Listed',
+      slug: 'listed',
+      content: { component: 'article' },
+    });
     const list = await admin('GET', '/stories');
     expect(list.status).toBe(200);
     const stories = list.body.stories as Array<{ id: number; name: string; full_slug: string; published: boolean }>;
     const ids = stories.map((s) => s.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(stories.find((s) => s.id === created.body.story.id)).toMatchObject({ name: 'Listed', full_slug: 'listed', published: false });
+    expect(stories.find((s) => s.id === created.body.story.id)).toMatchObject({
+      name: 'Listed',
+      full_slug: 'listed',
+      published: false,
+    });
     expect(stories.filter((s) => s.published).length).toBeGreaterThan(0);
   });
 
   it('creates a draft: 201 with id, uuid and full slug derived from parent_id', async () => {
-    const created = await admin('POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } });
+    const created = await admin('POST', '/stories', {
+      name: 'New post',
+      slug: 'new-post',
+      parent_id: 1,
+      content: { component: 'article', title: 'Fresh' },
+    });
     expect(created.status).toBe(201);
     const story = created.body.story;
     expect(story).toMatchObject({ name: 'New post', slug: 'new-post', full_slug: 'blog/new-post', parent_id: 1 });
@@ -81,11 +98,18 @@ describe('control plane', () => {
   it('a draft is absent from the published view and visible in the draft view; publishing shows it and advances the cache version', async () => {
     const before = await spaceVersion();
     expect(before).toBe(SPACE_VERSION);
-    const { body } = await admin('POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } });
+    const { body } = await admin('POST', '/stories', {
+      name: 'New post',
+      slug: 'new-post',
+      parent_id: 1,
+      content: { component: 'article', title: 'Fresh' },
+    });
     const id: number = body.story.id;
 
     expect((await published('blog/new-post')).status).toBe(404);
-    expect((await server.api('/v2/cdn/stories', { starts_with: 'blog/' })).body.stories.map((s: { id: number }) => s.id)).not.toContain(id);
+    expect(
+      (await server.api('/v2/cdn/stories', { starts_with: 'blog/' })).body.stories.map((s: { id: number }) => s.id),
+    ).not.toContain(id);
     const asDraft = await draft('blog/new-post');
     expect(asDraft.status).toBe(200);
     expect(asDraft.body.story).toMatchObject({ id, content: { title: 'Fresh' } });
@@ -112,17 +136,35 @@ describe('control plane', () => {
 
   it('PUT changes the draft only; the published version changes on publish', async () => {
     const v0 = await spaceVersion();
-    const put = await admin('PUT', '/stories/13', { name: 'Second (renamed)', content: { title: 'Beta edited' }, tag_list: ['x'] });
+    const put = await admin('PUT', '/stories/13', {
+      name: 'Second (renamed)',
+      content: { title: 'Beta edited' },
+      tag_list: ['x'],
+    });
     expect(put.status).toBe(200);
-    expect(put.body.story).toMatchObject({ id: 13, name: 'Second (renamed)', content: { title: 'Beta edited', component: 'article' }, tag_list: ['x'] });
+    expect(put.body.story).toMatchObject({
+      id: 13,
+      name: 'Second (renamed)',
+      content: { title: 'Beta edited', component: 'article' },
+      tag_list: ['x'],
+    });
 
-    expect((await published('blog/second-post')).body.story).toMatchObject({ name: 'Second post', content: { title: 'Beta story' } });
-    expect((await draft('blog/second-post')).body.story).toMatchObject({ name: 'Second (renamed)', content: { title: 'Beta edited' } });
+    expect((await published('blog/second-post')).body.story).toMatchObject({
+      name: 'Second post',
+      content: { title: 'Beta story' },
+    });
+    expect((await draft('blog/second-post')).body.story).toMatchObject({
+      name: 'Second (renamed)',
+      content: { title: 'Beta edited' },
+    });
     expect(await spaceVersion()).toBe(v0);
 
     await admin('POST', '/stories/13/publish');
     expect(await spaceVersion()).toBeGreaterThan(v0);
-    expect((await published('blog/second-post')).body.story).toMatchObject({ name: 'Second (renamed)', content: { title: 'Beta edited' } });
+    expect((await published('blog/second-post')).body.story).toMatchObject({
+      name: 'Second (renamed)',
+      content: { title: 'Beta edited' },
+    });
   });
 
   it('a new slug or parent moves the story, published version included, and advances the version', async () => {
@@ -136,7 +178,12 @@ describe('control plane', () => {
     const moved = await published('blog/premier');
     expect(moved.status).toBe(200);
     // Only the structure moved: the published content is still the published one.
-    expect(moved.body.story).toMatchObject({ id: 12, slug: 'premier', full_slug: 'blog/premier', content: { title: 'Alpha news' } });
+    expect(moved.body.story).toMatchObject({
+      id: 12,
+      slug: 'premier',
+      full_slug: 'blog/premier',
+      content: { title: 'Alpha news' },
+    });
 
     const reparented = await admin('PUT', '/stories/12', { parent_id: 2 });
     expect(reparented.body.story.full_slug).toBe('authors/premier');
@@ -235,7 +282,10 @@ describe('control plane', () => {
     ]);
     expect(plain.body.datasource_entries[0].id).toBe(1101);
     const german = await server.api('/v2/cdn/datasource_entries', { datasource: 'colors', dimension: 'de' });
-    expect(german.body.datasource_entries.map((e: { dimension_value: string | null }) => e.dimension_value)).toEqual(['Karmesin', 'Schwarz']);
+    expect(german.body.datasource_entries.map((e: { dimension_value: string | null }) => e.dimension_value)).toEqual([
+      'Karmesin',
+      'Schwarz',
+    ]);
 
     const created = await admin('PUT', '/datasources/sizes/entries', {
       name: 'Sizes',
@@ -243,22 +293,42 @@ describe('control plane', () => {
       entries: [{ name: 's', value: 'Small', dimension_values: { fr: 'Petit' } }],
     });
     expect(created.status).toBe(200);
-    expect(created.body.datasource).toMatchObject({ name: 'Sizes', slug: 'sizes', dimensions: [{ name: 'French', entry_value: 'fr' }] });
+    expect(created.body.datasource).toMatchObject({
+      name: 'Sizes',
+      slug: 'sizes',
+      dimensions: [{ name: 'French', entry_value: 'fr' }],
+    });
     const all = await server.api('/v2/cdn/datasources');
     expect(all.body.datasources.map((d: { slug: string }) => d.slug)).toEqual(['colors', 'countries', 'sizes']);
     const fr = await server.api('/v2/cdn/datasource_entries', { datasource: 'sizes', dimension: 'fr' });
-    expect(fr.body.datasource_entries).toEqual([{ id: expect.any(Number), name: 's', value: 'Small', dimension_value: 'Petit' }]);
+    expect(fr.body.datasource_entries).toEqual([
+      { id: expect.any(Number), name: 's', value: 'Small', dimension_value: 'Petit' },
+    ]);
 
-    const twice = await admin('PUT', '/datasources/sizes/entries', { entries: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] });
+    const twice = await admin('PUT', '/datasources/sizes/entries', {
+      entries: [
+        { name: 'a', value: '1' },
+        { name: 'a', value: '2' },
+      ],
+    });
     expect(twice.status).toBe(422);
     expect(twice.body.error).toMatch(/"a"/);
   });
 
   it('lang on PUT sets a translation, visible with language=de', async () => {
-    const put = await admin('PUT', '/stories/13', { lang: 'de', name: 'Zweiter Beitrag', content: { title: 'Beta Geschichte' } });
+    const put = await admin('PUT', '/stories/13', {
+      lang: 'de',
+      name: 'Zweiter Beitrag',
+      content: { title: 'Beta Geschichte' },
+    });
     expect(put.status).toBe(200);
     const german = await draft('blog/second-post', { language: 'de' });
-    expect(german.body.story).toMatchObject({ id: 13, lang: 'de', name: 'Zweiter Beitrag', content: { title: 'Beta Geschichte' } });
+    expect(german.body.story).toMatchObject({
+      id: 13,
+      lang: 'de',
+      name: 'Zweiter Beitrag',
+      content: { title: 'Beta Geschichte' },
+    });
     // The default language is untouched.
     expect((await draft('blog/second-post')).body.story.content.title).toBe('Beta story');
     await admin('POST', '/stories/13/publish');
@@ -296,7 +366,10 @@ describe('control plane', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: expect.stringMatching(/JSON/) });
 
-    const huge = await admin('POST', '/stories', { name: 'big', content: { component: 'page', text: 'x'.repeat(10_000) } });
+    const huge = await admin('POST', '/stories', {
+      name: 'big',
+      content: { component: 'page', text: 'x'.repeat(10_000) },
+    });
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual({ error: expect.stringMatching(/4096/) });
     expect(server.service.store.storyCount).toBe(11);
@@ -321,7 +394,9 @@ describe('control plane', () => {
       await limited.get(`/v2/cdn/stories/blog/first-post?token=${PUBLIC}`);
       // Listings at per_page 100 cost a fifth of the budget each: the burst meets 429s.
       const burst = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => limited.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&per_page=100&page=${i + 1}`)),
+        Array.from({ length: 30 }, (_, i) =>
+          limited.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&per_page=100&page=${i + 1}`),
+        ),
       );
       const tooMany = burst.filter((a) => a.status === 429).length;
       expect(tooMany).toBeGreaterThan(0);

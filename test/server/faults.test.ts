@@ -83,7 +83,10 @@ describe('fault injection over HTTP', () => {
     const cv = a.service.store.space.version;
     const paths = ['blog/first-post', 'blog/second-post', 'authors/jane', 'home'];
     // Repeats of a URL count: decision n of a URL depends on n.
-    const urls = Array.from({ length: 80 }, (_, i) => `/v2/cdn/stories/${paths[i % paths.length]}?token=${PUBLIC}&cv=${cv}`);
+    const urls = Array.from(
+      { length: 80 },
+      (_, i) => `/v2/cdn/stories/${paths[i % paths.length]}?token=${PUBLIC}&cv=${cv}`,
+    );
     const first = await outcomes(a, urls);
     const second = await outcomes(b, urls);
     expect(second).toEqual(first);

@@ -4,55 +4,263 @@ import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/se
 import { uuidOf } from '../helpers/fixture-space.js';
 import { random as prng } from '../helpers/random.js';
 
-
 const LONG = 'a'.repeat(100 * 1024);
 const LONG_MIXED = '%E2%9C%93'.repeat(2_000) + 'x'.repeat(50_000);
 
 const NUMBERS = [
-  '0', '1', '-1', '-0', '1.5', '0.0001', '1e3', '1e309', 'NaN', 'Infinity', '-Infinity', '0x10', '+5', ' 7', '%201',
-  '99999999999999999999999', '9007199254740993', '000000000000000000001', '', '1,2', '1%2C2', '2%00', '-99999999999',
+  '0',
+  '1',
+  '-1',
+  '-0',
+  '1.5',
+  '0.0001',
+  '1e3',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '+5',
+  ' 7',
+  '%201',
+  '99999999999999999999999',
+  '9007199254740993',
+  '000000000000000000001',
+  '',
+  '1,2',
+  '1%2C2',
+  '2%00',
+  '-99999999999',
 ];
 
 const STRINGS = [
-  '', 'x', '%', '%%', '%zz', '%00', '%C0%AF', '%C0%AE%C0%AE%2F', '%FF%FE', '%E2%9C', '%F0%9F%98%80', '%D7%A9%D7%9C%D7%95%D7%9D',
-  '%E2%80%AE%E2%80%8Frtl', '+', '%2B', 'a+b', '*', '**', '.', '..', '../..', '%2E%2E%2F', '/', '//', '%2F', 'blog/', 'blog/*',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '[object Object]', 'null', 'undefined', 'true', '[]', '{}',
-  'a,b,,c,', ',,,', 'content.title', 'content.__proto__.x', "'; DROP TABLE stories;--", '<script>', '\\', '%5C', '$where', '(a|b)*c',
-  '((((((((((a))))))))))', '.*.*.*.*.*.*.*.*.*.*!', 'first-post', uuidOf(12), `${uuidOf(12)},${uuidOf(16)}`, 'de', 'default', '[default]',
-  'draft', 'published', 'story', 'url', 'link', 'article.author', 'page.featured,article.author', 'a.b.c', 'title:asc', 'content.rating:desc:int',
-  'position:asc:float:extra', ':', 'asc', 'é', '%E9', 'x'.repeat(3000),
+  '',
+  'x',
+  '%',
+  '%%',
+  '%zz',
+  '%00',
+  '%C0%AF',
+  '%C0%AE%C0%AE%2F',
+  '%FF%FE',
+  '%E2%9C',
+  '%F0%9F%98%80',
+  '%D7%A9%D7%9C%D7%95%D7%9D',
+  '%E2%80%AE%E2%80%8Frtl',
+  '+',
+  '%2B',
+  'a+b',
+  '*',
+  '**',
+  '.',
+  '..',
+  '../..',
+  '%2E%2E%2F',
+  '/',
+  '//',
+  '%2F',
+  'blog/',
+  'blog/*',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '[object Object]',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  'a,b,,c,',
+  ',,,',
+  'content.title',
+  'content.__proto__.x',
+  "'; DROP TABLE stories;--",
+  '<script>',
+  '\\',
+  '%5C',
+  '$where',
+  '(a|b)*c',
+  '((((((((((a))))))))))',
+  '.*.*.*.*.*.*.*.*.*.*!',
+  'first-post',
+  uuidOf(12),
+  `${uuidOf(12)},${uuidOf(16)}`,
+  'de',
+  'default',
+  '[default]',
+  'draft',
+  'published',
+  'story',
+  'url',
+  'link',
+  'article.author',
+  'page.featured,article.author',
+  'a.b.c',
+  'title:asc',
+  'content.rating:desc:int',
+  'position:asc:float:extra',
+  ':',
+  'asc',
+  'é',
+  '%E9',
+  'x'.repeat(3000),
 ];
 
 const OPERATORS = [
-  'in', 'not_in', 'like', 'not_like', 'is', 'all_in_array', 'in_array', 'any_in_array', 'gt_date', 'lt_date', 'gt_int', 'lt_int',
-  'gt_float', 'lt_float', 'regex', 'eq', '', '__proto__', 'constructor', 'IN', 'in ', '%00',
+  'in',
+  'not_in',
+  'like',
+  'not_like',
+  'is',
+  'all_in_array',
+  'in_array',
+  'any_in_array',
+  'gt_date',
+  'lt_date',
+  'gt_int',
+  'lt_int',
+  'gt_float',
+  'lt_float',
+  'regex',
+  'eq',
+  '',
+  '__proto__',
+  'constructor',
+  'IN',
+  'in ',
+  '%00',
 ];
 
-const FIELDS = ['title', 'component', 'rating', 'content.seo.title', 'seo.title', 'author', 'categories', 'published', '__proto__', 'constructor', 'a.b.c.d', '', '..', 'x%5By'];
+const FIELDS = [
+  'title',
+  'component',
+  'rating',
+  'content.seo.title',
+  'seo.title',
+  'author',
+  'categories',
+  'published',
+  '__proto__',
+  'constructor',
+  'a.b.c.d',
+  '',
+  '..',
+  'x%5By',
+];
 
 const PARAMS = [
-  'page', 'per_page', 'level', 'cv', 'by_ids', 'excluding_ids', 'in_workflow_stages', 'from_release', 'resolve_level', 'resolve_links_level',
-  'sort_by', 'search_term', 'starts_with', 'by_slugs', 'excluding_slugs', 'by_uuids', 'by_uuids_ordered', 'resolve_relations', 'resolve_links',
-  'resolve_assets', 'language', 'fallback_lang', 'version', 'with_tag', 'excluding_fields', 'excluding_story_fields', 'is_startpage',
-  'first_published_at_gt', 'published_at_lt', 'updated_at_gt', 'datasource', 'dimension', 'find_by', 'content_type', 'only_variants',
-  '__proto__', 'constructor', 'prototype', 'token', 'unknown_param', '', '%00', 'page%5B%5D', 'per_page[]',
+  'page',
+  'per_page',
+  'level',
+  'cv',
+  'by_ids',
+  'excluding_ids',
+  'in_workflow_stages',
+  'from_release',
+  'resolve_level',
+  'resolve_links_level',
+  'sort_by',
+  'search_term',
+  'starts_with',
+  'by_slugs',
+  'excluding_slugs',
+  'by_uuids',
+  'by_uuids_ordered',
+  'resolve_relations',
+  'resolve_links',
+  'resolve_assets',
+  'language',
+  'fallback_lang',
+  'version',
+  'with_tag',
+  'excluding_fields',
+  'excluding_story_fields',
+  'is_startpage',
+  'first_published_at_gt',
+  'published_at_lt',
+  'updated_at_gt',
+  'datasource',
+  'dimension',
+  'find_by',
+  'content_type',
+  'only_variants',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'token',
+  'unknown_param',
+  '',
+  '%00',
+  'page%5B%5D',
+  'per_page[]',
 ];
 
-const NUMERIC_PARAMS = new Set(['page', 'per_page', 'level', 'cv', 'by_ids', 'excluding_ids', 'in_workflow_stages', 'from_release', 'resolve_level', 'resolve_links_level']);
+const NUMERIC_PARAMS = new Set([
+  'page',
+  'per_page',
+  'level',
+  'cv',
+  'by_ids',
+  'excluding_ids',
+  'in_workflow_stages',
+  'from_release',
+  'resolve_level',
+  'resolve_links_level',
+]);
 
 const ENDPOINTS = [
-  '/v1/cdn/stories', '/v2/cdn/stories', '/v1/cdn/stories/blog/first-post', '/v2/cdn/stories/blog/first-post', '/v2/cdn/stories/home',
-  '/v1/cdn/stories/de/home', '/v2/cdn/stories/12', `/v2/cdn/stories/${uuidOf(12)}`, '/v1/cdn/spaces/me', '/v2/cdn/spaces/me',
-  '/v1/cdn/datasources', '/v2/cdn/datasources', '/v1/cdn/datasource_entries', '/v2/cdn/datasource_entries', '/v1/cdn/tags', '/v2/cdn/tags',
+  '/v1/cdn/stories',
+  '/v2/cdn/stories',
+  '/v1/cdn/stories/blog/first-post',
+  '/v2/cdn/stories/blog/first-post',
+  '/v2/cdn/stories/home',
+  '/v1/cdn/stories/de/home',
+  '/v2/cdn/stories/12',
+  `/v2/cdn/stories/${uuidOf(12)}`,
+  '/v1/cdn/spaces/me',
+  '/v2/cdn/spaces/me',
+  '/v1/cdn/datasources',
+  '/v2/cdn/datasources',
+  '/v1/cdn/datasource_entries',
+  '/v2/cdn/datasource_entries',
+  '/v1/cdn/tags',
+  '/v2/cdn/tags',
 ];
 
 const ODD_PATHS = [
-  '/v2/cdn/stories/..', '/v2/cdn/stories/../stories', '/v2/cdn/../cdn/stories', '/v2/cdn/stories//blog//first-post', '//v2/cdn/stories',
-  '/v2//cdn/stories', '/v2/cdn/stories/blog%2Ffirst-post', '/v2/cdn/stories/%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/v2/cdn/stories/%',
-  '/v2/cdn/stories/%zz', '/v2/cdn/stories/%00', '/v2/cdn/stories/%C0%AF', '/v1/cdn/stories/%F0%9F%98%80', '/v2/cdn/stories/blog/',
-  '/v2/cdn/stories/[default]/home', '/v2/cdn/stories/de/', '/v2/cdn/stories/__proto__', '/v2/cdn/stories/constructor', '/v2/cdn/stories/',
-  '/v2/cdn/spaces/me/', '/v2/cdn/spaces/../spaces/me', '/v2/cdn/datasource_entries/', '/v2/cdn/tags/%2F', '/v3/cdn/stories', '/v2/cdn',
-  '/v2/cdn/', '/', '/favicon.ico', '/v2/cdn/stories/é', `/v2/cdn/stories/${'x'.repeat(5000)}`, `/v2/cdn/stories/${LONG}`,
+  '/v2/cdn/stories/..',
+  '/v2/cdn/stories/../stories',
+  '/v2/cdn/../cdn/stories',
+  '/v2/cdn/stories//blog//first-post',
+  '//v2/cdn/stories',
+  '/v2//cdn/stories',
+  '/v2/cdn/stories/blog%2Ffirst-post',
+  '/v2/cdn/stories/%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '/v2/cdn/stories/%',
+  '/v2/cdn/stories/%zz',
+  '/v2/cdn/stories/%00',
+  '/v2/cdn/stories/%C0%AF',
+  '/v1/cdn/stories/%F0%9F%98%80',
+  '/v2/cdn/stories/blog/',
+  '/v2/cdn/stories/[default]/home',
+  '/v2/cdn/stories/de/',
+  '/v2/cdn/stories/__proto__',
+  '/v2/cdn/stories/constructor',
+  '/v2/cdn/stories/',
+  '/v2/cdn/spaces/me/',
+  '/v2/cdn/spaces/../spaces/me',
+  '/v2/cdn/datasource_entries/',
+  '/v2/cdn/tags/%2F',
+  '/v3/cdn/stories',
+  '/v2/cdn',
+  '/v2/cdn/',
+  '/',
+  '/favicon.ico',
+  '/v2/cdn/stories/é',
+  `/v2/cdn/stories/${'x'.repeat(5000)}`,
+  `/v2/cdn/stories/${LONG}`,
 ];
 
 function pick<T>(rand: () => number, items: readonly T[]): T {
@@ -130,14 +338,22 @@ interface Outcome {
  * redirect of a long URL carries it in `Location`, so response heads may be long too. */
 function send(agent: http.Agent, port: number, target: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: target, method: 'GET', agent, maxHeaderSize: 1024 * 1024 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ target, status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: target, method: 'GET', agent, maxHeaderSize: 1024 * 1024 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            target,
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -168,7 +384,8 @@ function problem(o: Outcome): string | undefined {
   return undefined;
 }
 
-const short = (target: string) => (target.length > 300 ? `${target.slice(0, 300)}... (${target.length} chars)` : target);
+const short = (target: string) =>
+  target.length > 300 ? `${target.slice(0, 300)}... (${target.length} chars)` : target;
 
 describe('hostile query strings', () => {
   let server: TestServer;
@@ -218,7 +435,11 @@ describe('hostile query strings', () => {
     expect(rawByte.status).toBe(400);
     expect(JSON.parse(rawByte.body)).toEqual({ error: expect.any(String) });
 
-    const tooLong = await send(agent, server.port, `/v2/cdn/stories?token=${PUBLIC}&search_term=${'b'.repeat(300 * 1024)}`).catch((err: Error) => err);
+    const tooLong = await send(
+      agent,
+      server.port,
+      `/v2/cdn/stories?token=${PUBLIC}&search_term=${'b'.repeat(300 * 1024)}`,
+    ).catch((err: Error) => err);
     // The service answers before it has read the whole request, so the socket may also be reset under the client.
     if (!(tooLong instanceof Error)) {
       expect(tooLong.status).toBe(431);

@@ -13,7 +13,11 @@ let client: StoryblokClient;
 
 beforeAll(async () => {
   server = await startTestServer({ admin: true });
-  client = new StoryblokClient({ accessToken: PUBLIC, endpoint: `${server.url}/v2`, cache: { clear: 'manual', type: 'none' } });
+  client = new StoryblokClient({
+    accessToken: PUBLIC,
+    endpoint: `${server.url}/v2`,
+    cache: { clear: 'manual', type: 'none' },
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -48,14 +52,23 @@ describe('storyblok-js-client against the local service', () => {
   it('resolve_relations: the client puts the author story in place of its uuid', async () => {
     const res = await client.get('cdn/stories/blog/first-post', { resolve_relations: 'article.author' });
     const author = res.data.story.content.author;
-    expect(author).toMatchObject({ id: 16, uuid: uuidOf(16), full_slug: 'authors/jane', content: { name: 'Jane Doe' } });
+    expect(author).toMatchObject({
+      id: 16,
+      uuid: uuidOf(16),
+      full_slug: 'authors/jane',
+      content: { name: 'Jane Doe' },
+    });
     expect(res.data.rels.map((r: { uuid: string }) => r.uuid)).toEqual([uuidOf(16)]);
     // Fields that are not relations keep their value.
     expect(res.data.story.content.categories).toEqual(['a', 'b']);
   });
 
   it('resolve_relations over a list', async () => {
-    const res = await client.get('cdn/stories', { starts_with: 'blog/', resolve_relations: 'article.author', sort_by: 'position:asc' });
+    const res = await client.get('cdn/stories', {
+      starts_with: 'blog/',
+      resolve_relations: 'article.author',
+      sort_by: 'position:asc',
+    });
     const authors = res.data.stories
       .filter((s: any) => s.content.component === 'article')
       .map((s: any) => [s.id, s.content.author?.name]);
@@ -79,11 +92,20 @@ describe('storyblok-js-client against the local service', () => {
   it('above 50 relations the client follows rel_uuids and resolves them all', async () => {
     const uuids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      const { story } = await admin('POST', '/stories', { name: `Related ${i}`, slug: `related-${i}`, parent_id: 2, content: { component: 'author', name: `R${i}` } });
+      const { story } = await admin('POST', '/stories', {
+        name: `Related ${i}`,
+        slug: `related-${i}`,
+        parent_id: 2,
+        content: { component: 'author', name: `R${i}` },
+      });
       await admin('POST', `/stories/${story.id}/publish`);
       uuids.push(story.uuid);
     }
-    const { story: hub } = await admin('POST', '/stories', { name: 'Hub', slug: 'hub', content: { component: 'page', related: uuids } });
+    const { story: hub } = await admin('POST', '/stories', {
+      name: 'Hub',
+      slug: 'hub',
+      content: { component: 'page', related: uuids },
+    });
     await admin('POST', `/stories/${hub.id}/publish`);
 
     const res = await client.get('cdn/stories/hub', { resolve_relations: 'page.related' });

@@ -100,7 +100,9 @@ describe('rate limit over HTTP', () => {
     // Distinct URLs: none can come from the CDN cache. At per_page 100 the budget is 5 per
     // second, so the burst exceeds it however slowly the requests arrive.
     const answers = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => s.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&per_page=100&page=${i + 1}`)),
+      Array.from({ length: 60 }, (_, i) =>
+        s.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&per_page=100&page=${i + 1}`),
+      ),
     );
     const limited = answers.filter((a) => a.status === 429);
     expect(limited.length).toBeGreaterThan(0);
@@ -141,7 +143,8 @@ describe('rate limit over HTTP', () => {
     await Promise.all(Array.from({ length: 100 }, () => s.api('/v2/cdn/tags')));
     // The first tags request spent 1/50; 49 distinct uncached requests still fit.
     const answers: number[] = [];
-    for (let i = 0; i < 49; i++) answers.push((await s.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&page=${i + 1}`)).status);
+    for (let i = 0; i < 49; i++)
+      answers.push((await s.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv}&page=${i + 1}`)).status);
     expect(answers.filter((x) => x === 429)).toHaveLength(0);
   });
 

@@ -92,12 +92,30 @@ describe('webhooks of content changes', () => {
     const got = await delivered();
     expect(got).toHaveLength(3);
     got.forEach(expectSigned);
-    expect(got[0]!.body).toEqual({ text: expect.any(String), action: 'published', space_id: SPACE_ID, story_id: 13, full_slug: 'blog/second-post' });
-    expect(got[1]!.body).toMatchObject({ text: expect.any(String), action: 'unpublished', space_id: SPACE_ID, story_id: 13 });
-    expect(got[2]!.body).toMatchObject({ text: expect.any(String), action: 'deleted', space_id: SPACE_ID, story_id: 14 });
+    expect(got[0]!.body).toEqual({
+      text: expect.any(String),
+      action: 'published',
+      space_id: SPACE_ID,
+      story_id: 13,
+      full_slug: 'blog/second-post',
+    });
+    expect(got[1]!.body).toMatchObject({
+      text: expect.any(String),
+      action: 'unpublished',
+      space_id: SPACE_ID,
+      story_id: 13,
+    });
+    expect(got[2]!.body).toMatchObject({
+      text: expect.any(String),
+      action: 'deleted',
+      space_id: SPACE_ID,
+      story_id: 14,
+    });
     for (const d of got.slice(1)) {
       expect(Object.keys(d.body).sort()).toEqual(expect.arrayContaining(['action', 'space_id', 'story_id', 'text']));
-      expect(Object.keys(d.body).every((k) => ['text', 'action', 'space_id', 'story_id', 'full_slug'].includes(k))).toBe(true);
+      expect(
+        Object.keys(d.body).every((k) => ['text', 'action', 'space_id', 'story_id', 'full_slug'].includes(k)),
+      ).toBe(true);
     }
   });
 
@@ -107,8 +125,20 @@ describe('webhooks of content changes', () => {
     const got = await delivered();
     expect(got).toHaveLength(2);
     got.forEach(expectSigned);
-    expect(got[0]!.body).toEqual({ text: expect.any(String), action: 'moved', space_id: SPACE_ID, story_id: 12, full_slug: 'blog/premier' });
-    expect(got[1]!.body).toEqual({ text: expect.any(String), action: 'moved', space_id: SPACE_ID, story_id: 2, full_slug: 'people' });
+    expect(got[0]!.body).toEqual({
+      text: expect.any(String),
+      action: 'moved',
+      space_id: SPACE_ID,
+      story_id: 12,
+      full_slug: 'blog/premier',
+    });
+    expect(got[1]!.body).toEqual({
+      text: expect.any(String),
+      action: 'moved',
+      space_id: SPACE_ID,
+      story_id: 2,
+      full_slug: 'people',
+    });
   });
 
   it('replacing datasource entries posts entries_updated with the datasource slug', async () => {
@@ -116,7 +146,12 @@ describe('webhooks of content changes', () => {
     const got = await delivered();
     expect(got).toHaveLength(1);
     expectSigned(got[0]!);
-    expect(got[0]!.body).toEqual({ text: expect.any(String), action: 'entries_updated', space_id: SPACE_ID, datasource_slug: 'colors' });
+    expect(got[0]!.body).toEqual({
+      text: expect.any(String),
+      action: 'entries_updated',
+      space_id: SPACE_ID,
+      datasource_slug: 'colors',
+    });
   });
 
   it('changes that leave published content alone post nothing', async () => {

@@ -44,12 +44,19 @@ describe('a commit while a compile reads', () => {
     // Committed as soon as the first chunk is in, while the other threads still read records.
     let commit: Promise<void> | undefined;
     const out = path.join(root, 'compiled');
-    const result = await compile({ snapshot: dir, out, threads: 2, chunkSize: 8, onProgress: () => (commit ??= txn.commit()) });
+    const result = await compile({
+      snapshot: dir,
+      out,
+      threads: 2,
+      chunkSize: 8,
+      onProgress: () => (commit ??= txn.commit()),
+    });
     expect(commit).toBeDefined();
     await commit;
     expect(result.stories).toBeGreaterThan(0);
     // Every module as the old snapshot gives it (the state file names the snapshot it read).
-    const modules = async (d: string) => new Map([...(await readTree(d))].filter(([rel]) => rel !== '.content-sync-compile.json'));
+    const modules = async (d: string) =>
+      new Map([...(await readTree(d))].filter(([rel]) => rel !== '.content-sync-compile.json'));
     expect(treeDiff(await modules(out), await modules(reference))).toEqual([]);
     expect(treeDiff(await readTree(dir), await readTree(fresh))).toEqual([]);
   });

@@ -76,46 +76,51 @@ function entry(next: () => number, id: number): StoryIndexEntry {
 async function writeIndex(stories: Map<number, StoryIndexEntry>, file: string, previous?: IndexLayout) {
   let layout: Omit<IndexLayout, 'stamp'> | undefined;
   const pieces: Uint8Array[] = [];
-  for await (const piece of sortedIndexPieces(stories, previous && { layout: previous, file }, (l) => (layout = l))) pieces.push(piece);
+  for await (const piece of sortedIndexPieces(stories, previous && { layout: previous, file }, (l) => (layout = l)))
+    pieces.push(piece);
   const bytes = Buffer.concat(pieces);
   writeFileSync(file, bytes);
   return { bytes, layout: { ...layout!, stamp: (await fileStamp(file))! } };
 }
 
 describe('the stories index', () => {
-  it.each([1, 2, 3, 4, 5])('written in pieces over rounds of changes, is the canonical text of its entries, its rows the same however read (seed %i)', async (seed) => {
-    const next = random(seed);
-    const file = path.join(tempDir(), 'stories.json');
-    let stories = new Map<number, StoryIndexEntry>();
-    let nextId = 1;
-    let previous: IndexLayout | undefined;
-    for (let round = 0; round < 8; round++) {
-      // A sync copies the map and replaces entries it changes: those it keeps are copied as bytes.
-      stories = new Map(stories);
-      for (const id of [...stories.keys()]) {
-        const roll = next();
-        if (roll < 0.1) stories.delete(id);
-        else if (roll < 0.25) stories.set(id, entry(next, id));
+  it.each([1, 2, 3, 4, 5])(
+    'written in pieces over rounds of changes, is the canonical text of its entries, its rows the same however read (seed %i)',
+    async (seed) => {
+      const next = random(seed);
+      const file = path.join(tempDir(), 'stories.json');
+      let stories = new Map<number, StoryIndexEntry>();
+      let nextId = 1;
+      let previous: IndexLayout | undefined;
+      for (let round = 0; round < 8; round++) {
+        // A sync copies the map and replaces entries it changes: those it keeps are copied as bytes.
+        stories = new Map(stories);
+        for (const id of [...stories.keys()]) {
+          const roll = next();
+          if (roll < 0.1) stories.delete(id);
+          else if (roll < 0.25) stories.set(id, entry(next, id));
+        }
+        for (let k = Math.floor(next() * 20); k > 0; k--) {
+          nextId += 1 + Math.floor(next() * 1000);
+          stories.set(nextId, entry(next, nextId));
+        }
+        // Ids out of order in the map, as a sync adds them.
+        stories = new Map([...stories].sort(() => next() - 0.5));
+        const { bytes, layout } = await writeIndex(stories, file, previous);
+        expect(bytes.toString('utf8')).toBe(sortedIndex(stories));
+        const parsed = JSON.parse(bytes.toString('utf8')) as StoryIndexEntry[];
+        const expected = parsed.map((e) => indexRowOf(e as unknown as Record<string, unknown>));
+        const fromLayout = indexRowsOfLayout(layout);
+        expect(fromLayout.map(({ at: _a, size: _s, ...row }) => row)).toEqual(expected);
+        expect(scanIndexRows(bytes.toString('latin1'), bytes)).toEqual(fromLayout);
+        for (const row of fromLayout)
+          expect(JSON.parse(bytes.toString('utf8', row.at, row.at! + row.size!))).toEqual(stories.get(row.id));
+        const digest = sha256(bytes);
+        expect(parseIndexRowsText(indexRowsText(layout, digest)!, { digest, bytes: bytes.length })).toEqual(fromLayout);
+        previous = layout;
       }
-      for (let k = Math.floor(next() * 20); k > 0; k--) {
-        nextId += 1 + Math.floor(next() * 1000);
-        stories.set(nextId, entry(next, nextId));
-      }
-      // Ids out of order in the map, as a sync adds them.
-      stories = new Map([...stories].sort(() => next() - 0.5));
-      const { bytes, layout } = await writeIndex(stories, file, previous);
-      expect(bytes.toString('utf8')).toBe(sortedIndex(stories));
-      const parsed = JSON.parse(bytes.toString('utf8')) as StoryIndexEntry[];
-      const expected = parsed.map((e) => indexRowOf(e as unknown as Record<string, unknown>));
-      const fromLayout = indexRowsOfLayout(layout);
-      expect(fromLayout.map(({ at: _a, size: _s, ...row }) => row)).toEqual(expected);
-      expect(scanIndexRows(bytes.toString('latin1'), bytes)).toEqual(fromLayout);
-      for (const row of fromLayout) expect(JSON.parse(bytes.toString('utf8', row.at, row.at! + row.size!))).toEqual(stories.get(row.id));
-      const digest = sha256(bytes);
-      expect(parseIndexRowsText(indexRowsText(layout, digest)!, { digest, bytes: bytes.length })).toEqual(fromLayout);
-      previous = layout;
-    }
-  });
+    },
+  );
 });
 
 describe('the text of a record', () => {
@@ -126,13 +131,23 @@ describe('the text of a record', () => {
       name: words(next),
       slug: `s-${id}`,
       full_slug: `s-${id}`,
-      content: { component: 'page', _uid: `c-${id}`, title: words(next), body: [{ component: 'text', text: words(next, 8) }], n: next() },
+      content: {
+        component: 'page',
+        _uid: `c-${id}`,
+        title: words(next),
+        body: [{ component: 'text', text: words(next, 8) }],
+        n: next(),
+      },
     } as unknown as Story;
     const languages: StoryVersion['languages'] = {};
     for (const lang of ['de', 'fr', 'zh-CN']) {
       const roll = next();
       if (roll < 0.3) continue;
-      languages[lang] = { full_slug: `${lang}/s-${id}`, name: words(next), content: { title: words(next), ...(next() < 0.5 ? { body: [{ text: words(next) }] } : {}) } };
+      languages[lang] = {
+        full_slug: `${lang}/s-${id}`,
+        name: words(next),
+        content: { title: words(next), ...(next() < 0.5 ? { body: [{ text: words(next) }] } : {}) },
+      };
       if (roll > 0.85) Object.assign(languages[lang], { $replace_content: true });
     }
     return Object.keys(languages).length ? { story, languages } : { story };
@@ -154,7 +169,9 @@ describe('the text of a record', () => {
       for (const [lang, overlay] of Object.entries(v.languages ?? {})) {
         const replace = Boolean((overlay as { $replace_content?: boolean }).$replace_content);
         const texts = overlayContentTexts(text, key, lang, overlay.content, replace)!;
-        expect(texts.map((t) => JSON.parse(t) as unknown)).toEqual(replace ? [overlay.content] : Object.values(overlay.content!));
+        expect(texts.map((t) => JSON.parse(t) as unknown)).toEqual(
+          replace ? [overlay.content] : Object.values(overlay.content!),
+        );
       }
     }
   });

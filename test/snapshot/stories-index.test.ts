@@ -50,7 +50,11 @@ describe('scanIndexRows', () => {
   });
 
   it('reads the bytes of the index as latin1, content types in any script included', () => {
-    const entries = [entry(1, { component: 'Über-Seite "ü" \\ 記事' }), entry(2), entry(3, { name: 'Ärger', slugs: { default: 'ä/ö' } })];
+    const entries = [
+      entry(1, { component: 'Über-Seite "ü" \\ 記事' }),
+      entry(2),
+      entry(3, { name: 'Ärger', slugs: { default: 'ä/ö' } }),
+    ];
     const bytes = Buffer.from(canonicalJson(entries));
     const read = scanIndexRows(bytes.toString('latin1'), bytes)!;
     expect(read.map(({ at: _at, size: _size, ...row }) => row)).toEqual(rows(entries));
@@ -105,7 +109,11 @@ describe('the rows file beside the index', () => {
   }
 
   it('gives back the rows a scan of the index gives, and only for that index', async () => {
-    const entries = [entry(3), entry(1000000001, { published: false, component: 'quote"d \\ type' }), entry(42, { component: 'Über-Seite 記事' })];
+    const entries = [
+      entry(3),
+      entry(1000000001, { published: false, component: 'quote"d \\ type' }),
+      entry(42, { component: 'Über-Seite 記事' }),
+    ];
     const { bytes, digest, rows } = await written(entries);
     expect(bytes.toString('utf8')).toBe(canonicalJson([...entries].sort((a, b) => a.id - b.id)));
     const read = parseIndexRowsText(rows!, { digest, bytes: bytes.length });
@@ -128,7 +136,9 @@ describe('the rows file beside the index', () => {
     expect(damaged((f) => (f.published = '10'))).toBeUndefined();
     expect(damaged((f) => (f.published = '1x1'))).toBeUndefined();
     expect(damaged((f) => (f.ids = '1 1 0'))).toBeUndefined();
-    expect(damaged((f) => (f.sizes = (f.sizes as string).replace(/^\d+/, (n) => String(Number(n) + 1))))).toBeUndefined();
+    expect(
+      damaged((f) => (f.sizes = (f.sizes as string).replace(/^\d+/, (n) => String(Number(n) + 1)))),
+    ).toBeUndefined();
     expect(damaged((f) => (f.component = '0 0 7'))).toBeUndefined();
     expect(damaged((f) => delete f.uuids)).toBeUndefined();
     expect(parseIndexRowsText('not json', index)).toBeUndefined();
@@ -137,9 +147,13 @@ describe('the rows file beside the index', () => {
 });
 
 describe('indexEntry: what a link shows, in every language', () => {
-  const base = { ...story(5, { component: 'article' }, { name: 'Post', slug: 'post', full_slug: 'blog/post' }), path: 'custom/post' } as Story;
+  const base = {
+    ...story(5, { component: 'article' }, { name: 'Post', slug: 'post', full_slug: 'blog/post' }),
+    path: 'custom/post',
+  } as Story;
   const languages = ['default', 'de', 'fr', 'it'];
-  const version = (languagesOf: Record<string, Record<string, unknown>>) => ({ story: base, languages: languagesOf }) as StoryVersion;
+  const version = (languagesOf: Record<string, Record<string, unknown>>) =>
+    ({ story: base, languages: languagesOf }) as StoryVersion;
 
   it('the default slug and path, and only the languages that show other ones', () => {
     const record: StoryRecord = {
@@ -151,13 +165,21 @@ describe('indexEntry: what a link shows, in every language', () => {
       }),
     };
     const e = indexEntry(record, canonicalJson(record), languages);
-    expect(e).toMatchObject({ slug: 'post', path: 'custom/post', slugs: { default: 'blog/post', de: 'de/blog/beitrag', fr: 'fr/blog/billet', it: 'it/blog/post' } });
+    expect(e).toMatchObject({
+      slug: 'post',
+      path: 'custom/post',
+      slugs: { default: 'blog/post', de: 'de/blog/beitrag', fr: 'fr/blog/billet', it: 'it/blog/post' },
+    });
     // Italian has no variant: it shows the default's.
     expect(e.link_fields).toEqual({ de: { name: 'Beitrag' }, fr: { slug: 'billet', path: null } });
   });
 
   it('no link_fields when every language shows the default name, slug and path; a path that is no string is none', () => {
-    const record: StoryRecord = { id: 5, uuid: base.uuid, published: { story: { ...base, path: 42 } as unknown as Story } };
+    const record: StoryRecord = {
+      id: 5,
+      uuid: base.uuid,
+      published: { story: { ...base, path: 42 } as unknown as Story },
+    };
     const e = indexEntry(record, canonicalJson(record), languages);
     expect(e.path).toBeNull();
     expect('link_fields' in e).toBe(false);

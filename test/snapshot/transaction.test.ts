@@ -6,11 +6,27 @@
  * snapshot and say the previous one is intact.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SnapshotBusyError, SnapshotLockedError, SnapshotTransaction, SnapshotWriteError, openForReading, recoverSnapshot } from '../../src/snapshot/index.js';
+import {
+  SnapshotBusyError,
+  SnapshotLockedError,
+  SnapshotTransaction,
+  SnapshotWriteError,
+  openForReading,
+  recoverSnapshot,
+} from '../../src/snapshot/index.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -33,13 +49,22 @@ const leftovers = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('
 /** The pid of a process that has ended (one for the whole file: starting a process takes a while). */
 let ended: number | undefined;
 function deadPid(): number {
-  ended ??= Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  ended ??= Number(
+    spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+  );
   return ended;
 }
 
 /** A lock as a killed writer of this host leaves it. */
 function staleLock(dir: string): void {
-  writeFileSync(path.join(dir, '.txn.lock'), JSON.stringify({ host: os.hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host', pid: deadPid(), nonce: '0123456789ab' }));
+  writeFileSync(
+    path.join(dir, '.txn.lock'),
+    JSON.stringify({
+      host: os.hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host',
+      pid: deadPid(),
+      nonce: '0123456789ab',
+    }),
+  );
 }
 
 describe('one writer at a time', () => {
@@ -91,7 +116,9 @@ describe('one writer at a time', () => {
   it('a lock that is not one content-sync wrote is left alone, with what to do', async () => {
     const dir = snapshotDir();
     writeFileSync(path.join(dir, '.txn.lock'), '');
-    await expect(SnapshotTransaction.begin(dir)).rejects.toThrow(/not a lock content-sync wrote; if no sync of .* is running, remove it/);
+    await expect(SnapshotTransaction.begin(dir)).rejects.toThrow(
+      /not a lock content-sync wrote; if no sync of .* is running, remove it/,
+    );
     expect(existsSync(path.join(dir, '.txn.lock'))).toBe(true);
   });
 });
@@ -103,7 +130,9 @@ describe('the commit', () => {
     await txn.put('a.json', 'new a\n');
     await txn.put('manifest.json', 'new manifest\n');
     rmSync(path.join(dir, '.txn', 'files', 'a.json'));
-    await expect(txn.commit()).rejects.toThrow(/staged file\(s\) of the snapshot in .* vanished before the commit \(a\.json\).*the previous snapshot is intact/);
+    await expect(txn.commit()).rejects.toThrow(
+      /staged file\(s\) of the snapshot in .* vanished before the commit \(a\.json\).*the previous snapshot is intact/,
+    );
     await txn.abort();
     expect(read(dir, 'a.json')).toBe('old a\n');
     expect(read(dir, 'manifest.json')).toBe('old manifest\n');
@@ -134,14 +163,16 @@ describe('the commit', () => {
     await txn.put('a.json', 'new a\n');
     const err = await txn.commit({ waitForReadersMs: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SnapshotBusyError);
-    expect((err as Error).message).toMatch(new RegExp(`process ${process.pid} still reading it after .*the previous snapshot is intact`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`process ${process.pid} still reading it after .*the previous snapshot is intact`),
+    );
     await txn.abort();
     await reading.close();
     expect(read(dir, 'a.json')).toBe('old a\n');
     expect(leftovers(dir)).toEqual([]);
   });
 
-  it('a compile opening the directory during a commit waits for it, and a killed writer\'s commit is finished first', async () => {
+  it("a compile opening the directory during a commit waits for it, and a killed writer's commit is finished first", async () => {
     const dir = snapshotDir();
     mkdirSync(path.join(dir, '.txn', 'files'), { recursive: true });
     writeFileSync(path.join(dir, '.txn', 'files', 'a.json'), 'committed a\n');
@@ -155,21 +186,26 @@ describe('the commit', () => {
   });
 });
 
-describe.runIf(existsSync('/dev/full'))('a write that fails (a full disk: /dev/full answers every write with ENOSPC)', () => {
-  it('names the snapshot and says the previous one is intact, which it is', async () => {
-    const dir = snapshotDir();
-    const txn = await SnapshotTransaction.begin(dir);
-    await txn.put('manifest.json', 'new manifest\n');
-    symlinkSync('/dev/full', path.join(dir, '.txn', 'files', 'a.json'));
-    const err = await txn.put('a.json', 'new a\n').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SnapshotWriteError);
-    expect((err as SnapshotWriteError).code).toBe('ENOSPC');
-    expect((err as Error).message).toBe(`cannot write the snapshot in ${dir} (ENOSPC: no space left on device, write); nothing was committed: the previous snapshot is intact`);
-    const pieces = await txn.putPieces('a.json', ['new ', 'a\n']).catch((e: unknown) => e);
-    expect((pieces as Error).message).toContain(`cannot write the snapshot in ${dir} (ENOSPC`);
-    await txn.abort();
-    expect(read(dir, 'a.json')).toBe('old a\n');
-    expect(read(dir, 'manifest.json')).toBe('old manifest\n');
-    expect(leftovers(dir)).toEqual([]);
-  });
-});
+describe.runIf(existsSync('/dev/full'))(
+  'a write that fails (a full disk: /dev/full answers every write with ENOSPC)',
+  () => {
+    it('names the snapshot and says the previous one is intact, which it is', async () => {
+      const dir = snapshotDir();
+      const txn = await SnapshotTransaction.begin(dir);
+      await txn.put('manifest.json', 'new manifest\n');
+      symlinkSync('/dev/full', path.join(dir, '.txn', 'files', 'a.json'));
+      const err = await txn.put('a.json', 'new a\n').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SnapshotWriteError);
+      expect((err as SnapshotWriteError).code).toBe('ENOSPC');
+      expect((err as Error).message).toBe(
+        `cannot write the snapshot in ${dir} (ENOSPC: no space left on device, write); nothing was committed: the previous snapshot is intact`,
+      );
+      const pieces = await txn.putPieces('a.json', ['new ', 'a\n']).catch((e: unknown) => e);
+      expect((pieces as Error).message).toContain(`cannot write the snapshot in ${dir} (ENOSPC`);
+      await txn.abort();
+      expect(read(dir, 'a.json')).toBe('old a\n');
+      expect(read(dir, 'manifest.json')).toBe('old manifest\n');
+      expect(leftovers(dir)).toEqual([]);
+    });
+  },
+);

@@ -20,7 +20,13 @@ afterEach(async () => {
 afterAll(removeTempDirs);
 
 async function serveDemo(): Promise<RunningServer> {
-  server = await startServer({ space: generateDemoSpace({ stories: 300 }), rateLimit: false, admin: true, publicToken: PUBLIC, latencyMs: 20 });
+  server = await startServer({
+    space: generateDemoSpace({ stories: 300 }),
+    rateLimit: false,
+    admin: true,
+    publicToken: PUBLIC,
+    latencyMs: 20,
+  });
   return server;
 }
 
@@ -38,7 +44,9 @@ describe('a sync while content is published', () => {
     let change: Promise<unknown> | undefined;
     const onProgress = (p: SyncProgress) => {
       if (!change && p.phase === 'stories' && p.requests >= 3) {
-        change = admin(s.url, 'PUT', `/stories/${target}`, { name: 'Published mid-sync' }).then(() => admin(s.url, 'POST', `/stories/${target}/publish`));
+        change = admin(s.url, 'PUT', `/stories/${target}`, { name: 'Published mid-sync' }).then(() =>
+          admin(s.url, 'POST', `/stories/${target}/publish`),
+        );
       }
     };
     const result = await sync({ baseUrl: s.url, token: PUBLIC, out: dir, onProgress });
@@ -64,7 +72,9 @@ describe('a sync while content is published', () => {
     let change: Promise<unknown> | undefined;
     const onProgress = (p: SyncProgress) => {
       if (!change && p.phase === 'stories' && p.requests >= 3) {
-        change = admin(s.url, 'PUT', `/stories/${target}`, { name: 'Published mid-sync (v1)' }).then(() => admin(s.url, 'POST', `/stories/${target}/publish`));
+        change = admin(s.url, 'PUT', `/stories/${target}`, { name: 'Published mid-sync (v1)' }).then(() =>
+          admin(s.url, 'POST', `/stories/${target}/publish`),
+        );
       }
     };
     const result = await sync({ baseUrl: s.url, token: PUBLIC, out: dir, api: 'v1', onProgress });
@@ -91,12 +101,18 @@ describe('a sync while content is published', () => {
       else if (armed && (p.phase === 'stories' || p.phase === 'census')) {
         armed = false;
         const id = someStory(s, n * 13);
-        changes.push(admin(s.url, 'PUT', `/stories/${id}`, { name: `Moving target ${++n}` }).then(() => admin(s.url, 'POST', `/stories/${id}/publish`)));
+        changes.push(
+          admin(s.url, 'PUT', `/stories/${id}`, { name: `Moving target ${++n}` }).then(() =>
+            admin(s.url, 'POST', `/stories/${id}/publish`),
+          ),
+        );
       }
     };
     const failed = sync({ baseUrl: s.url, token: PUBLIC, out: dir, full: true, maxPasses: 2, onProgress });
     await expect(failed).rejects.toBeInstanceOf(SyncError);
-    await expect(failed).rejects.toThrow(/kept changing during 2 passes; the previous snapshot in .* is untouched; try again/);
+    await expect(failed).rejects.toThrow(
+      /kept changing during 2 passes; the previous snapshot in .* is untouched; try again/,
+    );
     await Promise.all(changes);
     expect(n).toBe(2);
     expect(treeDiff(before, await readTree(dir))).toEqual([]);

@@ -7,7 +7,15 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
-import { StoryRecord, indexRowsOfLayout, materialize, parseIndexRowsText, readSpaceDirectory, rememberedState, scanIndexRows } from '../../src/snapshot/index.js';
+import {
+  StoryRecord,
+  indexRowsOfLayout,
+  materialize,
+  parseIndexRowsText,
+  readSpaceDirectory,
+  rememberedState,
+  scanIndexRows,
+} from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { SPACE_VERSION } from '../helpers/fixture-space.js';
@@ -29,13 +37,26 @@ async function record(dir: string, id: number): Promise<StoryRecord> {
 }
 
 /** Every story a service delivers in a view, every language, every page (100 per page). */
-async function delivered(base: string, token: string, version: 'published' | 'draft', languages: string[]): Promise<Map<string, Story[]>> {
+async function delivered(
+  base: string,
+  token: string,
+  version: 'published' | 'draft',
+  languages: string[],
+): Promise<Map<string, Story[]>> {
   const out = new Map<string, Story[]>();
-  const space = (await (await fetch(`${base}/v2/cdn/spaces/me?token=${token}`)).json()) as { space: { version: number } };
+  const space = (await (await fetch(`${base}/v2/cdn/spaces/me?token=${token}`)).json()) as {
+    space: { version: number };
+  };
   for (const lang of languages) {
     const all: Story[] = [];
     for (let page = 1; ; page++) {
-      const q = new URLSearchParams({ token, version, per_page: '100', page: String(page), cv: String(space.space.version) });
+      const q = new URLSearchParams({
+        token,
+        version,
+        per_page: '100',
+        page: String(page),
+        cv: String(space.space.version),
+      });
       if (lang !== 'default') q.set('language', lang);
       const res = await fetch(`${base}/v2/cdn/stories?${q}`, { redirect: 'manual' });
       expect(res.status).toBe(200);
@@ -76,7 +97,11 @@ describe('full sync of the fixture space', () => {
       const r = await record(out, id);
       expect(r.draft).toBeUndefined();
       for (const lang of ['default', 'de']) {
-        const q = new URLSearchParams({ token: PUBLIC, cv: String(SPACE_VERSION), ...(lang === 'default' ? {} : { language: lang }) });
+        const q = new URLSearchParams({
+          token: PUBLIC,
+          cv: String(SPACE_VERSION),
+          ...(lang === 'default' ? {} : { language: lang }),
+        });
         const res = await server.get(`/v2/cdn/stories/${id}?${q}`);
         expect(res.status).toBe(200);
         expect(materialize(r.published!, lang)).toEqual(res.body.story);
@@ -104,11 +129,15 @@ describe('full sync of the fixture space', () => {
     expect(tags).toEqual({ published: servedTags.body.tags });
     expect(tags.published.map((t: { name: string }) => t.name)).not.toContain('secret');
 
-    const index = await readJsonFile<Array<{ id: number; full_slug: string; slugs: Record<string, string>; digest: string }>>(`${out}/indexes/stories.json`);
+    const index = await readJsonFile<
+      Array<{ id: number; full_slug: string; slugs: Record<string, string>; digest: string }>
+    >(`${out}/indexes/stories.json`);
     expect(index.map((e) => e.id)).toEqual(PUBLISHED_IDS);
     expect(index.find((e) => e.id === 12)!.slugs).toEqual({ default: 'blog/first-post', de: 'de/blog/erster-beitrag' });
     expect(index.find((e) => e.id === 11)!.full_slug).toBe('blog/');
-    const dsIndex = await readJsonFile<Array<{ id: number; slug: string; entries: number }>>(`${out}/indexes/datasources.json`);
+    const dsIndex = await readJsonFile<Array<{ id: number; slug: string; entries: number }>>(
+      `${out}/indexes/datasources.json`,
+    );
     expect(dsIndex.map((d) => [d.id, d.slug, d.entries])).toEqual([
       [100, 'colors', 3],
       [200, 'countries', 30],
@@ -128,7 +157,10 @@ describe('full sync of the fixture space', () => {
     expect(typeof manifest.synced_at).toBe('string');
     // Beside the stories index, what a compile needs of it: the rows a scan of the index gives.
     const indexBytes = Buffer.from(tree.get('indexes/stories.json')!);
-    const rows = parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length });
+    const rows = parseIndexRowsText(tree.get('indexes/stories.rows.json')!, {
+      digest: manifest.digests.stories,
+      bytes: indexBytes.length,
+    });
     expect(rows).toEqual(scanIndexRows(indexBytes.toString('latin1'), indexBytes));
     expect(rows!.map((r) => r.id)).toEqual(PUBLISHED_IDS);
     // The same rows from what this process remembers of the index it wrote (a compile after a sync in one process reads those).
@@ -136,8 +168,15 @@ describe('full sync of the fixture space', () => {
     expect(mem?.index).toBeDefined();
     expect(indexRowsOfLayout(mem!.index!)).toEqual(rows);
     // It names the index it describes: another index, or another size, and it is not read.
-    expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: 'other', bytes: indexBytes.length })).toBeUndefined();
-    expect(parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: manifest.digests.stories, bytes: indexBytes.length + 1 })).toBeUndefined();
+    expect(
+      parseIndexRowsText(tree.get('indexes/stories.rows.json')!, { digest: 'other', bytes: indexBytes.length }),
+    ).toBeUndefined();
+    expect(
+      parseIndexRowsText(tree.get('indexes/stories.rows.json')!, {
+        digest: manifest.digests.stories,
+        bytes: indexBytes.length + 1,
+      }),
+    ).toBeUndefined();
     // A snapshot without it (an older version's) gets it at the next sync, even one that finds nothing new.
     rmSync(`${out}/indexes/stories.rows.json`);
     const again = await sync({ baseUrl: server.url, token: PUBLIC, out });
@@ -158,7 +197,9 @@ describe('full sync of the fixture space', () => {
     const d12 = await record(draftDir, 12);
     expect(d12.published ?? null).toBeNull();
     expect(d12.draft!.story.content.title).toBe('Alpha news (edited)');
-    expect((await readJsonFile(`${draftDir}/tags.json`)).draft.map((t: { name: string }) => t.name)).toContain('secret');
+    expect((await readJsonFile(`${draftDir}/tags.json`)).draft.map((t: { name: string }) => t.name)).toContain(
+      'secret',
+    );
     expect((await readJsonFile(`${draftDir}/manifest.json`)).views).toEqual(['draft']);
 
     const bothDir = await tempDir();
@@ -185,11 +226,19 @@ describe('full sync of the fixture space', () => {
     const again = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir, views: ['published', 'draft'] });
     expect(again.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
     const after = await mtimes(bothDir);
-    expect([...after].filter(([rel, t]) => rel.startsWith('stories/') && before.get(rel) !== t).map(([rel]) => rel)).toEqual([]);
+    expect(
+      [...after].filter(([rel, t]) => rel.startsWith('stories/') && before.get(rel) !== t).map(([rel]) => rel),
+    ).toEqual([]);
     // A record damaged by hand, of the story whose draft differs: `--full` writes it again, and the story has not changed.
     const intact = readFileSync(`${bothDir}/stories/12.json`, 'utf8');
     writeFileSync(`${bothDir}/stories/12.json`, intact.slice(0, 100));
-    const repaired = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir, views: ['published', 'draft'], full: true });
+    const repaired = await sync({
+      baseUrl: server.url,
+      token: PREVIEW,
+      out: bothDir,
+      views: ['published', 'draft'],
+      full: true,
+    });
     expect(repaired.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
     expect(readFileSync(`${bothDir}/stories/12.json`, 'utf8')).toBe(intact);
   });
@@ -203,7 +252,8 @@ describe('full sync of the fixture space', () => {
     expect(r1.mode).toBe('full');
     const a = await readTree(v2);
     const b = await readTree(v1);
-    const stories = (t: Map<string, string>) => new Map([...t].filter(([k]) => k.startsWith('stories/') || k.startsWith('datasources/')));
+    const stories = (t: Map<string, string>) =>
+      new Map([...t].filter(([k]) => k.startsWith('stories/') || k.startsWith('datasources/')));
     expect(treeDiff(stories(a), stories(b))).toEqual([]);
     expect(stories(a).size).toBe(12);
     expect(b.get('indexes/stories.json')).toBe(a.get('indexes/stories.json'));
@@ -227,7 +277,11 @@ describe('full sync of the fixture space', () => {
 
 describe('round trip: serve a space, sync it, serve the snapshot, sync again', () => {
   it('gives the same snapshot and the same delivered stories', async () => {
-    const first = await startServer({ space: generateDemoSpace({ stories: 300 }), rateLimit: false, publicToken: PUBLIC });
+    const first = await startServer({
+      space: generateDemoSpace({ stories: 300 }),
+      rateLimit: false,
+      publicToken: PUBLIC,
+    });
     servers.push(first);
     const a = await tempDir('roundtrip-a');
     const ra = await sync({ baseUrl: first.url, token: PUBLIC, out: a });

@@ -33,7 +33,12 @@ const storiesListing = (url: string | undefined) => new URL(url ?? '/', 'http://
 
 beforeAll(async () => {
   root = await tempDir('hostile-total');
-  service = await startServer({ space: generateDemoSpace({ stories: 120 }), publicToken: TOKEN, rateLimit: false, admin: true });
+  service = await startServer({
+    space: generateDemoSpace({ stories: 120 }),
+    publicToken: TOKEN,
+    rateLimit: false,
+    admin: true,
+  });
   good = path.join(root, 'good');
   const first = await sync({ baseUrl: service.url, token: TOKEN, out: good, ...unpaced() });
   published = first.counts.stories;
@@ -55,10 +60,26 @@ describe('a listing whose Total cannot be trusted', { timeout: 60_000 }, () => {
     ['not a number', (a) => void (a.headers.total = 'abc'), /Total header that is not a count/],
     ['in exponent form', (a) => void (a.headers.total = '1e9'), /Total header that is not a count \("1e9"\)/],
     ['zero', (a) => void (a.headers.total = '0'), /says Total 0 at 25 per page, so page 1 holds 0, but it holds 25/],
-    ['too small by whole pages', (a) => void (a.headers.total = '25'), /says Total 25 at 25 per page, so page 2 holds 0, but it holds 25/],
-    ['too small by part of a page', (a) => void (a.headers.total = String(published - 3)), /says Total \d+ at 25 per page, so page \d holds \d+, but it holds \d+/],
-    ['too large', (a) => void (a.headers.total = String(published + 40)), /says Total \d+ at 25 per page, so page \d holds 25, but it holds \d+/],
-    ['beyond any space', (a) => void (a.headers.total = '1000000000'), /claims Total 1000000000, more than the 1000000 items/],
+    [
+      'too small by whole pages',
+      (a) => void (a.headers.total = '25'),
+      /says Total 25 at 25 per page, so page 2 holds 0, but it holds 25/,
+    ],
+    [
+      'too small by part of a page',
+      (a) => void (a.headers.total = String(published - 3)),
+      /says Total \d+ at 25 per page, so page \d holds \d+, but it holds \d+/,
+    ],
+    [
+      'too large',
+      (a) => void (a.headers.total = String(published + 40)),
+      /says Total \d+ at 25 per page, so page \d holds 25, but it holds \d+/,
+    ],
+    [
+      'beyond any space',
+      (a) => void (a.headers.total = '1000000000'),
+      /claims Total 1000000000, more than the 1000000 items/,
+    ],
     ['without Per-Page', (a) => void delete a.headers['per-page'], /has no Per-Page header/],
   ];
 
@@ -73,7 +94,9 @@ describe('a listing whose Total cannot be trusted', { timeout: 60_000 }, () => {
       });
       try {
         const run = sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() });
-        await expect(run).rejects.toThrow(/the listing \/v2\/cdn\/stories .*its count cannot be trusted, so nothing is concluded from it/);
+        await expect(run).rejects.toThrow(
+          /the listing \/v2\/cdn\/stories .*its count cannot be trusted, so nothing is concluded from it/,
+        );
         await expect(run).rejects.toThrow(message);
       } finally {
         await proxy.close();
@@ -90,7 +113,9 @@ describe('a listing whose Total cannot be trusted', { timeout: 60_000 }, () => {
       reply(res, answer);
     });
     try {
-      await expect(sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() })).rejects.toThrow(/says Total 1000000 at 25 per page/);
+      await expect(sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() })).rejects.toThrow(
+        /says Total 1000000 at 25 per page/,
+      );
       // The listing has 5 pages; a window of pages ahead of them is all that was asked for, not 40,000.
       const pages = proxy.requests.filter((r) => storiesListing(r) && !r.includes('by_uuids')).length;
       expect(pages).toBeGreaterThanOrEqual(5);
@@ -104,7 +129,9 @@ describe('a listing whose Total cannot be trusted', { timeout: 60_000 }, () => {
     const dir = await snapshotCopy();
     const before = await readTree(dir);
     // Move the cache version, so an incremental sync runs the census.
-    const { stories } = (await (await fetch(`${service.url}/v2/cdn/stories?token=${TOKEN}&per_page=1&cv=${service.service.store.space.version}`)).json()) as {
+    const { stories } = (await (
+      await fetch(`${service.url}/v2/cdn/stories?token=${TOKEN}&per_page=1&cv=${service.service.store.space.version}`)
+    ).json()) as {
       stories: Array<{ id: number }>;
     };
     await admin(service.url, 'POST', `/stories/${stories[0]!.id}/publish`);

@@ -8,7 +8,19 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { sync, type SyncResult, type WebhookEvent } from '../../src/sync/index.js';
 import { PUBLIC, startTestServer } from '../helpers/server.js';
-import { admin, unpaced, mtimes, readJsonFile, readTree, removeTempDirs, serviceRequests, startReceiver, tempDir, treeDiff, type Receiver } from './support.js';
+import {
+  admin,
+  unpaced,
+  mtimes,
+  readJsonFile,
+  readTree,
+  removeTempDirs,
+  serviceRequests,
+  startReceiver,
+  tempDir,
+  treeDiff,
+  type Receiver,
+} from './support.js';
 
 const SECRET = 'incremental-secret';
 
@@ -96,7 +108,13 @@ describe('incremental sync', () => {
     expect(await serviceRequests(s.url)).toBe(result.requests);
     // The record, the story index (and its rows), the manifest and space.json (it carries the cache version).
     const touched = changedFiles(times, await mtimes(s.dir));
-    expect(touched).toEqual(['indexes/stories.json', 'indexes/stories.rows.json', 'manifest.json', 'space.json', 'stories/13.json']);
+    expect(touched).toEqual([
+      'indexes/stories.json',
+      'indexes/stories.rows.json',
+      'manifest.json',
+      'space.json',
+      'stories/13.json',
+    ]);
     expect(treeDiff(bytesBefore, await readTree(s.dir))).toEqual(touched);
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
   });
@@ -112,7 +130,13 @@ describe('incremental sync', () => {
     expect(result.mode).toBe('incremental');
     expect(result.changed.stories).toEqual([13]);
     expect(result.changed.removed).toEqual([]);
-    expect(changedFiles(times, await mtimes(s.dir))).toEqual(['indexes/stories.json', 'indexes/stories.rows.json', 'manifest.json', 'space.json', 'stories/13.json']);
+    expect(changedFiles(times, await mtimes(s.dir))).toEqual([
+      'indexes/stories.json',
+      'indexes/stories.rows.json',
+      'manifest.json',
+      'space.json',
+      'stories/13.json',
+    ]);
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
   });
 
@@ -173,14 +197,21 @@ describe('incremental sync', () => {
     },
     {
       name: 'new datasource',
-      change: async (url) => void (await admin(url, 'PUT', '/datasources/sizes/entries', { entries: [{ name: 's', value: 'Small' }] })),
+      change: async (url) =>
+        void (await admin(url, 'PUT', '/datasources/sizes/entries', { entries: [{ name: 's', value: 'Small' }] })),
       check: (r) => expect(r.changed.datasources).toHaveLength(1),
     },
     {
       name: 'new stories, published',
       change: async (url) => {
         for (const slug of ['new-one', 'new-two']) {
-          const created = await admin(url, 'POST', '/stories', { name: slug, slug, parent_id: 2, tag_list: ['fresh'], content: { component: 'author', name: slug } });
+          const created = await admin(url, 'POST', '/stories', {
+            name: slug,
+            slug,
+            parent_id: 2,
+            tag_list: ['fresh'],
+            content: { component: 'author', name: slug },
+          });
           await admin(url, 'POST', `/stories/${created.story.id}/publish`);
         }
         // A third is created but stays a draft: not part of the published view.
@@ -194,7 +225,11 @@ describe('incremental sync', () => {
     {
       name: 'translation published',
       change: async (url) => {
-        await admin(url, 'PUT', '/stories/13', { lang: 'de', name: 'Zweiter Beitrag', content: { title: 'Beta Geschichte' } });
+        await admin(url, 'PUT', '/stories/13', {
+          lang: 'de',
+          name: 'Zweiter Beitrag',
+          content: { title: 'Beta Geschichte' },
+        });
         await admin(url, 'POST', '/stories/13/publish');
       },
       check: (r) => expect(r.changed.stories).toEqual([13]),
@@ -208,7 +243,12 @@ describe('incremental sync', () => {
         await sc.change(s.url);
         const events = await eventsOf(s);
         expect(events.length).toBeGreaterThan(0);
-        const result = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, ...(mode === 'events' ? { events } : {}) });
+        const result = await sync({
+          baseUrl: s.url,
+          token: PUBLIC,
+          out: s.dir,
+          ...(mode === 'events' ? { events } : {}),
+        });
         expect(result.mode).toBe('incremental');
         sc.check(result);
         expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
@@ -235,13 +275,20 @@ describe('events that do not name every change', () => {
 describe('census cost', () => {
   it('stays near one request per ~100 known stories plus a few per change', async () => {
     const N = 1000;
-    const server = await startServer({ space: generateDemoSpace({ stories: N }), rateLimit: false, admin: true, publicToken: PUBLIC });
+    const server = await startServer({
+      space: generateDemoSpace({ stories: N }),
+      rateLimit: false,
+      admin: true,
+      publicToken: PUBLIC,
+    });
     open.push(server);
     const dir = await tempDir('census');
     const full = await sync({ baseUrl: server.url, token: PUBLIC, out: dir, ...unpaced() });
     const known = full.counts.stories;
     const L = (await readJsonFile(`${dir}/manifest.json`)).languages.length as number;
-    const index = (await readJsonFile<Array<{ id: number; is_startpage: boolean }>>(`${dir}/indexes/stories.json`)).filter((e) => !e.is_startpage);
+    const index = (
+      await readJsonFile<Array<{ id: number; is_startpage: boolean }>>(`${dir}/indexes/stories.json`)
+    ).filter((e) => !e.is_startpage);
     // k = 4 changes: two edits, one unpublish, one delete.
     const [a, b, c, d] = [index[3]!.id, index[200]!.id, index[400]!.id, index[600]!.id];
     await admin(server.url, 'PUT', `/stories/${a}`, { name: 'Edited A' });

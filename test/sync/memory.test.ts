@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 afterAll(removeTempDirs);
 
-const event = (action: 'published' | 'unpublished' | 'deleted', id: number): WebhookEvent => ({ action, space_id: SPACE, story_id: id });
+const event = (action: 'published' | 'unpublished' | 'deleted', id: number): WebhookEvent => ({
+  action,
+  space_id: SPACE,
+  story_id: id,
+});
 
 async function setup(): Promise<{ url: string; dir: string }> {
   const server = await startTestServer({ admin: true });
@@ -76,7 +80,11 @@ describe('event syncs in one process', () => {
     let created = 0;
     const steps: Array<{ name: string; change: () => Promise<void>; events: () => WebhookEvent[] }> = [
       { name: 'edit', change: () => edit(url, 13, 'Beta, revised'), events: () => [event('published', 13)] },
-      { name: 'unpublish', change: async () => void (await admin(url, 'POST', '/stories/14/unpublish')), events: () => [event('unpublished', 14)] },
+      {
+        name: 'unpublish',
+        change: async () => void (await admin(url, 'POST', '/stories/14/unpublish')),
+        events: () => [event('unpublished', 14)],
+      },
       {
         name: 'two edits at both ends',
         change: async () => {
@@ -85,17 +93,36 @@ describe('event syncs in one process', () => {
         },
         events: () => [event('published', 11), event('published', 20)],
       },
-      { name: 'republish in the middle', change: async () => void (await admin(url, 'POST', '/stories/14/publish')), events: () => [event('published', 14)] },
-      { name: 'delete', change: async () => void (await admin(url, 'DELETE', '/stories/17')), events: () => [event('deleted', 17)] },
+      {
+        name: 'republish in the middle',
+        change: async () => void (await admin(url, 'POST', '/stories/14/publish')),
+        events: () => [event('published', 14)],
+      },
+      {
+        name: 'delete',
+        change: async () => void (await admin(url, 'DELETE', '/stories/17')),
+        events: () => [event('deleted', 17)],
+      },
       {
         name: 'create',
         change: async () => {
-          created = (await admin(url, 'POST', '/stories', { name: 'New post', slug: 'new-post', parent_id: 1, content: { component: 'article', title: 'Fresh' } })).story.id;
+          created = (
+            await admin(url, 'POST', '/stories', {
+              name: 'New post',
+              slug: 'new-post',
+              parent_id: 1,
+              content: { component: 'article', title: 'Fresh' },
+            })
+          ).story.id;
           await admin(url, 'POST', `/stories/${created}/publish`);
         },
         events: () => [event('published', created)],
       },
-      { name: 'edit again', change: () => edit(url, 13, 'Beta, revised twice'), events: () => [event('published', 13)] },
+      {
+        name: 'edit again',
+        change: () => edit(url, 13, 'Beta, revised twice'),
+        events: () => [event('published', 13)],
+      },
     ];
     for (const step of steps) {
       await step.change();
@@ -117,7 +144,9 @@ describe('event syncs in one process', () => {
     await edit(url, 13, 'Beta, revised');
     await syncElsewhere(url, dir, [event('published', 13)]);
     await edit(url, 11, 'Alpha, revised');
-    const reads = await indexReads(dir, () => sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 11)], ...unpaced() }));
+    const reads = await indexReads(dir, () =>
+      sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 11)], ...unpaced() }),
+    );
     expect(reads).toBe(1);
     // Both changes: the one the other process wrote is not lost to a stale memory.
     expect(treeDiff(await readTree(dir), await fresh(url))).toEqual([]);
@@ -142,7 +171,9 @@ describe('event syncs in one process', () => {
     const elsewhere = await copyDir(dir);
     await edit(url, 13, 'Beta, revised');
     await syncElsewhere(url, elsewhere, [event('published', 13)]);
-    const reads = await indexReads(dir, () => sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 13)], ...unpaced() }));
+    const reads = await indexReads(dir, () =>
+      sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 13)], ...unpaced() }),
+    );
     expect(reads).toBe(1);
     expect(treeDiff(await readTree(dir), await readTree(elsewhere))).toEqual([]);
     const index = JSON.parse(await fs.readFile(file, 'utf8')) as Array<{ id: number; name: string }>;
@@ -158,7 +189,9 @@ describe('event syncs in one process', () => {
     await fs.rename(`${manifest}.new`, manifest);
     expect((await loadState(dir))?.index).toBeUndefined();
     await edit(url, 13, 'Beta, revised');
-    const reads = await indexReads(dir, () => sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 13)], ...unpaced() }));
+    const reads = await indexReads(dir, () =>
+      sync({ baseUrl: url, token: PUBLIC, out: dir, events: [event('published', 13)], ...unpaced() }),
+    );
     expect(reads).toBe(1);
     expect(treeDiff(await readTree(dir), await fresh(url))).toEqual([]);
   });

@@ -13,7 +13,17 @@ import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer } from '../../src/server/index.js';
 import { sync, type WebhookEvent } from '../../src/sync/index.js';
 import { PREVIEW, PUBLIC } from '../helpers/server.js';
-import { Prng, admin, attemptAdmin, unpaced, readTree, removeTempDirs, startReceiver, tempDir, treeDiff } from './support.js';
+import {
+  Prng,
+  admin,
+  attemptAdmin,
+  unpaced,
+  readTree,
+  removeTempDirs,
+  startReceiver,
+  tempDir,
+  treeDiff,
+} from './support.js';
 
 const ROUNDS = 30;
 const BOTH_ROUNDS = 12;
@@ -51,7 +61,13 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     async (w) => {
       const parent = w.rng.next() < 0.3 ? 0 : w.rng.pick(folders(w)).id;
       const slug = uniqueSlug(w, 'new');
-      const body = { name: `New ${slug}`, slug, parent_id: parent, tag_list: [w.rng.pick(words)], content: { component: 'page', title: w.rng.pick(words) } };
+      const body = {
+        name: `New ${slug}`,
+        slug,
+        parent_id: parent,
+        tag_list: [w.rng.pick(words)],
+        content: { component: 'page', title: w.rng.pick(words) },
+      };
       const created = await admin(w.url, 'POST', '/stories', body);
       let log = `POST /stories ${JSON.stringify(body)} -> ${created.story.id}`;
       if (w.rng.next() < 0.7) log += `; ${await attempt(w, 'POST', `/stories/${created.story.id}/publish`)}`;
@@ -63,7 +79,10 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     3,
     async (w) => {
       const r = w.rng.pick(stories(w));
-      const body = w.rng.next() < 0.3 ? { tag_list: [w.rng.pick(words), w.rng.pick(words)].filter((t, i, a) => a.indexOf(t) === i) } : { content: { title: `${w.rng.pick(words)} ${w.counter.n++}` } };
+      const body =
+        w.rng.next() < 0.3
+          ? { tag_list: [w.rng.pick(words), w.rng.pick(words)].filter((t, i, a) => a.indexOf(t) === i) }
+          : { content: { title: `${w.rng.pick(words)} ${w.counter.n++}` } };
       let log = await attempt(w, 'PUT', `/stories/${r.id}`, body);
       if (w.rng.next() < 0.7) log += `; ${await attempt(w, 'POST', `/stories/${r.id}/publish`)}`;
       return log;
@@ -75,7 +94,9 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     1,
     async (w) => {
       const published = stories(w).filter((r) => r.published);
-      return published.length ? attempt(w, 'POST', `/stories/${w.rng.pick(published).id}/unpublish`) : 'nothing published';
+      return published.length
+        ? attempt(w, 'POST', `/stories/${w.rng.pick(published).id}/unpublish`)
+        : 'nothing published';
     },
   ],
   ['delete', 1, async (w) => attempt(w, 'DELETE', `/stories/${w.rng.pick(stories(w)).id}`)],
@@ -95,7 +116,9 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
       // Two stories of one folder trade places: nothing is published, every count stays the same.
       const all = stories(w).filter((r) => r.published && !(r.draft ?? r.published).story.is_startpage);
       const a = w.rng.pick(all);
-      const sibling = all.filter((r) => r.id !== a.id && (r.draft ?? r.published)!.story.parent_id === (a.draft ?? a.published)!.story.parent_id);
+      const sibling = all.filter(
+        (r) => r.id !== a.id && (r.draft ?? r.published)!.story.parent_id === (a.draft ?? a.published)!.story.parent_id,
+      );
       if (!sibling.length) return 'no sibling to swap with';
       const b = w.rng.pick(sibling);
       const slugA = (a.draft ?? a.published)!.story.slug;
@@ -124,11 +147,22 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     async (w) => {
       // A folder that holds only a folder: its stories cannot place it by a direct child.
       const outerSlug = uniqueSlug(w, 'outer');
-      const outer = await admin(w.url, 'POST', '/stories', { name: outerSlug, slug: outerSlug, is_folder: true, parent_id: w.rng.next() < 0.5 ? 0 : w.rng.pick(folders(w)).id });
+      const outer = await admin(w.url, 'POST', '/stories', {
+        name: outerSlug,
+        slug: outerSlug,
+        is_folder: true,
+        parent_id: w.rng.next() < 0.5 ? 0 : w.rng.pick(folders(w)).id,
+      });
       const innerSlug = uniqueSlug(w, 'inner');
-      const inner = await admin(w.url, 'POST', '/stories', { name: innerSlug, slug: innerSlug, is_folder: true, parent_id: outer.story.id });
+      const inner = await admin(w.url, 'POST', '/stories', {
+        name: innerSlug,
+        slug: innerSlug,
+        is_folder: true,
+        parent_id: outer.story.id,
+      });
       const logs = [`folders ${outer.story.id}/${inner.story.id}`];
-      for (let i = 0; i < 2; i++) logs.push(await attempt(w, 'PUT', `/stories/${w.rng.pick(stories(w)).id}`, { parent_id: inner.story.id }));
+      for (let i = 0; i < 2; i++)
+        logs.push(await attempt(w, 'PUT', `/stories/${w.rng.pick(stories(w)).id}`, { parent_id: inner.story.id }));
       return logs.join('; ');
     },
   ],
@@ -140,9 +174,20 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
       const entries = ds.entries
         .filter(() => w.rng.next() > 0.1)
         .map((e) => {
-          if (w.rng.next() > 0.3) return { name: e.name, value: e.value, ...(e.dimension_values ? { dimension_values: e.dimension_values } : {}) };
-          const dims = Object.fromEntries(ds.datasource.dimensions.map((d) => [d.entry_value, `${w.rng.pick(words)}-${d.entry_value}`]));
-          return { name: e.name, value: `${w.rng.pick(words)} ${w.counter.n++}`, ...(Object.keys(dims).length ? { dimension_values: dims } : {}) };
+          if (w.rng.next() > 0.3)
+            return {
+              name: e.name,
+              value: e.value,
+              ...(e.dimension_values ? { dimension_values: e.dimension_values } : {}),
+            };
+          const dims = Object.fromEntries(
+            ds.datasource.dimensions.map((d) => [d.entry_value, `${w.rng.pick(words)}-${d.entry_value}`]),
+          );
+          return {
+            name: e.name,
+            value: `${w.rng.pick(words)} ${w.counter.n++}`,
+            ...(Object.keys(dims).length ? { dimension_values: dims } : {}),
+          };
         });
       if (w.rng.next() < 0.5) entries.push({ name: uniqueSlug(w, 'entry'), value: w.rng.pick(words) });
       return attempt(w, 'PUT', `/datasources/${ds.datasource.slug}/entries`, { entries });
@@ -154,7 +199,11 @@ const operations: Array<[name: string, weight: number, op: Operation]> = [
     async (w) => {
       const r = w.rng.pick(stories(w));
       const lang = w.rng.pick(LANGS);
-      const body = { lang, ...(w.rng.next() < 0.5 ? { name: `${w.rng.pick(words)} (${lang})` } : {}), content: { title: `${w.rng.pick(words)} ${lang} ${w.counter.n++}` } };
+      const body = {
+        lang,
+        ...(w.rng.next() < 0.5 ? { name: `${w.rng.pick(words)} (${lang})` } : {}),
+        content: { title: `${w.rng.pick(words)} ${lang} ${w.counter.n++}` },
+      };
       let log = await attempt(w, 'PUT', `/stories/${r.id}`, body);
       if (w.rng.next() < 0.8) log += `; ${await attempt(w, 'POST', `/stories/${r.id}/publish`)}`;
       return log;
@@ -185,7 +234,10 @@ async function runProperty(mode: 'census' | 'events' | 'both views', seed: numbe
   const w: World = { url: server.url, store: server.service.store, rng: new Prng(seed), seed, counter: { n: 0 } };
   const history: string[] = [];
   // Both views read with the preview token: drafts and unpublished stories beside the published versions.
-  const access = mode === 'both views' ? { token: PREVIEW, views: ['published', 'draft'] as Array<'published' | 'draft'> } : { token: PUBLIC };
+  const access =
+    mode === 'both views'
+      ? { token: PREVIEW, views: ['published', 'draft'] as Array<'published' | 'draft'> }
+      : { token: PUBLIC };
   try {
     const dir = await tempDir(`property-${mode.replace(' ', '-')}`);
     await sync({ baseUrl: server.url, ...access, out: dir, ...unpaced() });
@@ -200,11 +252,19 @@ async function runProperty(mode: 'census' | 'events' | 'both views', seed: numbe
       await server.service.settled();
       const events: WebhookEvent[] = receiver.take();
       const failure = (what: string) =>
-        new Error(`${mode} mode, seed ${seed} (replay: SYNC_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`);
+        new Error(
+          `${mode} mode, seed ${seed} (replay: SYNC_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`,
+        );
       const before = await readTree(dir);
       let result;
       try {
-        result = await sync({ baseUrl: server.url, ...access, out: dir, ...unpaced(), ...(mode === 'events' ? { events } : {}) });
+        result = await sync({
+          baseUrl: server.url,
+          ...access,
+          out: dir,
+          ...unpaced(),
+          ...(mode === 'events' ? { events } : {}),
+        });
       } catch (err) {
         throw failure(`the incremental sync failed: ${(err as Error).message}`);
       }
@@ -212,17 +272,26 @@ async function runProperty(mode: 'census' | 'events' | 'both views', seed: numbe
       if (result.mode === 'full' && mode !== 'both views') throw failure('the sync was full, not incremental');
       // What it reports changed is what it wrote: the stories whose records changed bytes, and those removed.
       const after = await readTree(dir);
-      const ids = (files: string[]) => files.map((rel) => Number(/^stories\/(\d+)\.json$/.exec(rel)?.[1])).filter((id) => id > 0).sort((a, b) => a - b);
+      const ids = (files: string[]) =>
+        files
+          .map((rel) => Number(/^stories\/(\d+)\.json$/.exec(rel)?.[1]))
+          .filter((id) => id > 0)
+          .sort((a, b) => a - b);
       const rewritten = ids([...after.keys()].filter((rel) => before.get(rel) !== after.get(rel)));
       const gone = ids([...before.keys()].filter((rel) => !after.has(rel)));
       if (rewritten.join() !== result.changed.stories.join() || gone.join() !== result.changed.removed.join()) {
-        throw failure(`reported changed ${result.changed.stories.join(',')} and removed ${result.changed.removed.join(',')}; records rewritten ${rewritten.join(',')}, removed ${gone.join(',')}`);
+        throw failure(
+          `reported changed ${result.changed.stories.join(',')} and removed ${result.changed.removed.join(',')}; records rewritten ${rewritten.join(',')}, removed ${gone.join(',')}`,
+        );
       }
       const freshDir = await tempDir(`property-fresh`);
       await sync({ baseUrl: server.url, ...access, out: freshDir, ...unpaced() });
       const diff = treeDiff(await readTree(dir), await readTree(freshDir));
       await fs.rm(freshDir, { recursive: true, force: true });
-      if (diff.length) throw failure(`the incremental snapshot differs from a fresh full sync in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`);
+      if (diff.length)
+        throw failure(
+          `the incremental snapshot differs from a fresh full sync in ${diff.slice(0, 12).join(', ')}${diff.length > 12 ? ` (+${diff.length - 12})` : ''}`,
+        );
     }
   } finally {
     await server.close();

@@ -15,12 +15,21 @@ import { removeTempDirs, tempDir, unpaced } from './support.js';
 let service: RunningServer;
 
 /** Dimension values with keys that are special to objects, as JSON.parse gives them (own properties). */
-const values = (proto: string, ctor: string): Record<string, string> => JSON.parse(JSON.stringify({ de: 'Rot' }).replace('{', `{"__proto__":${JSON.stringify(proto)},"constructor":${JSON.stringify(ctor)},`));
+const values = (proto: string, ctor: string): Record<string, string> =>
+  JSON.parse(
+    JSON.stringify({ de: 'Rot' }).replace(
+      '{',
+      `{"__proto__":${JSON.stringify(proto)},"constructor":${JSON.stringify(ctor)},`,
+    ),
+  );
 
 beforeAll(async () => {
   const space = fixtureSpace();
   const colors = space.datasources[0]!;
-  colors.datasource.dimensions.push({ id: 1002, entry_value: '__proto__', name: 'Proto' }, { id: 1003, entry_value: 'constructor', name: 'Ctor' });
+  colors.datasource.dimensions.push(
+    { id: 1002, entry_value: '__proto__', name: 'Proto' },
+    { id: 1003, entry_value: 'constructor', name: 'Ctor' },
+  );
   colors.entries[0]!.dimension_values = values('Proto red', 'Ctor red');
   service = await startServer({ space, publicToken: PUBLIC, rateLimit: false });
 });
@@ -32,7 +41,11 @@ afterAll(async () => {
 describe('a datasource dimension named __proto__', () => {
   it('is served as its own value, null where an entry has none', async () => {
     const read = async (dimension: string) =>
-      (await (await fetch(`${service.url}/v2/cdn/datasource_entries?token=${PUBLIC}&datasource=colors&dimension=${dimension}&cv=${service.service.store.space.version}`)).json()) as {
+      (await (
+        await fetch(
+          `${service.url}/v2/cdn/datasource_entries?token=${PUBLIC}&datasource=colors&dimension=${dimension}&cv=${service.service.store.space.version}`,
+        )
+      ).json()) as {
         datasource_entries: Array<{ name: string; dimension_value: unknown }>;
       };
     for (const [dimension, value] of [
@@ -59,6 +72,8 @@ describe('a datasource dimension named __proto__', () => {
     expect(record.entries.find((e) => e.name === 'blue')!.dimension_values).toEqual({ de: 'Blau' });
     // Read back as a space directory (what the service serves and compile reads): the same values.
     const back = (await readSpaceDirectory(out)).datasources.find((d) => d.datasource.id === 100)!;
-    expect(Object.entries(back.entries.find((e) => e.name === 'red')!.dimension_values!)).toEqual(Object.entries(red.dimension_values!));
+    expect(Object.entries(back.entries.find((e) => e.name === 'red')!.dimension_values!)).toEqual(
+      Object.entries(red.dimension_values!),
+    );
   });
 });

@@ -38,7 +38,11 @@ describe('Runner', () => {
     expect(runner.queued).toBe(false);
     release();
     // Every request merged into the second run gets its result.
-    expect(await Promise.all(later)).toEqual([[2, 3, 4], [2, 3, 4], [2, 3, 4]]);
+    expect(await Promise.all(later)).toEqual([
+      [2, 3, 4],
+      [2, 3, 4],
+      [2, 3, 4],
+    ]);
     await runner.idle();
     expect(runner.running).toBe(false);
   });

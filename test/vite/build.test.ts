@@ -9,7 +9,17 @@ import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestStats, RunningServer } from '../../src/server/index.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
-import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, filesUnder, project, removeDir, startService, type CapturingLogger } from './support.js';
+import {
+  PUBLIC_TOKEN,
+  admin,
+  capturingLogger,
+  clearContentEnv,
+  filesUnder,
+  project,
+  removeDir,
+  startService,
+  type CapturingLogger,
+} from './support.js';
 
 const MAIN = [
   "import { getStory, entries } from 'content:index';",
@@ -39,7 +49,9 @@ describe('build with the embedded demo space', () => {
   let root: string;
   beforeAll(async () => {
     clearContentEnv();
-    root = await project("import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = String(entries.length);\n");
+    root = await project(
+      "import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = String(entries.length);\n",
+    );
   });
   afterAll(() => removeDir(root));
 
@@ -55,7 +67,9 @@ describe('build with the embedded demo space', () => {
 
     const warm = capturingLogger();
     await build(config(root, warm, options));
-    expect(warm.text('info')).toMatch(/content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/);
+    expect(warm.text('info')).toMatch(
+      /content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/,
+    );
     expect(warm.text('error')).toBe('');
   });
 });
@@ -129,24 +143,31 @@ describe('build when the API cannot be reached', () => {
     expect(await builtText(root)).toContain('Alpha news');
   });
 
-  it.each(['constructor', '__proto__', 'hasOwnProperty'])('refuses content:%s with the unknown-import message', async (name) => {
-    const other = await project(`import x from 'content:${name}';\nconsole.log(x);\n`);
-    try {
-      const built = build(config(other, capturingLogger(), { offline: true, dir: path.join(root, '.content') }));
-      await expect(built).rejects.toThrow(`unknown import "content:${name}"`);
-    } finally {
-      await removeDir(other);
-    }
-  });
+  it.each(['constructor', '__proto__', 'hasOwnProperty'])(
+    'refuses content:%s with the unknown-import message',
+    async (name) => {
+      const other = await project(`import x from 'content:${name}';\nconsole.log(x);\n`);
+      try {
+        const built = build(config(other, capturingLogger(), { offline: true, dir: path.join(root, '.content') }));
+        await expect(built).rejects.toThrow(`unknown import "content:${name}"`);
+      } finally {
+        await removeDir(other);
+      }
+    },
+  );
 
   it('offline: false fails even with a snapshot', async () => {
-    await expect(build(config(root, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN, offline: false }))).rejects.toThrow();
+    await expect(
+      build(config(root, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN, offline: false })),
+    ).rejects.toThrow();
   });
 
   it('fails with a clear message when there is no snapshot either', async () => {
     const empty = await project(MAIN);
     try {
-      await expect(build(config(empty, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN }))).rejects.toThrow(/no snapshot yet and the sync failed/);
+      await expect(build(config(empty, capturingLogger(), { baseUrl: deadUrl, token: PUBLIC_TOKEN }))).rejects.toThrow(
+        /no snapshot yet and the sync failed/,
+      );
     } finally {
       await removeDir(empty);
     }
@@ -155,7 +176,9 @@ describe('build when the API cannot be reached', () => {
   it('offline: true without a snapshot says to sync once', async () => {
     const empty = await project(MAIN);
     try {
-      await expect(build(config(empty, capturingLogger(), { offline: true }))).rejects.toThrow(/offline is on but .* holds no snapshot/);
+      await expect(build(config(empty, capturingLogger(), { offline: true }))).rejects.toThrow(
+        /offline is on but .* holds no snapshot/,
+      );
     } finally {
       await removeDir(empty);
     }

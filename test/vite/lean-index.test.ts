@@ -32,13 +32,17 @@ describe('a page importing a lean index module', () => {
   let root: string;
   beforeAll(async () => {
     clearContentEnv();
-    root = await project("import { entries } from 'content:index/de/article';\ndocument.querySelector('#app').textContent = entries.map((e) => e.full_slug).join(' ');\n");
+    root = await project(
+      "import { entries } from 'content:index/de/article';\ndocument.querySelector('#app').textContent = entries.map((e) => e.full_slug).join(' ');\n",
+    );
   });
   afterAll(() => removeDir(root));
 
   it('ships the entries of that language and content type, not the others', async () => {
     await build(config(root, false));
-    const { entries } = (await import(pathToFileURL(path.join(root, '.content', 'modules', 'index.js')).href)) as { entries: Entry[] };
+    const { entries } = (await import(pathToFileURL(path.join(root, '.content', 'modules', 'index.js')).href)) as {
+      entries: Entry[];
+    };
     // The page's own chunk (the stories' bodies are chunks of their own, loaded on demand).
     const files = (await filesUnder(path.join(root, 'dist'))).filter((f) => f.endsWith('.js'));
     const texts = await Promise.all(files.map((f) => fs.readFile(f, 'utf8')));
@@ -55,7 +59,12 @@ describe('a page importing a lean index module', () => {
   });
 
   it('of a language the snapshot lacks fails the build, naming the import', async () => {
-    await fs.writeFile(path.join(root, 'main.js'), "import { entries } from 'content:index/xx/article';\nconsole.log(entries);\n");
-    await expect(build(config(root, true))).rejects.toThrow(/unknown import "content:index\/xx\/article".*no such story, language or content type/s);
+    await fs.writeFile(
+      path.join(root, 'main.js'),
+      "import { entries } from 'content:index/xx/article';\nconsole.log(entries);\n",
+    );
+    await expect(build(config(root, true))).rejects.toThrow(
+      /unknown import "content:index\/xx\/article".*no such story, language or content type/s,
+    );
   });
 });

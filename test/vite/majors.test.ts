@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync } from '../../src/index.js';
 import { capturingLogger, clearContentEnv, filesUnder, project, removeDir } from './support.js';
 
-const MAIN = "import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = entries.map((e) => e.name).join(', ');\n";
+const MAIN =
+  "import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = entries.map((e) => e.name).join(', ');\n";
 const MAJORS = [
   ['7', vite7],
   ['8', vite8],
@@ -44,8 +45,12 @@ describe.each(MAJORS)('Vite %s', (major, vite) => {
     });
     expect(logger.text('error')).toBe('');
     expect(logger.text('info')).toMatch(/content-sync: compiled \d+ stories/);
-    const built = (await Promise.all((await filesUnder(path.join(root, 'dist'))).map((f) => fs.readFile(f, 'utf8')))).join('\n');
-    const { entries } = (await import(path.join(root, '.content', 'modules', 'index.js'))) as { entries: Array<{ id: number; name: string }> };
+    const built = (
+      await Promise.all((await filesUnder(path.join(root, 'dist'))).map((f) => fs.readFile(f, 'utf8')))
+    ).join('\n');
+    const { entries } = (await import(path.join(root, '.content', 'modules', 'index.js'))) as {
+      entries: Array<{ id: number; name: string }>;
+    };
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) expect(built).toContain(entry.name);
 
@@ -74,7 +79,9 @@ describe('the plugin type', () => {
     const { config } = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, path.dirname(configPath));
     const program = ts.createProgram([file], { ...options, noEmit: true });
-    const messages = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]);
+    const messages = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]);
     expect(messages).toEqual([]);
   }, 120_000);
 });

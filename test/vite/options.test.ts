@@ -5,7 +5,14 @@ import { OptionsError, parseOptions } from '../../src/vite/index.js';
 describe('plugin options', () => {
   it('accepts no options and fills the defaults', () => {
     const o = parseOptions(undefined);
-    expect(o).toMatchObject({ api: 'v2', version: 'published', depth: 1, dir: '.content', offline: 'auto', detectRelations: false });
+    expect(o).toMatchObject({
+      api: 'v2',
+      version: 'published',
+      depth: 1,
+      dir: '.content',
+      offline: 'auto',
+      detectRelations: false,
+    });
     expect(o.webhook).toEqual({ path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 });
   });
 
@@ -63,9 +70,24 @@ describe('plugin options', () => {
 
   it('exports the error classes from the package entry, and only ones the code throws', async () => {
     const entry: Record<string, unknown> = await import('../../src/index.js');
-    const names = ['OptionsError', 'PipelineError', 'ContentApiError', 'SchemaError', 'SyncError', 'WebhookEventError', 'AssetSyncError'];
-    names.push('DamagedSnapshotError', 'SnapshotWriteError', 'SpaceDirectoryError', 'SnapshotBusyError', 'SnapshotLockedError');
-    for (const name of names) expect((entry[name] as { prototype?: unknown } | undefined)?.prototype, name).toBeInstanceOf(Error);
+    const names = [
+      'OptionsError',
+      'PipelineError',
+      'ContentApiError',
+      'SchemaError',
+      'SyncError',
+      'WebhookEventError',
+      'AssetSyncError',
+    ];
+    names.push(
+      'DamagedSnapshotError',
+      'SnapshotWriteError',
+      'SpaceDirectoryError',
+      'SnapshotBusyError',
+      'SnapshotLockedError',
+    );
+    for (const name of names)
+      expect((entry[name] as { prototype?: unknown } | undefined)?.prototype, name).toBeInstanceOf(Error);
     expect(() => contentSync({ depth: -1 })).toThrow(entry.OptionsError as typeof Error);
     expect(entry).not.toHaveProperty('CacheVersionMoved');
   });

@@ -23,7 +23,10 @@ export function clearContentEnv(): void {
 /** A project root in the temp dir with an index.html whose script is `main`. */
 export async function project(main: string): Promise<string> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-vite-'));
-  await fs.writeFile(path.join(root, 'index.html'), '<!doctype html><html><body><div id="app"></div><script type="module" src="./main.js"></script></body></html>\n');
+  await fs.writeFile(
+    path.join(root, 'index.html'),
+    '<!doctype html><html><body><div id="app"></div><script type="module" src="./main.js"></script></body></html>\n',
+  );
   await fs.writeFile(path.join(root, 'main.js'), main);
   return root;
 }
@@ -34,7 +37,13 @@ export async function removeDir(dir: string | undefined): Promise<void> {
 
 /** The fixture space served with the control plane and fixed tokens. */
 export function startService(): Promise<RunningServer> {
-  return startServer({ space: fixtureSpace(), publicToken: PUBLIC_TOKEN, previewToken: PREVIEW_TOKEN, rateLimit: false, admin: true });
+  return startServer({
+    space: fixtureSpace(),
+    publicToken: PUBLIC_TOKEN,
+    previewToken: PREVIEW_TOKEN,
+    rateLimit: false,
+    admin: true,
+  });
 }
 
 export interface CapturingLogger extends Logger {
@@ -99,7 +108,12 @@ export async function postWebhook(
 }
 
 /** A control-plane request to the service. */
-export async function admin<T = any>(service: RunningServer, method: string, route: string, body?: unknown): Promise<T> {
+export async function admin<T = any>(
+  service: RunningServer,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${service.url}/__admin/${route}`, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -115,7 +129,11 @@ export async function publishTitle(service: RunningServer, id: number, title: st
   await admin(service, 'POST', `stories/${id}/publish`);
 }
 
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 20_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

@@ -10,12 +10,29 @@ import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import { contentSync } from '../../src/index.js';
-import { PUBLIC_TOKEN, SECRET, capturingLogger, clearContentEnv, postWebhook, project, publishTitle, removeDir, startService, waitFor, type CapturingLogger } from './support.js';
+import {
+  PUBLIC_TOKEN,
+  SECRET,
+  capturingLogger,
+  clearContentEnv,
+  postWebhook,
+  project,
+  publishTitle,
+  removeDir,
+  startService,
+  waitFor,
+  type CapturingLogger,
+} from './support.js';
 
-const MAIN = "import story from 'content:stories/12';\ndocument.querySelector('#app').textContent = story.content.title;\n";
+const MAIN =
+  "import story from 'content:stories/12';\ndocument.querySelector('#app').textContent = story.content.title;\n";
 const HOOK = '/__content-sync/webhook';
 
-async function devServer(root: string, logger: CapturingLogger, options: Parameters<typeof contentSync>[0]): Promise<{ server: ViteDevServer; url: string }> {
+async function devServer(
+  root: string,
+  logger: CapturingLogger,
+  options: Parameters<typeof contentSync>[0],
+): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
     root,
     configFile: false,
@@ -29,7 +46,8 @@ async function devServer(root: string, logger: CapturingLogger, options: Paramet
   return { server, url };
 }
 
-const syncLines = (logger: CapturingLogger) => logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
+const syncLines = (logger: CapturingLogger) =>
+  logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
 
 describe('dev webhook endpoint', () => {
   let service: RunningServer;
@@ -43,7 +61,11 @@ describe('dev webhook endpoint', () => {
     service = await startService();
     root = await project(MAIN);
     logger = capturingLogger();
-    ({ server, url } = await devServer(root, logger, { baseUrl: service.url, token: PUBLIC_TOKEN, webhook: { secret: SECRET } }));
+    ({ server, url } = await devServer(root, logger, {
+      baseUrl: service.url,
+      token: PUBLIC_TOKEN,
+      webhook: { secret: SECRET },
+    }));
   });
 
   afterAll(async () => {
@@ -52,7 +74,8 @@ describe('dev webhook endpoint', () => {
     await removeDir(root);
   });
 
-  const event = (id: number, slug: string) => JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
+  const event = (id: number, slug: string) =>
+    JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
 
   it('answers 202 to a correctly signed webhook', async () => {
     const r = await postWebhook(url + HOOK, event(14, 'blog/third-post'));
@@ -82,7 +105,10 @@ describe('dev webhook endpoint', () => {
     const notJson = await postWebhook(url + HOOK, '{"action": ');
     expect(notJson.status).toBe(400);
     expect(notJson.body.error).toMatch(/not a webhook payload/);
-    const badShape = await postWebhook(url + HOOK, JSON.stringify({ action: 'published', space_id: 4242, story_id: 'twelve' }));
+    const badShape = await postWebhook(
+      url + HOOK,
+      JSON.stringify({ action: 'published', space_id: 4242, story_id: 'twelve' }),
+    );
     expect(badShape.status).toBe(400);
   });
 
@@ -94,7 +120,9 @@ describe('dev webhook endpoint', () => {
       const { hostname, port } = new URL(url);
       const socket = net.connect(Number(port), hostname);
       await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-      socket.write(`POST ${HOOK} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"action":`);
+      socket.write(
+        `POST ${HOOK} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"action":`,
+      );
       await new Promise((r) => setTimeout(r, 100));
       socket.destroy();
       await new Promise((r) => setTimeout(r, 300));
@@ -128,10 +156,14 @@ describe('dev webhook endpoint', () => {
     const syncsBefore = syncLines(logger);
 
     await publishTitle(service, 12, 'Alpha news, revised');
-    const answers = await Promise.all(Array.from({ length: 10 }, () => postWebhook(url + HOOK, event(12, 'blog/first-post'))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => postWebhook(url + HOOK, event(12, 'blog/first-post'))),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
 
-    await waitFor('the generated module to hold the new title', async () => (await fs.readFile(raw12, 'utf8')).includes('Alpha news, revised'));
+    await waitFor('the generated module to hold the new title', async () =>
+      (await fs.readFile(raw12, 'utf8')).includes('Alpha news, revised'),
+    );
     await waitFor('the dev server to reload the module', () => (node(raw12)?.lastHMRTimestamp ?? 0) > stamp12);
     await waitFor('the update to be logged', () => logger.text('info').includes('modules reloaded'));
 

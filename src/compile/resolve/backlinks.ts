@@ -20,7 +20,11 @@ export interface BacklinksOptions {
  * references itself is its own backlink). Every story of the set is a key, in
  * uuid order; references to stories outside the set are left out.
  */
-export function backlinks(stories: Iterable<Story>, config: ResolveConfig, options: BacklinksOptions = {}): Map<string, string[]> {
+export function backlinks(
+  stories: Iterable<Story>,
+  config: ResolveConfig,
+  options: BacklinksOptions = {},
+): Map<string, string[]> {
   const list = [...stories];
   const byUuid = new Map<string, Story>();
   const byId = new Map<number, Story>();

@@ -10,4 +10,12 @@ export type { ScanMemo } from '../../resolve/index.js';
 export { backlinks } from './backlinks.js';
 export type { BacklinksOptions } from './backlinks.js';
 export { missingReport } from './report.js';
-export type { LinkableRecord, LinksMode, MissingTarget, ResolveConfig, ResolveResult, Resolver, StoryLookup } from './types.js';
+export type {
+  LinkableRecord,
+  LinksMode,
+  MissingTarget,
+  ResolveConfig,
+  ResolveResult,
+  Resolver,
+  StoryLookup,
+} from './types.js';

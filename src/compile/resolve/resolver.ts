@@ -53,7 +53,8 @@ interface Task {
 
 export function normalizeDepth(depth: number | undefined): number {
   const d = depth ?? 1;
-  if (!Number.isSafeInteger(d) || d < 0) throw new RangeError(`depth must be a non-negative integer, got ${String(depth)}`);
+  if (!Number.isSafeInteger(d) || d < 0)
+    throw new RangeError(`depth must be a non-negative integer, got ${String(depth)}`);
   return d;
 }
 
@@ -209,7 +210,8 @@ export function createResolver(config: ResolveConfig, lookup: StoryLookup, scanM
 
   return {
     resolve(story: Story): ResolveResult {
-      if (depth === 0) return { story: shallowCopy(story as JsonObject) as Story, references: [], missing: [], embedded: [] };
+      if (depth === 0)
+        return { story: shallowCopy(story as JsonObject) as Story, references: [], missing: [], embedded: [] };
       const scan = scanOf(story);
       const targets = nested(scan);
       ensure(targets, depth - 1);

@@ -37,7 +37,11 @@ export function contentDeclaration(options: {
     ...references.map((ref) => `/// <reference path=${stringLiteral(`${modulesDir}${ref}`)} />`),
   ];
   for (const m of modules) {
-    lines.push(`declare module ${stringLiteral(`${prefix}${m.name}`)} {`, ambientBody(m.declarations, header, modulesDir), '}');
+    lines.push(
+      `declare module ${stringLiteral(`${prefix}${m.name}`)} {`,
+      ambientBody(m.declarations, header, modulesDir),
+      '}',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

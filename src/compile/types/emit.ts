@@ -125,13 +125,32 @@ export type TableCol = { _uid: string; component: "_table_col"; value: string; _
 
 function richText(model: TypeModel): string {
   const nodes = [
-    'RichTextParagraph<B>', 'RichTextHeading<B>', 'RichTextBlockquote<B>', 'RichTextBulletList<B>',
-    'RichTextOrderedList<B>', 'RichTextListItem<B>', 'RichTextCodeBlock<B>', 'RichTextText', 'RichTextHardBreak',
-    'RichTextHorizontalRule', 'RichTextImage', 'RichTextEmoji', 'RichTextBlokNode<B>', 'RichTextTable<B>',
-    'RichTextTableRow<B>', 'RichTextTableCell<B>', 'RichTextTableHeader<B>',
+    'RichTextParagraph<B>',
+    'RichTextHeading<B>',
+    'RichTextBlockquote<B>',
+    'RichTextBulletList<B>',
+    'RichTextOrderedList<B>',
+    'RichTextListItem<B>',
+    'RichTextCodeBlock<B>',
+    'RichTextText',
+    'RichTextHardBreak',
+    'RichTextHorizontalRule',
+    'RichTextImage',
+    'RichTextEmoji',
+    'RichTextBlokNode<B>',
+    'RichTextTable<B>',
+    'RichTextTableRow<B>',
+    'RichTextTableCell<B>',
+    'RichTextTableHeader<B>',
   ];
   if (model.richText.nodes.length > 0) nodes.push('RichTextOtherNode<B>');
-  const marks = ['RichTextSimpleMark', 'RichTextColorMark', 'RichTextAnchorMark', 'RichTextStyledMark', 'RichTextLinkMark'];
+  const marks = [
+    'RichTextSimpleMark',
+    'RichTextColorMark',
+    'RichTextAnchorMark',
+    'RichTextStyledMark',
+    'RichTextLinkMark',
+  ];
   if (model.richText.marks.length > 0) marks.push('RichTextOtherMark');
   const other = model.richText.nodes.map(stringLiteral).join(' | ');
   const otherMarks = model.richText.marks.map(stringLiteral).join(' | ');
@@ -175,7 +194,9 @@ export type RichTextImage = {
 export type RichTextEmoji = { type: "emoji"; attrs: { name: string; emoji: string | null; fallbackImage: string | null }; _uid?: string };
 /** Bloks embedded in rich text (their \`_uid\`s may carry an \`i-\` prefix). */
 export type RichTextBlokNode<B extends Blok = Blok> = { type: "blok"; attrs: { id: string; body: B[] }; _uid?: string };
-${other ? `/** Node types seen in content outside the known vocabulary. */
+${
+  other
+    ? `/** Node types seen in content outside the known vocabulary. */
 export type RichTextOtherNode<B extends Blok = Blok> = {
   type: ${other};
   attrs?: { [key: string]: unknown };
@@ -184,7 +205,9 @@ export type RichTextOtherNode<B extends Blok = Blok> = {
   text?: string;
   _uid?: string;
 };
-` : ''}
+`
+    : ''
+}
 export type RichTextMark = ${marks.join(' | ')};
 export type RichTextSimpleMark = { type: "bold" | "italic" | "strike" | "underline" | "code" | "superscript" | "subscript" };
 export type RichTextColorMark = { type: "highlight" | "textStyle"; attrs?: { color?: string | null } };
@@ -202,9 +225,13 @@ export type RichTextLinkMark = {
     story?: unknown;
   };
 };
-${otherMarks ? `/** Mark types seen in content outside the known vocabulary. */
+${
+  otherMarks
+    ? `/** Mark types seen in content outside the known vocabulary. */
 export type RichTextOtherMark = { type: ${otherMarks}; attrs?: { [key: string]: unknown } };
-` : ''}`;
+`
+    : ''
+}`;
 }
 
 function shape(name: string, s: { fields: FieldModel[]; open?: boolean }, doc: string): string {
@@ -214,17 +241,40 @@ function shape(name: string, s: { fields: FieldModel[]; open?: boolean }, doc: s
 export function emitTypes(model: TypeModel, options: { header?: string } = {}): string {
   const out: string[] = [];
   if (options.header !== undefined) {
-    out.push(`/**\n${options.header.split('\n').map((l) => ` * ${docText(l)}`.trimEnd()).join('\n')}\n */\n`);
+    out.push(
+      `/**\n${options.header
+        .split('\n')
+        .map((l) => ` * ${docText(l)}`.trimEnd())
+        .join('\n')}\n */\n`,
+    );
   }
   out.push(RUNTIME_HEAD);
-  out.push(shape('Asset', { fields: model.asset }, 'An asset field. An empty one is still an object, with `filename: ""` and usually `id: null`.'));
+  out.push(
+    shape(
+      'Asset',
+      { fields: model.asset },
+      'An asset field. An empty one is still an object, with `filename: ""` and usually `id: null`.',
+    ),
+  );
   out.push('/** An asset field with nothing selected. */\nexport type EmptyAsset = Asset & { filename: "" };\n');
-  out.push(shape('MultiassetItem', { fields: model.multiassetItem }, 'One item of a multiasset field (older items lack `fieldtype`).'));
-  out.push('/** A multiasset field; an empty one can also arrive as `""`. */\nexport type Multiasset = MultiassetItem[];\n');
-  for (const link of model.links) out.push(shape(link.typeName, link, `A multilink with \`linktype: ${stringLiteral(link.name)}\`.`));
-  out.push(`/** A multilink field, discriminated by \`linktype\`. */\nexport type Multilink = ${model.links.map((l) => l.typeName).join(' | ')};\n`);
+  out.push(
+    shape(
+      'MultiassetItem',
+      { fields: model.multiassetItem },
+      'One item of a multiasset field (older items lack `fieldtype`).',
+    ),
+  );
+  out.push(
+    '/** A multiasset field; an empty one can also arrive as `""`. */\nexport type Multiasset = MultiassetItem[];\n',
+  );
+  for (const link of model.links)
+    out.push(shape(link.typeName, link, `A multilink with \`linktype: ${stringLiteral(link.name)}\`.`));
+  out.push(
+    `/** A multilink field, discriminated by \`linktype\`. */\nexport type Multilink = ${model.links.map((l) => l.typeName).join(' | ')};\n`,
+  );
   out.push(TABLE);
-  for (const plugin of model.plugins) out.push(shape(plugin.typeName, plugin, `Value of a \`${plugin.name}\` plugin field.`));
+  for (const plugin of model.plugins)
+    out.push(shape(plugin.typeName, plugin, `Value of a \`${plugin.name}\` plugin field.`));
   out.push(richText(model));
   const comps = [...model.components].sort((a, b) => compare(a.name, b.name));
   for (const c of comps) {
@@ -234,8 +284,12 @@ export function emitTypes(model: TypeModel, options: { header?: string } = {}): 
   }
   const cts = comps.filter((c) => c.contentType && c.storyName !== undefined);
   for (const c of cts) out.push(`export type ${c.storyName} = Story<${c.typeName}>;\n`);
-  out.push(`/** A story of any content type. */\nexport type AnyStory = ${cts.length > 0 ? cts.map((c) => c.storyName).join(' | ') : 'Story'};\n`);
+  out.push(
+    `/** A story of any content type. */\nexport type AnyStory = ${cts.length > 0 ? cts.map((c) => c.storyName).join(' | ') : 'Story'};\n`,
+  );
   const map = cts.map((c) => `  ${typeKey(c.name)}: ${c.typeName};`);
-  out.push(`/** Content types by component name. */\nexport type ContentTypes = ${map.length > 0 ? `{\n${map.join('\n')}\n}` : '{}'};\n`);
+  out.push(
+    `/** Content types by component name. */\nexport type ContentTypes = ${map.length > 0 ? `{\n${map.join('\n')}\n}` : '{}'};\n`,
+  );
   return out.map((chunk) => (chunk.endsWith('\n') ? chunk : `${chunk}\n`)).join('\n');
 }

@@ -37,7 +37,9 @@ const DEFAULT_MAX_LITERALS = 12;
 
 /** The options that change what is recorded (not only how it is read): a state is only valid with them. */
 function fingerprint(config: ObserveConfig): string {
-  const ds = config.datasources.map((d) => [d.slug, [...d.names].sort()] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const ds = config.datasources
+    .map((d) => [d.slug, [...d.names].sort()] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return JSON.stringify({ cap: config.cap, ds });
 }
 
@@ -47,7 +49,10 @@ export class TypeInferrer {
   private readonly schema: Schema | undefined;
   private readonly maxLiterals: number;
 
-  constructor(private readonly options: InferOptions = {}, state?: InferState) {
+  constructor(
+    private readonly options: InferOptions = {},
+    state?: InferState,
+  ) {
     this.maxLiterals = Math.max(0, Math.floor(options.maxLiterals ?? DEFAULT_MAX_LITERALS));
     const config: ObserveConfig = {
       cap: this.maxLiterals,
@@ -55,7 +60,9 @@ export class TypeInferrer {
     };
     const opts = fingerprint(config);
     if (state && state.opts !== opts) {
-      throw new Error('TypeInferrer.fromState: the state was recorded with different maxLiterals or datasources; infer again from all stories');
+      throw new Error(
+        'TypeInferrer.fromState: the state was recorded with different maxLiterals or datasources; infer again from all stories',
+      );
     }
     this.data = state ?? emptyState(opts);
     this.observer = new Observer(this.data, config);
@@ -107,7 +114,8 @@ export class TypeInferrer {
     if (!other || typeof other !== 'object' || other.v !== 2 || typeof other.opts !== 'string') {
       throw new Error('TypeInferrer.merge: not a type inference state');
     }
-    if (other.opts !== this.data.opts) throw new Error('TypeInferrer.merge: the state was recorded with different maxLiterals or datasources');
+    if (other.opts !== this.data.opts)
+      throw new Error('TypeInferrer.merge: the state was recorded with different maxLiterals or datasources');
     // What it holds is copied where this one has nothing yet (mergeState): no copy of the whole first.
     mergeState(this.data, other, this.maxLiterals);
   }
@@ -122,7 +130,10 @@ export class TypeInferrer {
    * copied (see adoptStoryCounts): `state` is the inferrer's afterwards.
    */
   static fromState(state: unknown, options: InferOptions = {}): TypeInferrer {
-    const { stories, ...counts } = (state !== null && typeof state === 'object' ? state : {}) as Record<string, unknown>;
+    const { stories, ...counts } = (state !== null && typeof state === 'object' ? state : {}) as Record<
+      string,
+      unknown
+    >;
     const s = canonical(counts, true) as InferState;
     const adopted = s.v === 2 && typeof s.opts === 'string' ? adoptStoryCounts(stories) : undefined;
     if (!adopted) throw new Error('TypeInferrer.fromState: not a type inference state');

@@ -68,18 +68,66 @@ export interface ModelOptions {
 
 /** Names of the fixed types every emitted module declares. */
 export const RUNTIME_NAMES: readonly string[] = [
-  'Blok', 'Story', 'StoryAlternate', 'StoryTranslatedSlug', 'Relation', 'AnyStory', 'ContentTypes',
-  'NumericString', 'DateString', 'Asset', 'EmptyAsset', 'MultiassetItem', 'Multiasset', 'Multilink',
-  'StoryLink', 'UrlLink', 'EmailLink', 'AssetLink', 'Table', 'TableHead', 'TableRow', 'TableCol',
-  'Plugin', 'RichText', 'RichTextNode', 'RichTextMark', 'RichTextText', 'RichTextParagraph', 'RichTextHeading',
-  'RichTextBlockquote', 'RichTextBulletList', 'RichTextOrderedList', 'RichTextListItem', 'RichTextCodeBlock',
-  'RichTextHardBreak', 'RichTextHorizontalRule', 'RichTextImage', 'RichTextEmoji', 'RichTextBlokNode',
-  'RichTextTable', 'RichTextTableRow', 'RichTextTableCell', 'RichTextTableHeader', 'RichTextOtherNode',
-  'RichTextLinkMark', 'RichTextSimpleMark', 'RichTextColorMark', 'RichTextAnchorMark', 'RichTextStyledMark',
-  'RichTextOtherMark', 'RichTextContainer', 'RichTextCellAttrs',
+  'Blok',
+  'Story',
+  'StoryAlternate',
+  'StoryTranslatedSlug',
+  'Relation',
+  'AnyStory',
+  'ContentTypes',
+  'NumericString',
+  'DateString',
+  'Asset',
+  'EmptyAsset',
+  'MultiassetItem',
+  'Multiasset',
+  'Multilink',
+  'StoryLink',
+  'UrlLink',
+  'EmailLink',
+  'AssetLink',
+  'Table',
+  'TableHead',
+  'TableRow',
+  'TableCol',
+  'Plugin',
+  'RichText',
+  'RichTextNode',
+  'RichTextMark',
+  'RichTextText',
+  'RichTextParagraph',
+  'RichTextHeading',
+  'RichTextBlockquote',
+  'RichTextBulletList',
+  'RichTextOrderedList',
+  'RichTextListItem',
+  'RichTextCodeBlock',
+  'RichTextHardBreak',
+  'RichTextHorizontalRule',
+  'RichTextImage',
+  'RichTextEmoji',
+  'RichTextBlokNode',
+  'RichTextTable',
+  'RichTextTableRow',
+  'RichTextTableCell',
+  'RichTextTableHeader',
+  'RichTextOtherNode',
+  'RichTextLinkMark',
+  'RichTextSimpleMark',
+  'RichTextColorMark',
+  'RichTextAnchorMark',
+  'RichTextStyledMark',
+  'RichTextOtherMark',
+  'RichTextContainer',
+  'RichTextCellAttrs',
 ];
 
-const LINK_NAMES: ReadonlyMap<string, string> = new Map([['story', 'StoryLink'], ['url', 'UrlLink'], ['email', 'EmailLink'], ['asset', 'AssetLink']]);
+const LINK_NAMES: ReadonlyMap<string, string> = new Map([
+  ['story', 'StoryLink'],
+  ['url', 'UrlLink'],
+  ['email', 'EmailLink'],
+  ['asset', 'AssetLink'],
+]);
 const TEXT_TYPES = new Set(['text', 'textarea', 'markdown', 'richtext', 'number', 'datetime', 'image', 'file']);
 
 const kw = (name: 'string' | 'number' | 'boolean' | 'null' | 'unknown'): TypeExpr => ({ kind: 'keyword', name });
@@ -101,7 +149,11 @@ export function union(members: TypeExpr[]): TypeExpr {
   const seen = new Set<string>();
   const out: TypeExpr[] = [];
   for (const t of flat) {
-    if (hasString && (t.kind === 'literal' || (t.kind === 'ref' && (t.name === 'NumericString' || t.name === 'DateString')))) continue;
+    if (
+      hasString &&
+      (t.kind === 'literal' || (t.kind === 'ref' && (t.name === 'NumericString' || t.name === 'DateString')))
+    )
+      continue;
     if (hasArray && t.kind === 'empty-array') continue;
     const key = JSON.stringify(t);
     if (seen.has(key)) continue;
@@ -128,10 +180,16 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
   for (const name of compNames) {
     const contentType = (state.comps[name]?.root ?? 0) > 0 || schema.get(name)?.isRoot === true;
     const base = names.claim(pascalCase(name), contentType ? ['Content', 'Story'] : ['Blok']);
-    comps.set(name, contentType ? { typeName: `${base}Content`, storyName: `${base}Story`, contentType } : { typeName: `${base}Blok`, contentType });
+    comps.set(
+      name,
+      contentType
+        ? { typeName: `${base}Content`, storyName: `${base}Story`, contentType }
+        : { typeName: `${base}Blok`, contentType },
+    );
   }
   const pluginNames = new Set(Object.keys(state.plugins));
-  for (const c of schema.values()) for (const f of c.fields.values()) if (f.plugin !== undefined) pluginNames.add(f.plugin);
+  for (const c of schema.values())
+    for (const f of c.fields.values()) if (f.plugin !== undefined) pluginNames.add(f.plugin);
   const plugins = new Map<string, string>();
   for (const name of [...pluginNames].sort(compare)) plugins.set(name, names.claim(`Plugin${pascalCase(name)}`, ['']));
 
@@ -191,8 +249,9 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
       const candidates = opts.datasources
         .filter((d) => (miss[d.slug] ?? 0) === 0)
         .map((d) => d.slug)
-        .sort((a, b) => (dsNames.get(a)!.length - dsNames.get(b)!.length) || compare(a, b));
-      const preferred = sf?.datasourceSlug !== undefined && candidates.includes(sf.datasourceSlug) ? sf.datasourceSlug : candidates[0];
+        .sort((a, b) => dsNames.get(a)!.length - dsNames.get(b)!.length || compare(a, b));
+      const preferred =
+        sf?.datasourceSlug !== undefined && candidates.includes(sf.datasourceSlug) ? sf.datasourceSlug : candidates[0];
       if (preferred !== undefined) {
         members.push(literals(dsNames.get(preferred)!));
         return union(members);
@@ -205,7 +264,14 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     }
     const vetoed = sf !== undefined && TEXT_TYPES.has(sf.type);
     // Besides the values, what counts for literals is known exactly (prose, dates and numbers are counted, not held).
-    const literal = literalsAllowed && !vetoed && s.prose === 0 && vals.length <= opts.maxLiterals && vals.every((v) => s.vals[v]! >= 2) && s.date < nonEmpty && (inArray || s.numeric < nonEmpty);
+    const literal =
+      literalsAllowed &&
+      !vetoed &&
+      s.prose === 0 &&
+      vals.length <= opts.maxLiterals &&
+      vals.every((v) => s.vals[v]! >= 2) &&
+      s.date < nonEmpty &&
+      (inArray || s.numeric < nonEmpty);
     if (literal && exact) {
       members.push(literals(vals));
       return union(members);
@@ -235,21 +301,34 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     }
     if (slot.obj) m.push({ kind: 'object', fields: recordFields(slot.obj, mode === 'content' ? 'content' : 'record') });
     if (slot.blok) m.push(blokUnion(Object.keys(slot.blok)));
-    if (slot.asset) m.push(inArray ? ref('MultiassetItem') : ref(slot.asset.empty === slot.asset.n ? 'EmptyAsset' : 'Asset'));
+    if (slot.asset)
+      m.push(inArray ? ref('MultiassetItem') : ref(slot.asset.empty === slot.asset.n ? 'EmptyAsset' : 'Asset'));
     if (slot.link) m.push(ref('Multilink'));
     if (slot.table) m.push(ref('Table'));
     if (slot.rt) {
       const b = Object.keys(slot.rt.bloks);
       m.push(b.length > 0 ? ref('RichText', [blokUnion(b)]) : ref('RichText'));
     }
-    if (slot.plugin) m.push(union(Object.keys(slot.plugin).sort(compare).map((p) => ref(plugins.get(p)!))));
+    if (slot.plugin)
+      m.push(
+        union(
+          Object.keys(slot.plugin)
+            .sort(compare)
+            .map((p) => ref(plugins.get(p)!)),
+        ),
+      );
     // A resolved relation: the embedded story, or its uuid where the target is not there (as delivered).
     if (slot.story) m.push(ref('Relation', [union(Object.keys(slot.story).sort(compare).map(storyRef))]));
     if (m.length === 0) return kw('unknown');
     return union(m);
   };
 
-  const recordFields = (rec: Rec, mode: 'content' | 'record', fixed: Dict<TypeExpr> = {}, baseline: FieldModel[] = []): FieldModel[] => {
+  const recordFields = (
+    rec: Rec,
+    mode: 'content' | 'record',
+    fixed: Dict<TypeExpr> = {},
+    baseline: FieldModel[] = [],
+  ): FieldModel[] => {
     const out = new Map<string, FieldModel>();
     for (const key of Object.keys(rec.f).sort(compare)) {
       const slot = rec.f[key]!;
@@ -270,31 +349,60 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     };
     const option = (): TypeExpr => {
       if (f.source === 'internal_stories') return ref('Relation', [relationTargets(undefined, f)]);
-      if (f.source === 'internal' && f.datasourceSlug !== undefined && dsNames.has(f.datasourceSlug)) return literals(dsNames.get(f.datasourceSlug)!);
+      if (f.source === 'internal' && f.datasourceSlug !== undefined && dsNames.has(f.datasourceSlug))
+        return literals(dsNames.get(f.datasourceSlug)!);
       if (f.options && f.options.length > 0) return literals(f.options);
       return kw('string');
     };
     switch (f.type) {
-      case 'text': case 'textarea': case 'markdown': case 'image': case 'file': return kw('string');
-      case 'number': return ref('NumericString');
-      case 'boolean': return kw('boolean');
-      case 'datetime': return union([ref('DateString'), lit('')]);
-      case 'asset': return ref('Asset');
-      case 'multiasset': return union([ref('Multiasset'), lit('')]);
-      case 'multilink': return ref('Multilink');
-      case 'table': return ref('Table');
-      case 'richtext': return restricted((b) => ref('RichText', [b]), ref('RichText'));
-      case 'bloks': return restricted((b) => ({ kind: 'array', element: b }), { kind: 'array', element: ref('Blok') });
-      case 'option': return union([option(), lit('')]);
-      case 'options': return { kind: 'array', element: option() };
-      case 'custom': return f.plugin !== undefined ? ref(plugins.get(f.plugin)!) : kw('unknown');
-      default: return kw('unknown');
+      case 'text':
+      case 'textarea':
+      case 'markdown':
+      case 'image':
+      case 'file':
+        return kw('string');
+      case 'number':
+        return ref('NumericString');
+      case 'boolean':
+        return kw('boolean');
+      case 'datetime':
+        return union([ref('DateString'), lit('')]);
+      case 'asset':
+        return ref('Asset');
+      case 'multiasset':
+        return union([ref('Multiasset'), lit('')]);
+      case 'multilink':
+        return ref('Multilink');
+      case 'table':
+        return ref('Table');
+      case 'richtext':
+        return restricted((b) => ref('RichText', [b]), ref('RichText'));
+      case 'bloks':
+        return restricted((b) => ({ kind: 'array', element: b }), { kind: 'array', element: ref('Blok') });
+      case 'option':
+        return union([option(), lit('')]);
+      case 'options':
+        return { kind: 'array', element: option() };
+      case 'custom':
+        return f.plugin !== undefined ? ref(plugins.get(f.plugin)!) : kw('unknown');
+      default:
+        return kw('unknown');
     }
   };
 
   const onlyEmpty = (s: Slot): boolean =>
-    !s.bool && !s.num && !s.obj && !s.blok && !s.link && !s.table && !s.rt && !s.plugin && !s.story &&
-    (!s.str || s.str.empty === s.str.n) && (!s.arr || s.arr.empty === s.arr.n) && (!s.asset || s.asset.empty === s.asset.n);
+    !s.bool &&
+    !s.num &&
+    !s.obj &&
+    !s.blok &&
+    !s.link &&
+    !s.table &&
+    !s.rt &&
+    !s.plugin &&
+    !s.story &&
+    (!s.str || s.str.empty === s.str.n) &&
+    (!s.arr || s.arr.empty === s.arr.n) &&
+    (!s.asset || s.asset.empty === s.asset.n);
 
   const components: ComponentModel[] = compNames.map((name) => {
     const rec = state.comps[name];
@@ -307,7 +415,13 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
       const slot = rec?.f[key];
       const sf = sc?.fields.get(key);
       if (!slot || !rec) {
-        if (sf) fields.push({ key, optional: true, type: schemaType(sf), doc: `Never filled in observed content; typed from the component schema (${sf.type}).` });
+        if (sf)
+          fields.push({
+            key,
+            optional: true,
+            type: schemaType(sf),
+            doc: `Never filled in observed content; typed from the component schema (${sf.type}).`,
+          });
         continue;
       }
       let type = slotType(slot, 'content', { component: name, key, ...(sf ? { schema: sf } : {}) });
@@ -342,8 +456,14 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     { key: 'meta_data', optional: true, type: { kind: 'object', fields: [], open: true } },
     { key: 'is_external_url', optional: true, type: kw('boolean') },
   ];
-  const asset = recordFields(state.asset, 'record', { fieldtype: lit('asset') }, [{ key: 'fieldtype', optional: false, type: lit('asset') }, ...assetBaseline]);
-  const multiassetItem = recordFields(state.massetItem, 'record', { fieldtype: lit('asset') }, [{ key: 'fieldtype', optional: true, type: lit('asset') }, ...assetBaseline]);
+  const asset = recordFields(state.asset, 'record', { fieldtype: lit('asset') }, [
+    { key: 'fieldtype', optional: false, type: lit('asset') },
+    ...assetBaseline,
+  ]);
+  const multiassetItem = recordFields(state.massetItem, 'record', { fieldtype: lit('asset') }, [
+    { key: 'fieldtype', optional: true, type: lit('asset') },
+    ...assetBaseline,
+  ]);
 
   const linkBaseline = (linktype: string): FieldModel[] => [
     { key: 'fieldtype', optional: false, type: lit('multilink') },
@@ -360,7 +480,16 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
   const links: NamedShape[] = linkTypes.map((linktype) => {
     const typeName = LINK_NAMES.get(linktype) ?? `${names.claim(`${pascalCase(linktype)}`, ['Link'])}Link`;
     const rec = state.links[linktype] ?? { n: 0, f: {} };
-    return { name: linktype, typeName, fields: recordFields(rec, 'record', { fieldtype: lit('multilink'), linktype: lit(linktype) }, linkBaseline(linktype)) };
+    return {
+      name: linktype,
+      typeName,
+      fields: recordFields(
+        rec,
+        'record',
+        { fieldtype: lit('multilink'), linktype: lit(linktype) },
+        linkBaseline(linktype),
+      ),
+    };
   });
 
   const pluginModels: NamedShape[] = [...plugins].map(([name, typeName]) => {

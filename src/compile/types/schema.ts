@@ -33,7 +33,11 @@ function strings(v: unknown): string[] {
 }
 
 export function parseSchema(input: unknown): Schema {
-  const list = Array.isArray(input) ? input : isObject(input) && Array.isArray(input.components) ? input.components : [];
+  const list = Array.isArray(input)
+    ? input
+    : isObject(input) && Array.isArray(input.components)
+      ? input.components
+      : [];
   const components = list.filter(isObject);
   const byGroup = new Map<string, string[]>();
   for (const c of components) {
@@ -53,8 +57,15 @@ export function parseSchema(input: unknown): Schema {
       if (!isObject(f) || typeof f.type !== 'string' || NOT_FIELDS.has(f.type)) continue;
       const field: SchemaField = { type: f.type };
       if (typeof f.source === 'string' && f.source !== '') field.source = f.source;
-      if ((f.type === 'option' || f.type === 'options') && (field.source === undefined || field.source === 'self') && Array.isArray(f.options)) {
-        field.options = f.options.filter(isObject).map((o) => o.value).filter((v): v is string => typeof v === 'string');
+      if (
+        (f.type === 'option' || f.type === 'options') &&
+        (field.source === undefined || field.source === 'self') &&
+        Array.isArray(f.options)
+      ) {
+        field.options = f.options
+          .filter(isObject)
+          .map((o) => o.value)
+          .filter((v): v is string => typeof v === 'string');
       }
       if (typeof f.datasource_slug === 'string' && f.datasource_slug !== '') field.datasourceSlug = f.datasource_slug;
       if (f.restrict_components === true) {

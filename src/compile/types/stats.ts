@@ -117,13 +117,38 @@ const DATE = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const RICHTEXT_NODES: ReadonlySet<string> = new Set([
-  'doc', 'paragraph', 'text', 'heading', 'blockquote', 'bullet_list', 'ordered_list', 'list_item',
-  'code_block', 'hard_break', 'horizontal_rule', 'image', 'emoji', 'blok',
-  'table', 'tableRow', 'tableCell', 'tableHeader',
+  'doc',
+  'paragraph',
+  'text',
+  'heading',
+  'blockquote',
+  'bullet_list',
+  'ordered_list',
+  'list_item',
+  'code_block',
+  'hard_break',
+  'horizontal_rule',
+  'image',
+  'emoji',
+  'blok',
+  'table',
+  'tableRow',
+  'tableCell',
+  'tableHeader',
 ]);
 export const RICHTEXT_MARKS: ReadonlySet<string> = new Set([
-  'bold', 'italic', 'strike', 'underline', 'code', 'superscript', 'subscript', 'highlight',
-  'textStyle', 'anchor', 'styled', 'link',
+  'bold',
+  'italic',
+  'strike',
+  'underline',
+  'code',
+  'superscript',
+  'subscript',
+  'highlight',
+  'textStyle',
+  'anchor',
+  'styled',
+  'link',
 ]);
 
 export interface ObserveConfig {
@@ -229,7 +254,9 @@ export class Observer {
     const alike =
       isObject(first) &&
       typeof first.component === 'string' &&
-      stories.every((s) => s.uuid === stories[0]!.uuid && isObject(s.content) && s.content.component === first.component);
+      stories.every(
+        (s) => s.uuid === stories[0]!.uuid && isObject(s.content) && s.content.component === first.component,
+      );
     if (!alike) {
       if (stories.length > 1) for (const s of stories) this.variants([s], delta);
       return;
@@ -248,7 +275,8 @@ export class Observer {
     // Each key once, in the order first seen; its distinct values (by identity) in the order first
     // seen, each counted for every variant holding it. A few variants: compared in place.
     const contents = stories.map((s) => s.content as Record<string, unknown>);
-    const has = (j: number, key: string, value: unknown) => Object.hasOwn(contents[j]!, key) && contents[j]![key] === value;
+    const has = (j: number, key: string, value: unknown) =>
+      Object.hasOwn(contents[j]!, key) && contents[j]![key] === value;
     for (let i = 0; i < contents.length; i++) {
       keys: for (const key of Object.keys(contents[i]!)) {
         if (key === 'component' || key === '_uid') continue;
@@ -365,7 +393,10 @@ export class Observer {
       if (rt.n === 0) delete slot.rt;
       return;
     }
-    if (value.fieldtype === 'table' || (Array.isArray(value.thead) && Array.isArray(value.tbody) && value.component === undefined)) {
+    if (
+      value.fieldtype === 'table' ||
+      (Array.isArray(value.thead) && Array.isArray(value.tbody) && value.component === undefined)
+    ) {
       slot.table = (slot.table ?? 0) + delta;
       if (slot.table === 0) delete slot.table;
       return;
@@ -417,7 +448,8 @@ export class Observer {
     if (typeof type === 'string' && !RICHTEXT_NODES.has(type)) bump(this.state.rtNodes, type, delta);
     if (Array.isArray(node.marks)) {
       for (const mark of node.marks) {
-        if (isObject(mark) && typeof mark.type === 'string' && !RICHTEXT_MARKS.has(mark.type)) bump(this.state.rtMarks, mark.type, delta);
+        if (isObject(mark) && typeof mark.type === 'string' && !RICHTEXT_MARKS.has(mark.type))
+          bump(this.state.rtMarks, mark.type, delta);
       }
     }
     if (type === 'blok' && isObject(node.attrs) && Array.isArray(node.attrs.body)) {
@@ -455,7 +487,8 @@ function mergeCounts(into: Record<string, unknown>, from: Record<string, unknown
     } else if (b !== null && typeof b === 'object') {
       // Taken over as a copy: `from` may be parsed JSON, whose objects have a prototype.
       if (a === undefined) into[key] = canonical(b, true);
-      else if (key === 'vals' && typeof into.over === 'number') mergeVals(into as unknown as StrStat, b as Dict<number>, cap);
+      else if (key === 'vals' && typeof into.over === 'number')
+        mergeVals(into as unknown as StrStat, b as Dict<number>, cap);
       else mergeCounts(a as Record<string, unknown>, b as Record<string, unknown>, cap);
     }
   }
@@ -516,7 +549,13 @@ export function canonical(value: unknown, nullProto: boolean): unknown {
     const out: Record<string, unknown> = {};
     for (const key of keys) {
       // Assigning `__proto__` would set the prototype: that key is defined as data.
-      if (key === '__proto__') Object.defineProperty(out, key, { value: canonical(value[key], nullProto), enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: canonical(value[key], nullProto),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else out[key] = canonical(value[key], nullProto);
     }
     return out;

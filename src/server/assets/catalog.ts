@@ -101,16 +101,31 @@ export class AssetCatalog {
   }
 
   /** Adds an uploaded file as a new asset; its URL carries its dimensions and a hash of its bytes. */
-  add(input: { name: string; bytes: Buffer; width: number; height: number; meta?: Record<string, unknown> }): AssetEntry {
+  add(input: {
+    name: string;
+    bytes: Buffer;
+    width: number;
+    height: number;
+    meta?: Record<string, unknown>;
+  }): AssetEntry {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(input.name)) {
-      throw new AssetError(422, 'name must be a plain file name (letters, digits, dot, dash, underscore), e.g. hero.jpg');
+      throw new AssetError(
+        422,
+        'name must be a plain file name (letters, digits, dot, dash, underscore), e.g. hero.jpg',
+      );
     }
     const hash = createHash('sha256').update(input.bytes).digest('hex').slice(0, 10);
     const origin = this.origins()[0] ?? 'https://a.local-assets.invalid';
     const path = `/f/${this.#store.space.id}/${input.width}x${input.height}/${hash}/${input.name}`;
     const id = this.#nextId();
     const parsed = parseAssetUrl(origin + path)!;
-    const entry: AssetEntry = { ...parsed, filename: origin + path, id, meta: { ...input.meta, id, filename: origin + path }, bytes: input.bytes };
+    const entry: AssetEntry = {
+      ...parsed,
+      filename: origin + path,
+      id,
+      meta: { ...input.meta, id, filename: origin + path },
+      bytes: input.bytes,
+    };
     this.#added.set(path, entry);
     this.#deleted.delete(path);
     return entry;

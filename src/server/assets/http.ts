@@ -14,7 +14,10 @@ export function etagOf(bytes: Buffer): string {
 }
 
 /** A single `bytes=` range of a file of `size` bytes: the span, 'unsatisfiable', or undefined to send it whole. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined; // several ranges or another unit: the whole file
@@ -33,7 +36,13 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export function sendFile(req: IncomingMessage, res: ServerResponse, bytes: Buffer, type: string, extra: Record<string, string> = {}): void {
+export function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  bytes: Buffer,
+  type: string,
+  extra: Record<string, string> = {},
+): void {
   const etag = etagOf(bytes);
   const headers: Record<string, string> = {
     ...CORS_HEADERS,

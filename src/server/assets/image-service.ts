@@ -64,7 +64,8 @@ function box(text: string, what: string): Box {
 function applyFilter(ops: ImageOperations, name: string, arg: string): void {
   switch (name) {
     case 'format':
-      if (arg !== 'webp' && arg !== 'avif' && arg !== 'png' && arg !== 'jpeg') fail(`format must be webp, avif, png or jpeg (got ${arg})`);
+      if (arg !== 'webp' && arg !== 'avif' && arg !== 'png' && arg !== 'jpeg')
+        fail(`format must be webp, avif, png or jpeg (got ${arg})`);
       ops.format = arg as OutputFormat;
       return;
     case 'quality': {
@@ -74,7 +75,8 @@ function applyFilter(ops: ImageOperations, name: string, arg: string): void {
       return;
     }
     case 'fill':
-      if (arg !== 'transparent' && !/^[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/.test(arg)) fail(`fill must be a hex colour such as FFCC99, or transparent (got ${arg})`);
+      if (arg !== 'transparent' && !/^[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/.test(arg))
+        fail(`fill must be a hex colour such as FFCC99, or transparent (got ${arg})`);
       ops.fill = arg;
       return;
     case 'focal':
@@ -106,7 +108,15 @@ function applyFilter(ops: ImageOperations, name: string, arg: string): void {
 
 /** Parses the part after `/m` (e.g. `/800x0/filters:format(webp)`). Throws ImageRequestError (422). */
 export function parseImageOperations(transform: string): ImageOperations {
-  const ops: ImageOperations = { fitIn: false, width: 0, height: 0, flipX: false, flipY: false, smart: false, grayscale: false };
+  const ops: ImageOperations = {
+    fitIn: false,
+    width: 0,
+    height: 0,
+    flipX: false,
+    flipY: false,
+    smart: false,
+    grayscale: false,
+  };
   const segments = transform.split('/').filter((s) => s !== '');
   let i = 0;
   if (segments[i] && BOX.test(segments[i]!)) ops.crop = box(segments[i++]!, 'crop');
@@ -124,7 +134,9 @@ export function parseImageOperations(transform: string): ImageOperations {
     ops.width = Math.abs(w);
     ops.height = Math.abs(h);
     if (ops.width > MAX_OUTPUT_SIDE || ops.height > MAX_OUTPUT_SIDE) {
-      fail(`${ops.width}x${ops.height} is larger than the image service renders (at most ${MAX_OUTPUT_SIDE} pixels a side)`);
+      fail(
+        `${ops.width}x${ops.height} is larger than the image service renders (at most ${MAX_OUTPUT_SIDE} pixels a side)`,
+      );
     }
   } else if (ops.fitIn) fail('fit-in needs a size, e.g. fit-in/800x600');
   if (segments[i] === 'smart') {
@@ -141,7 +153,10 @@ export function parseImageOperations(transform: string): ImageOperations {
     }
     if (consumed !== chain.length) fail(`filters must be chained as name(value):name(value) (got ${chain})`);
   }
-  if (i < segments.length) fail(`unknown image operation ${segments[i]}; see the image service grammar: [crop/][fit-in/]WxH[/smart][/filters:...]`);
+  if (i < segments.length)
+    fail(
+      `unknown image operation ${segments[i]}; see the image service grammar: [crop/][fit-in/]WxH[/smart][/filters:...]`,
+    );
   return ops;
 }
 
@@ -163,11 +178,22 @@ export function outputFormat(ops: ImageOperations, originalType: string, accept:
 function fillColour(fill: string | undefined): { r: number; g: number; b: number; alpha: number } {
   if (fill === undefined || fill === 'transparent') return { r: 0, g: 0, b: 0, alpha: fill === 'transparent' ? 0 : 1 };
   const hex = fill.length === 3 ? [...fill].map((c) => c + c).join('') : fill;
-  return { r: parseInt(hex.slice(0, 2), 16), g: parseInt(hex.slice(2, 4), 16), b: parseInt(hex.slice(4, 6), 16), alpha: 1 };
+  return {
+    r: parseInt(hex.slice(0, 2), 16),
+    g: parseInt(hex.slice(2, 4), 16),
+    b: parseInt(hex.slice(4, 6), 16),
+    alpha: 1,
+  };
 }
 
 /** Where to cut a `width x height` window of a `sw x sh` image so the focus box stays centred (clamped inside). */
-export function focalWindow(sw: number, sh: number, width: number, height: number, focal: Box): { left: number; top: number } {
+export function focalWindow(
+  sw: number,
+  sh: number,
+  width: number,
+  height: number,
+  focal: Box,
+): { left: number; top: number } {
   const cx = (focal.x1 + focal.x2) / 2;
   const cy = (focal.y1 + focal.y2) / 2;
   const clamp = (v: number, max: number) => Math.max(0, Math.min(Math.round(v), max));
@@ -185,7 +211,11 @@ export async function renderImage(original: Buffer, ops: ImageOperations, format
     const x2 = Math.min(ops.crop.x2, sw);
     const y2 = Math.min(ops.crop.y2, sh);
     if (ops.crop.x1 >= x2 || ops.crop.y1 >= y2) throw new ImageRequestError(`crop lies outside the ${sw}x${sh} image`);
-    image = sharp(await image.extract({ left: ops.crop.x1, top: ops.crop.y1, width: x2 - ops.crop.x1, height: y2 - ops.crop.y1 }).toBuffer());
+    image = sharp(
+      await image
+        .extract({ left: ops.crop.x1, top: ops.crop.y1, width: x2 - ops.crop.x1, height: y2 - ops.crop.y1 })
+        .toBuffer(),
+    );
     sw = x2 - ops.crop.x1;
     sh = y2 - ops.crop.y1;
   }
@@ -199,7 +229,12 @@ export async function renderImage(original: Buffer, ops: ImageOperations, format
       const scale = Math.max(width / sw, height / sh);
       const cw = Math.max(width, Math.round(sw * scale));
       const ch = Math.max(height, Math.round(sh * scale));
-      const focal = { x1: ops.focal.x1 * scale, y1: ops.focal.y1 * scale, x2: ops.focal.x2 * scale, y2: ops.focal.y2 * scale };
+      const focal = {
+        x1: ops.focal.x1 * scale,
+        y1: ops.focal.y1 * scale,
+        x2: ops.focal.x2 * scale,
+        y2: ops.focal.y2 * scale,
+      };
       const scaled = await image.resize(cw, ch, { fit: 'fill' }).toBuffer();
       image = sharp(scaled).extract({ ...focalWindow(cw, ch, width, height, focal), width, height });
     } else {
@@ -222,6 +257,9 @@ export async function renderImage(original: Buffer, ops: ImageOperations, format
     case 'png':
       return image.png({ compressionLevel: 9 }).toBuffer();
     case 'jpeg':
-      return image.flatten({ background: fillColour(ops.fill === 'transparent' ? 'ffffff' : (ops.fill ?? 'ffffff')) }).jpeg({ quality }).toBuffer();
+      return image
+        .flatten({ background: fillColour(ops.fill === 'transparent' ? 'ffffff' : (ops.fill ?? 'ffffff')) })
+        .jpeg({ quality })
+        .toBuffer();
   }
 }

@@ -57,7 +57,10 @@ export class AssetService {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL, truncate = false): Promise<number> {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') {
-      send(res, encode(errorReply(405, `${method} is not supported on assets (GET, HEAD)`, { allow: 'GET, HEAD, OPTIONS' })));
+      send(
+        res,
+        encode(errorReply(405, `${method} is not supported on assets (GET, HEAD)`, { allow: 'GET, HEAD, OPTIONS' })),
+      );
       return 405;
     }
     const parsed = parseAssetPath(url.pathname);
@@ -73,7 +76,8 @@ export class AssetService {
         return 404;
       }
       const type = assetContentType(entry.name);
-      if (parsed.transform === undefined || !isRasterImage(entry.name)) return this.#send(req, res, original, type, {}, truncate);
+      if (parsed.transform === undefined || !isRasterImage(entry.name))
+        return this.#send(req, res, original, type, {}, truncate);
       const ops = parseImageOperations(parsed.transform);
       const format = outputFormat(ops, type, req.headers.accept);
       const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
@@ -86,7 +90,14 @@ export class AssetService {
     }
   }
 
-  #send(req: IncomingMessage, res: ServerResponse, bytes: Buffer, type: string, extra: Record<string, string>, truncate: boolean): number {
+  #send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    bytes: Buffer,
+    type: string,
+    extra: Record<string, string>,
+    truncate: boolean,
+  ): number {
     if (truncate) {
       res.writeHead(200, { 'content-type': type, 'content-length': String(bytes.length) });
       res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
@@ -132,11 +143,17 @@ export class AssetService {
         const input = assetInput(body, true);
         const size = await dimensions(input.name, input.bytes);
         const entry = this.catalog.add({ ...input, ...size });
-        return { reply: reply(201, { asset: entry.meta }), event: { action: 'created', asset_id: entry.id!, name: entry.name } };
+        return {
+          reply: reply(201, { asset: entry.meta }),
+          event: { action: 'created', asset_id: entry.id!, name: entry.name },
+        };
       }
       if (method === 'PUT' && id !== undefined) {
         const entry = this.catalog.replace(id, assetInput(body, false).bytes);
-        return { reply: reply(200, { asset: { ...entry.meta, id } }), event: { action: 'replaced', asset_id: id, name: entry.name } };
+        return {
+          reply: reply(200, { asset: { ...entry.meta, id } }),
+          event: { action: 'replaced', asset_id: id, name: entry.name },
+        };
       }
       if (method === 'DELETE' && id !== undefined) {
         const entry = this.catalog.delete(id);

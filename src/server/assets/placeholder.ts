@@ -19,7 +19,10 @@ export async function renderPlaceholder(asset: AssetPath): Promise<Buffer | unde
   const sharp = await loadSharp();
   // Rasterized small and scaled up: flat shapes lose nothing, and a 2400 px stand-in costs little.
   const scale = Math.min(1, 480 / Math.max(width, height));
-  const image = sharp(Buffer.from(svg), { density: 72 * scale }).resize(width, height, { fit: 'fill', kernel: 'linear' });
+  const image = sharp(Buffer.from(svg), { density: 72 * scale }).resize(width, height, {
+    fit: 'fill',
+    kernel: 'linear',
+  });
   switch (ext) {
     case 'jpg':
     case 'jpeg':

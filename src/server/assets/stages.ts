@@ -56,5 +56,6 @@ export const selfAssetUrls =
   async (x, next) => {
     await next();
     const host = x.req.headers.host;
-    if (host && x.answer?.status === 200) x.answer = { ...x.answer, body: assets.rewriteUrls(x.answer.body, `http://${host}`) };
+    if (host && x.answer?.status === 200)
+      x.answer = { ...x.answer, body: assets.rewriteUrls(x.answer.body, `http://${host}`) };
   };

@@ -15,6 +15,8 @@ export function excludeFields(story: Story, fields: readonly string[]): Story {
   }
   // Object.entries / fromEntries copy own data properties only and never invoke
   // the __proto__ setter, so a content key named "__proto__" stays a plain key.
-  const content = Object.fromEntries(Object.entries(story.content).filter(([key]) => !drop.has(key))) as Story['content'];
+  const content = Object.fromEntries(
+    Object.entries(story.content).filter(([key]) => !drop.has(key)),
+  ) as Story['content'];
   return { ...story, content };
 }

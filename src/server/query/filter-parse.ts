@@ -35,7 +35,16 @@ export const FILTER_OPERATIONS = [
 ] as const;
 export type FilterOperation = (typeof FILTER_OPERATIONS)[number];
 
-export const IS_VALUES = ['empty', 'not_empty', 'empty_array', 'not_empty_array', 'true', 'false', 'null', 'not_null'] as const;
+export const IS_VALUES = [
+  'empty',
+  'not_empty',
+  'empty_array',
+  'not_empty_array',
+  'true',
+  'false',
+  'null',
+  'not_null',
+] as const;
 export type IsValue = (typeof IS_VALUES)[number];
 
 /** One test on one content attribute. */
@@ -82,7 +91,8 @@ export function splitFilterKey(key: string): string[] {
     const close = key.indexOf(']', i + 1);
     if (close < 0) throw new QueryError(`${shown(key)}: malformed brackets, "[" is never closed; ${USAGE}`);
     const segment = key.slice(i + 1, close);
-    if (segment.includes('[')) throw new QueryError(`${shown(key)}: malformed brackets, "[" inside a bracket; ${USAGE}`);
+    if (segment.includes('['))
+      throw new QueryError(`${shown(key)}: malformed brackets, "[" inside a bracket; ${USAGE}`);
     segments.push(segment);
     i = close + 1;
   }
@@ -120,7 +130,8 @@ function addEntry(group: Group, segments: readonly string[], at: number, key: st
   if (head === undefined) throw new QueryError(`${shown(key)}: missing attribute and operation; ${USAGE}`);
   if (head === OR) {
     const index = segments[at + 1];
-    if (index === undefined) throw new QueryError(`${shown(key)}: __or needs [] or a numeric index, then [attribute][operation]`);
+    if (index === undefined)
+      throw new QueryError(`${shown(key)}: __or needs [] or a numeric index, then [attribute][operation]`);
     group.or ??= { groups: [], byIndex: new Map() };
     let target: Group;
     if (index === '') {
@@ -153,7 +164,9 @@ function condition(segments: readonly string[], at: number, key: string, value: 
   if (operation === undefined) throw new QueryError(`${shown(key)}: missing operation; ${USAGE}`);
   if (segments.length > at + 2) throw new QueryError(`${shown(key)}: too many brackets; ${USAGE}`);
   if (!OPERATION_SET.has(operation)) {
-    throw new QueryError(`${shown(key)}: unknown operation ${shown(operation)}; use one of ${FILTER_OPERATIONS.join(', ')}`);
+    throw new QueryError(
+      `${shown(key)}: unknown operation ${shown(operation)}; use one of ${FILTER_OPERATIONS.join(', ')}`,
+    );
   }
   const op = operation as FilterOperation;
   checkValue(op, value, key);
@@ -163,11 +176,13 @@ function condition(segments: readonly string[], at: number, key: string, value: 
 function checkValue(op: FilterOperation, value: string, key: string): void {
   switch (op) {
     case 'is':
-      if (!IS_VALUE_SET.has(value)) throw new QueryError(`${shown(key)}: unknown value ${shown(value)}; use one of ${IS_VALUES.join(', ')}`);
+      if (!IS_VALUE_SET.has(value))
+        throw new QueryError(`${shown(key)}: unknown value ${shown(value)}; use one of ${IS_VALUES.join(', ')}`);
       return;
     case 'gt_int':
     case 'lt_int':
-      if (!INT_VALUE.test(value)) throw new QueryError(`${shown(key)}: ${shown(value)} is not a whole number (no thousand separators)`);
+      if (!INT_VALUE.test(value))
+        throw new QueryError(`${shown(key)}: ${shown(value)} is not a whole number (no thousand separators)`);
       return;
     case 'gt_float':
     case 'lt_float':
@@ -177,7 +192,8 @@ function checkValue(op: FilterOperation, value: string, key: string): void {
       return;
     case 'gt_date':
     case 'lt_date':
-      if (Number.isNaN(parseInstant(value.trim()))) throw new QueryError(`${shown(key)}: ${shown(value)} is not a date like 2024-01-31 13:45`);
+      if (Number.isNaN(parseInstant(value.trim())))
+        throw new QueryError(`${shown(key)}: ${shown(value)} is not a date like 2024-01-31 13:45`);
       return;
     default:
       return;

@@ -44,7 +44,11 @@ type Test = (c: Candidate) => boolean;
  * by_uuids_ordered. Input order is kept where no order applies. Inputs are
  * not changed. Throws QueryError for values that cannot be understood.
  */
-export function selectStories(candidates: readonly Candidate[], query: StoryListQuery, filter: FilterNode | null): Candidate[] {
+export function selectStories(
+  candidates: readonly Candidate[],
+  query: StoryListQuery,
+  filter: FilterNode | null,
+): Candidate[] {
   const tests = compileTests(query, filter);
   const n = candidates.length;
   const mask = new Uint8Array(n);
@@ -141,7 +145,12 @@ function compileTests(query: StoryListQuery, filter: FilterNode | null): Test[] 
   }
 
   if (query.content_type !== undefined) {
-    const types = new Set(query.content_type.split(',').map((t) => t.trim()).filter((t) => t !== ''));
+    const types = new Set(
+      query.content_type
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    );
     if (types.size > 0) tests.push((c) => isRecord(c.story.content) && set(types, c.story.content.component));
   }
 
@@ -246,11 +255,16 @@ function addDateTests(tests: Test[], query: StoryListQuery): void {
  * whose text order is their chronological order: those compare as strings
  * against the limit in the same form; anything else is parsed.
  */
-function compareTimestamp(timestampOf: (c: Candidate) => string | null | undefined, comparison: Comparison, limit: number): Test {
+function compareTimestamp(
+  timestampOf: (c: Candidate) => string | null | undefined,
+  comparison: Comparison,
+  limit: number,
+): Test {
   const date = new Date(limit);
   const year = date.getUTCFullYear();
   const iso = year >= 0 && year <= 9999 ? date.toISOString() : null;
-  const canonical = (t: string): boolean => iso !== null && t.length === 24 && t.charCodeAt(10) === 84 && t.charCodeAt(23) === 90;
+  const canonical = (t: string): boolean =>
+    iso !== null && t.length === 24 && t.charCodeAt(10) === 84 && t.charCodeAt(23) === 90;
   /** Sign of timestamp minus limit; NaN when missing or unreadable. */
   const compare = (c: Candidate): number => {
     const t = timestampOf(c);

@@ -111,10 +111,16 @@ export function sortByKeys<T>(items: readonly T[], storyOf: (item: T) => Story, 
   return sorted;
 }
 
-function comparisonOrder(columns: readonly (Key[] | Float64Array)[], keys: readonly SortKey[], n: number): ArrayLike<number> {
+function comparisonOrder(
+  columns: readonly (Key[] | Float64Array)[],
+  keys: readonly SortKey[],
+  n: number,
+): ArrayLike<number> {
   const order: number[] = [];
   for (let i = 0; i < n; i++) order.push(i);
-  const plain = columns.map((c) => (c instanceof Float64Array ? Array.from(c, (x) => (Number.isNaN(x) ? null : x)) : c));
+  const plain = columns.map((c) =>
+    c instanceof Float64Array ? Array.from(c, (x) => (Number.isNaN(x) ? null : x)) : c,
+  );
   if (keys.length === 1) {
     const column = plain[0]!;
     const descending = keys[0]!.descending;

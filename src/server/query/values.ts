@@ -127,7 +127,8 @@ export function parseInstant(s: string): number {
   const year = digitsAt(s, 0, 4);
   const month = digitsAt(s, 5, 2);
   const day = digitsAt(s, 8, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return Number.NaN;
+  if (year < 0 || month < 1 || month > 12 || day < 1 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45)
+    return Number.NaN;
   if (day > DAYS_IN_MONTH[month - 1]! || (month === 2 && day === 29 && !isLeap(year))) return Number.NaN;
   let hour = 0;
   let minute = 0;

@@ -8,12 +8,25 @@ import type { Story } from '../../api/index.js';
 import { LinkShapes, scanStory, type LinkTarget, type RelationMatcher, type Scan } from '../../resolve/index.js';
 import type { LinksMode, ResolveSource } from './types.js';
 
-export function scanFor(story: Story, source: ResolveSource, wants: { matcher: RelationMatcher | undefined; links: boolean; assets?: boolean }): Scan {
-  return scanStory(story, { matcher: wants.matcher, detect: false, links: wants.links, assets: wants.assets === true, lookup: source });
+export function scanFor(
+  story: Story,
+  source: ResolveSource,
+  wants: { matcher: RelationMatcher | undefined; links: boolean; assets?: boolean },
+): Scan {
+  return scanStory(story, {
+    matcher: wants.matcher,
+    detect: false,
+    links: wants.links,
+    assets: wants.assets === true,
+    lookup: source,
+  });
 }
 
 /** What a link to a target shows, by mode: one object per target, shared by every link to it. */
-export function linkShaper(mode: LinksMode, source: ResolveSource): { shapes: LinkShapes; shape(target: LinkTarget): Record<string, unknown> } {
+export function linkShaper(
+  mode: LinksMode,
+  source: ResolveSource,
+): { shapes: LinkShapes; shape(target: LinkTarget): Record<string, unknown> } {
   const shapes = new LinkShapes({ ...(source.published ? { published: source.published } : {}), href: 'site-path' });
   const made = new Map<string, Record<string, unknown>>();
   const make = (target: LinkTarget): Record<string, unknown> => {

@@ -8,7 +8,18 @@ import { linkShaper, scanFor } from './policy.js';
 import { LIMITS, type OverflowUuids, type ResolveOptions, type ResolveSource, type V2Extras } from './types.js';
 
 /** Asset metadata keys copied into `assets`, in this order, when present. */
-const ASSET_KEYS = ['id', 'filename', 'alt', 'title', 'copyright', 'focus', 'name', 'source', 'is_external_url', 'meta_data'] as const;
+const ASSET_KEYS = [
+  'id',
+  'filename',
+  'alt',
+  'title',
+  'copyright',
+  'focus',
+  'name',
+  'source',
+  'is_external_url',
+  'meta_data',
+] as const;
 
 /**
  * Resolves the references of every story of one response.
@@ -62,7 +73,11 @@ export function resolveV2(stories: readonly Story[], options: ResolveOptions, so
   return extras;
 }
 
-function limited<T extends { readonly uuid: string }>(items: T[], limit: number, overflow: OverflowUuids): { resolved: T[]; uuids?: string[] } {
+function limited<T extends { readonly uuid: string }>(
+  items: T[],
+  limit: number,
+  overflow: OverflowUuids,
+): { resolved: T[]; uuids?: string[] } {
   if (items.length <= limit) return { resolved: items };
   const listed = overflow === 'all' ? items : items.slice(limit);
   return { resolved: items.slice(0, limit), uuids: listed.map((item) => item.uuid) };

@@ -4,7 +4,6 @@ import { backlinks, createResolver, missingReport, type StoryLookup } from '../.
 import { deepFreeze } from '../../helpers/freeze.js';
 import { describeRealdata, realdata } from '../../helpers/realdata.js';
 
-
 function lookupOf(stories: readonly Story[], pathOf?: (s: { full_slug: string }) => string): StoryLookup {
   const byUuid = new Map(stories.map((s) => [s.uuid, s]));
   const byId = new Map(stories.map((s) => [s.id, s]));
@@ -66,10 +65,14 @@ describeRealdata('laravel-storyblok: the closed set relation, aa2cd950, cb1bb01a
   });
 
   it('only the listed fields, with exact component names', () => {
-    const single = createResolver({ relations: ['relation.single_option_story'] }, lookupOf(space)).resolve(relation).story;
+    const single = createResolver({ relations: ['relation.single_option_story'] }, lookupOf(space)).resolve(
+      relation,
+    ).story;
     expect(single.content.single_option_story).toBe(targetA);
     expect(single.content.multi_options_stories).toBe(relation.content.multi_options_stories);
-    const none = createResolver({ relations: ['Relation.single_option_story'] }, lookupOf(space)).resolve(relation).story;
+    const none = createResolver({ relations: ['Relation.single_option_story'] }, lookupOf(space)).resolve(
+      relation,
+    ).story;
     expect(none.content).toBe(relation.content);
   });
 
@@ -79,12 +82,20 @@ describeRealdata('laravel-storyblok: the closed set relation, aa2cd950, cb1bb01a
     expect(person.component).toBe('Person');
     // A Person blok (as recorded) that also names a friend; a story whose uuid is a `_uid` in the content.
     const friendly = { ...person, Friend: B };
-    const page: Story = { ...targetA, uuid: 'a0000000-0000-4000-8000-000000000001', id: 1, content: { ...targetA.content, blocks: [{ ...blocks[0]!, columns: [friendly] }] } };
+    const page: Story = {
+      ...targetA,
+      uuid: 'a0000000-0000-4000-8000-000000000001',
+      id: 1,
+      content: { ...targetA.content, blocks: [{ ...blocks[0]!, columns: [friendly] }] },
+    };
     const uidStory: Story = { ...targetB, uuid: person._uid as string, id: 2 };
     const lookup = lookupOf(deepFreeze([...space, page, uidStory]));
-    const resolvedColumns = (s: Story) => (s.content.blocks as Array<{ columns: Array<Record<string, unknown>> }>)[0]!.columns[0]!;
+    const resolvedColumns = (s: Story) =>
+      (s.content.blocks as Array<{ columns: Array<Record<string, unknown>> }>)[0]!.columns[0]!;
 
-    expect(resolvedColumns(createResolver({ relations: ['Person.Friend'] }, lookup).resolve(page).story).Friend).toBe(targetB);
+    expect(resolvedColumns(createResolver({ relations: ['Person.Friend'] }, lookup).resolve(page).story).Friend).toBe(
+      targetB,
+    );
     expect(createResolver({ relations: ['person.Friend'] }, lookup).resolve(page).story.content).toBe(page.content);
     const detected = createResolver({ detectRelations: true }, lookup).resolve(page);
     expect(resolvedColumns(detected.story).Friend).toBe(targetB);
@@ -137,9 +148,17 @@ describeRealdata('laravel-storyblok ep16: a dangling relation', () => {
 });
 
 describeRealdata('storyblok-astro playground: a whole space of 12 draft stories', () => {
-  const stories = deepFreeze(realdata<{ stories: Story[] }>('storyblok-astro/playground-content-layer.stories.decoded.json').stories);
+  const stories = deepFreeze(
+    realdata<{ stories: Story[] }>('storyblok-astro/playground-content-layer.stories.decoded.json').stories,
+  );
   const lookup = lookupOf(stories);
-  const relations = ['featured-articles.posts', 'featured-authors.authors', 'Article.author', 'author.article', 'blok_with_relation.article'];
+  const relations = [
+    'featured-articles.posts',
+    'featured-authors.authors',
+    'Article.author',
+    'author.article',
+    'blok_with_relation.article',
+  ];
   const names = (value: unknown) => (value as Story[]).map((s) => s.name);
   const uuidOf = (name: string) => byName(stories, name).uuid;
 
@@ -164,7 +183,9 @@ describeRealdata('storyblok-astro playground: a whole space of 12 draft stories'
   it('one target is one object in every story of one resolver', () => {
     const resolver = createResolver({ relations }, lookup);
     const hello = byName(stories, 'Hello World');
-    const embeddings = stories.flatMap((s) => nodes(resolver.resolve(s).story.content).filter((n) => n.uuid === hello.uuid));
+    const embeddings = stories.flatMap((s) =>
+      nodes(resolver.resolve(s).story.content).filter((n) => n.uuid === hello.uuid),
+    );
     // Five stories, Home twice.
     expect(embeddings.length).toBe(6);
     for (const e of embeddings) expect(e).toBe(hello);
@@ -204,7 +225,9 @@ describeRealdata('storyblok-astro playground: a whole space of 12 draft stories'
     const sorted = (...ns: string[]) => ns.map(uuidOf).sort();
     expect(referrers('Arisa Fukuzaki')).toEqual(sorted('Go vs Rust', 'Hello World', 'Home'));
     expect(referrers('Dipankar Maikap')).toEqual(sorted('Home'));
-    expect(referrers('Astro Live Editing')).toEqual(sorted('Astro Live Preview', 'About', 'Arisa Fukuzaki', 'Test', 'Home'));
+    expect(referrers('Astro Live Editing')).toEqual(
+      sorted('Astro Live Preview', 'About', 'Arisa Fukuzaki', 'Test', 'Home'),
+    );
     expect(referrers('Hello World')).toEqual(sorted('Astro Live Preview', 'About', 'Test', 'Dipankar Maikap', 'Home'));
     expect(referrers('Porsche Test Page')).toEqual(sorted('Porsche Test Page'));
     // Home links to itself from rich text.
@@ -230,7 +253,10 @@ describeRealdata('storyblok-astro playground: a whole space of 12 draft stories'
     });
     expect(markOf(home).attrs.href).toBe('/');
     expect(url.references).toEqual([home.uuid]);
-    const story = createResolver({ links: 'story' }, lookupOf(stories, (s) => (s.full_slug === 'home' ? '/' : `/${s.full_slug}`))).resolve(home);
+    const story = createResolver(
+      { links: 'story' },
+      lookupOf(stories, (s) => (s.full_slug === 'home' ? '/' : `/${s.full_slug}`)),
+    ).resolve(home);
     expect(markOf(story.story).attrs.story).toBe(home);
     expect(markOf(story.story).attrs.href).toBe('/');
   });
@@ -264,7 +290,14 @@ describeRealdata('storyblok-php-client v2-stories: multilinks', () => {
     const url = createResolver({ links: 'url' }, lookup);
     const a = url.resolve(articles[0]!).story.content.author as Record<string, unknown>;
     const b = url.resolve(articles[1]!).story.content.author as Record<string, unknown>;
-    expect(a.story).toEqual({ id: johnDoe.id, uuid: johnDoe.uuid, name: 'John Doe', slug: 'john', full_slug: 'people/john', url: 'people/john' });
+    expect(a.story).toEqual({
+      id: johnDoe.id,
+      uuid: johnDoe.uuid,
+      name: 'John Doe',
+      slug: 'john',
+      full_slug: 'people/john',
+      url: 'people/john',
+    });
     expect(a.story).toBe(b.story);
 
     const link = createResolver({ links: 'link' }, lookup);
@@ -319,7 +352,12 @@ describeRealdata('storyblok-php-client v2-stories: multilinks', () => {
 
   it('link marks of rich text, next to multilinks', () => {
     const doc = realdata('johannes-lindgren-storyblok/richtext-one-of-each.json');
-    const target = deepFreeze({ ...byName(stories, 'Home'), uuid: '76e43a9d-8e08-43ff-8209-d718187c1369', id: 1, full_slug: 'docs/rich-text' });
+    const target = deepFreeze({
+      ...byName(stories, 'Home'),
+      uuid: '76e43a9d-8e08-43ff-8209-d718187c1369',
+      id: 1,
+      full_slug: 'docs/rich-text',
+    });
     const page = deepFreeze({ ...articles[0]!, content: { ...articles[0]!.content, body: doc } });
     const { story, references } = createResolver({ links: 'url' }, lookupOf([...space, target, page])).resolve(page);
     const marks = nodes(story.content.body).filter((n) => n.type === 'link');

@@ -27,7 +27,13 @@ function lookupOf(stories: readonly Story[], folders: readonly Folder[] = []): S
   return lookup;
 }
 
-const storyLink = (target: string, cached = 'old/path') => ({ id: target, url: '', linktype: 'story', fieldtype: 'multilink', cached_url: cached });
+const storyLink = (target: string, cached = 'old/path') => ({
+  id: target,
+  url: '',
+  linktype: 'story',
+  fieldtype: 'multilink',
+  cached_url: cached,
+});
 
 describe('depth and cycles', () => {
   // An article names its author; the author lists the article: A <-> B. A page features both.
@@ -81,7 +87,10 @@ describe('depth and cycles', () => {
     let node: any = a;
     let levels = 0;
     while (typeof node === 'object') {
-      node = node.component === 'article' || node.content?.component === 'article' ? node.content.author : node.content.articles[0];
+      node =
+        node.component === 'article' || node.content?.component === 'article'
+          ? node.content.author
+          : node.content.articles[0];
       levels++;
     }
     // `depth` resolved levels, then the snapshot's A, whose author is a uuid.
@@ -136,10 +145,18 @@ describe('sharing and no limits', () => {
   const T = story(1, { component: 'person' }, { name: 'T', full_slug: 'people/t', slug: 't' });
 
   it('1,000 references to one story give one object', () => {
-    const body = Array.from({ length: 1000 }, (_, i) => ({ _uid: `b${i}`, component: 'teaser', story: uuid(1), link: storyLink(uuid(1)) }));
+    const body = Array.from({ length: 1000 }, (_, i) => ({
+      _uid: `b${i}`,
+      component: 'teaser',
+      story: uuid(1),
+      link: storyLink(uuid(1)),
+    }));
     const page = deepFreeze(story(2, { body, many: Array.from({ length: 1000 }, () => uuid(1)) }));
     for (const links of ['story', 'url', 'link'] as const) {
-      const { story: out, references } = createResolver({ relations: ['teaser.story', 'page.many'], links }, lookupOf(deepFreeze([T, page]))).resolve(page);
+      const { story: out, references } = createResolver(
+        { relations: ['teaser.story', 'page.many'], links },
+        lookupOf(deepFreeze([T, page])),
+      ).resolve(page);
       const outBody = out.content.body as Array<Record<string, any>>;
       const linked = outBody[0]!.link.story;
       for (const blok of outBody) {
@@ -160,7 +177,11 @@ describe('sharing and no limits', () => {
     });
     const lookup = lookupOf(deepFreeze([...targets, page]));
     for (const links of ['story', 'url'] as const) {
-      const { story: out, references, missing } = createResolver({ relations: ['page.related'], links }, lookup).resolve(page);
+      const {
+        story: out,
+        references,
+        missing,
+      } = createResolver({ relations: ['page.related'], links }, lookup).resolve(page);
       (out.content.related as Story[]).forEach((s, i) => expect(s).toBe(targets[i]));
       (out.content.links as Array<Record<string, any>>).forEach((n, i) => {
         expect(n.link.story.uuid).toBe(targets[i]!.uuid);
@@ -187,10 +208,15 @@ describe('copies, inputs and odd content', () => {
 
   it('copies only the path to a change and never writes to its inputs', () => {
     const untouched = { _uid: 'x', component: 'text', text: 'hello', nested: { deep: [1, 2, 3] } };
-    const page = deepFreeze(story(2, { body: [untouched, { _uid: 'y', component: 'teaser', story: uuid(1) }], other: { a: 1 } }));
+    const page = deepFreeze(
+      story(2, { body: [untouched, { _uid: 'y', component: 'teaser', story: uuid(1) }], other: { a: 1 } }),
+    );
     const space = deepFreeze([T, page]);
     const before = JSON.stringify(space);
-    const { story: out } = createResolver({ relations: ['teaser.story'], links: 'story', depth: 3 }, lookupOf(space)).resolve(page);
+    const { story: out } = createResolver(
+      { relations: ['teaser.story'], links: 'story', depth: 3 },
+      lookupOf(space),
+    ).resolve(page);
     expect(JSON.stringify(space)).toBe(before);
     expect(out).not.toBe(page);
     expect(out.content).not.toBe(page.content);
@@ -231,12 +257,19 @@ describe('copies, inputs and odd content', () => {
       plugin: { _uid: 'p', plugin: 'picker', value: t },
       mixed: [t, 'not a uuid'],
       blok: [{ _uid: t, component: t, picked: t }],
-      richtext: { type: 'doc', content: [{ type: 'blok', attrs: { id: t, body: [{ _uid: 'r', component: 'quote', author: t }] } }] },
+      richtext: {
+        type: 'doc',
+        content: [{ type: 'blok', attrs: { id: t, body: [{ _uid: 'r', component: 'quote', author: t }] } }],
+      },
     };
     const page = deepFreeze(story(2, content));
-    const { story: out, references } = createResolver({ detectRelations: true }, lookupOf(deepFreeze([T, page]))).resolve(page);
+    const { story: out, references } = createResolver(
+      { detectRelations: true },
+      lookupOf(deepFreeze([T, page])),
+    ).resolve(page);
     const c = out.content as Record<string, any>;
-    for (const key of ['_uid', 'component', 'image', 'gallery', 'link', 'plugin', 'mixed']) expect(c[key]).toBe((content as any)[key]);
+    for (const key of ['_uid', 'component', 'image', 'gallery', 'link', 'plugin', 'mixed'])
+      expect(c[key]).toBe((content as any)[key]);
     expect(c.blok[0]).toEqual({ _uid: t, component: t, picked: T });
     expect(c.richtext.content[0].attrs.id).toBe(t);
     expect(c.richtext.content[0].attrs.body[0].author).toBe(T);
@@ -257,7 +290,16 @@ describe('copies, inputs and odd content', () => {
   it('an unresolved relation is left out: an array loses the item, a single value is null; keepUnresolved keeps the uuid', () => {
     const target = story(5, { component: 'author' }, { name: 'Five' });
     const page = deepFreeze(
-      story(6, { component: 'article', author: uuid(404), related: [uuid(404), uuid(5), '77', uuid(405)], other: { _uid: 'o', component: 'teaser', title: 't' } }, { name: 'Six' }),
+      story(
+        6,
+        {
+          component: 'article',
+          author: uuid(404),
+          related: [uuid(404), uuid(5), '77', uuid(405)],
+          other: { _uid: 'o', component: 'teaser', title: 't' },
+        },
+        { name: 'Six' },
+      ),
     );
     const config = { relations: ['article.author', 'article.related'] };
     const left = createResolver(config, lookupOf([target, page])).resolve(page);
@@ -265,7 +307,12 @@ describe('copies, inputs and odd content', () => {
     expect(content.author).toBeNull();
     expect(content.related).toEqual([target]);
     expect(content.other).toBe(page.content.other);
-    expect(left.missing.map((m) => m.field)).toEqual(['article.author', 'article.related[0]', 'article.related[2]', 'article.related[3]']);
+    expect(left.missing.map((m) => m.field)).toEqual([
+      'article.author',
+      'article.related[0]',
+      'article.related[2]',
+      'article.related[3]',
+    ]);
     const kept = createResolver({ ...config, keepUnresolved: true }, lookupOf([target, page])).resolve(page);
     expect(kept.story.content.author).toBe(uuid(404));
     expect(kept.story.content.related).toEqual([uuid(404), target, '77', uuid(405)]);
@@ -285,9 +332,13 @@ describe('copies, inputs and odd content', () => {
   });
 
   it('`__proto__` is a field like any other', () => {
-    const content = JSON.parse(`{"_uid":"u","component":"page","__proto__":"${uuid(1)}","list":[{"__proto__":{"linktype":"story","id":"${uuid(1)}","fieldtype":"multilink"}}]}`);
+    const content = JSON.parse(
+      `{"_uid":"u","component":"page","__proto__":"${uuid(1)}","list":[{"__proto__":{"linktype":"story","id":"${uuid(1)}","fieldtype":"multilink"}}]}`,
+    );
     const page = deepFreeze(story(2, {}, { content }));
-    const out = createResolver({ relations: ['page.__proto__'], links: 'url' }, lookupOf([T, page])).resolve(page).story;
+    const out = createResolver({ relations: ['page.__proto__'], links: 'url' }, lookupOf([T, page])).resolve(
+      page,
+    ).story;
     expect(Object.getPrototypeOf(out.content)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out.content, '__proto__')?.value).toBe(T);
     const item = (out.content.list as any[])[0];
@@ -297,11 +348,19 @@ describe('copies, inputs and odd content', () => {
 
   it('pathological nesting does not exhaust the stack', () => {
     const levels = 100_000;
-    let inner: Record<string, unknown> = { _uid: 'leaf', component: 'teaser', story: uuid(1), link: storyLink(uuid(1)) };
+    let inner: Record<string, unknown> = {
+      _uid: 'leaf',
+      component: 'teaser',
+      story: uuid(1),
+      link: storyLink(uuid(1)),
+    };
     for (let i = 0; i < levels; i++) inner = { _uid: `n${i}`, component: 'box', child: [inner] };
     const page = deepFreeze(story(2, { body: [inner] }));
     const lookup = lookupOf([T, page]);
-    const { story: out, references } = createResolver({ relations: ['teaser.story'], links: 'story', depth: 2 }, lookup).resolve(page);
+    const { story: out, references } = createResolver(
+      { relations: ['teaser.story'], links: 'story', depth: 2 },
+      lookup,
+    ).resolve(page);
     let node: any = (out.content.body as unknown[])[0];
     for (let i = 0; i < levels; i++) node = node.child[0];
     expect(node.story).toBe(T);
@@ -312,19 +371,47 @@ describe('copies, inputs and odd content', () => {
 });
 
 describe('links', () => {
-  const T = story(1, { component: 'article', author: uuid(3) }, { name: 'T', slug: 't', full_slug: 'blog/t', parent_id: 7, position: 4, translated_slugs: [{ lang: 'de', path: 'blog/t-de', name: null }] });
+  const T = story(
+    1,
+    { component: 'article', author: uuid(3) },
+    {
+      name: 'T',
+      slug: 't',
+      full_slug: 'blog/t',
+      parent_id: 7,
+      position: 4,
+      translated_slugs: [{ lang: 'de', path: 'blog/t-de', name: null }],
+    },
+  );
   const W = story(3, { component: 'author' }, { name: 'W' });
-  const docs: Folder = { id: 50, uuid: uuid(50), name: 'Docs', slug: 'docs', full_slug: 'docs/', parent_id: 0, position: 1 };
+  const docs: Folder = {
+    id: 50,
+    uuid: uuid(50),
+    name: 'Docs',
+    slug: 'docs',
+    full_slug: 'docs/',
+    parent_id: 0,
+    position: 1,
+  };
   const mark = (target: string, href = '/old') => ({
     type: 'text',
     text: 'see',
-    marks: [{ type: 'bold' }, { type: 'link', attrs: { href, uuid: target, anchor: 'part', target: '_self', linktype: 'story' } }],
+    marks: [
+      { type: 'bold' },
+      { type: 'link', attrs: { href, uuid: target, anchor: 'part', target: '_self', linktype: 'story' } },
+    ],
   });
   const page = deepFreeze(
     story(2, {
       link: storyLink(uuid(1), 'blog/old-t'),
       folder: storyLink(uuid(50)),
-      outside: { id: '', url: 'https://example.com', linktype: 'url', fieldtype: 'multilink', cached_url: 'https://example.com' },
+      outside: {
+        id: '',
+        url: 'https://example.com',
+        linktype: 'url',
+        fieldtype: 'multilink',
+        cached_url: 'https://example.com',
+      },
       text: { type: 'doc', content: [{ type: 'paragraph', content: [mark(uuid(1)), mark(uuid(99))] }] },
       gone: storyLink(uuid(98)),
     }),
@@ -332,7 +419,11 @@ describe('links', () => {
   const lookup = lookupOf(deepFreeze([T, W, page]), [docs]);
 
   it('story: multilinks and marks get the target at the remaining depth', () => {
-    const { story: out, missing, references } = createResolver({ links: 'story', relations: ['article.author'], depth: 2 }, lookup).resolve(page);
+    const {
+      story: out,
+      missing,
+      references,
+    } = createResolver({ links: 'story', relations: ['article.author'], depth: 2 }, lookup).resolve(page);
     const c = out.content as Record<string, any>;
     expect(c.link.story.content.author).toBe(W);
     expect(c.link.cached_url).toBe('blog/t');
@@ -383,8 +474,22 @@ describe('links', () => {
 
 describe('missingReport', () => {
   it('one warning for every missing target, in order', () => {
-    const a = deepFreeze(story(1, { body: [{ _uid: 'b', component: 'hero' }, { _uid: 'c', component: 'list' }, { _uid: 'd', component: 'teaser', featured: uuid(90) }] }, { name: 'ep16' }));
-    const b = deepFreeze(story(2, { component: 'article', author: 42, related: [uuid(1), uuid(91)] }, { name: 'News' }));
+    const a = deepFreeze(
+      story(
+        1,
+        {
+          body: [
+            { _uid: 'b', component: 'hero' },
+            { _uid: 'c', component: 'list' },
+            { _uid: 'd', component: 'teaser', featured: uuid(90) },
+          ],
+        },
+        { name: 'ep16' },
+      ),
+    );
+    const b = deepFreeze(
+      story(2, { component: 'article', author: 42, related: [uuid(1), uuid(91)] }, { name: 'News' }),
+    );
     const r = createResolver({ relations: ['teaser.featured', 'article.author', 'article.related'] }, lookupOf([a, b]));
     const results = [a, b].map((s) => ({ story: s, missing: r.resolve(s).missing }));
     expect(missingReport(results)).toBe(
@@ -398,7 +503,9 @@ describe('missingReport', () => {
     );
     expect(missingReport([{ story: a, missing: [] }])).toBeUndefined();
     // Document order across links and relations.
-    const c = deepFreeze(story(3, { a: [{ _uid: 'n', component: 'nav', link: storyLink(uuid(92)) }], b: uuid(93) }, { name: 'Nav' }));
+    const c = deepFreeze(
+      story(3, { a: [{ _uid: 'n', component: 'nav', link: storyLink(uuid(92)) }], b: uuid(93) }, { name: 'Nav' }),
+    );
     const ordered = createResolver({ relations: ['page.b'], links: 'url' }, lookupOf([c])).resolve(c);
     expect(ordered.missing).toEqual([
       { field: 'page.a[0].link', uuid: uuid(92) },
@@ -438,7 +545,10 @@ describe('what a story only embeds whole', () => {
 
   it('at depth 1, the relation targets no link points at, in every links mode', () => {
     for (const links of [undefined, 'url', 'story', 'link'] as const) {
-      const r = createResolver({ relations: ['page.authors', 'page.gone'], ...(links ? { links } : {}) }, lookup).resolve(page);
+      const r = createResolver(
+        { relations: ['page.authors', 'page.gone'], ...(links ? { links } : {}) },
+        lookup,
+      ).resolve(page);
       expect(r.references).toEqual([uuid(20), uuid(21), uuid(99)].sort());
       // L is also the target of a link, which shows its path (even in story mode); the missing one embeds nothing.
       expect(r.embedded, String(links)).toEqual(links ? [uuid(20)] : [uuid(20), uuid(21)]);
@@ -454,7 +564,11 @@ describe('what a story only embeds whole', () => {
 describe('language variants sharing a scan memo', () => {
   const T = story(1, { component: 'author' }, { name: 'T', full_slug: 'people/t', slug: 't' });
   const L = story(3, { component: 'page' }, { name: 'L', full_slug: 'docs/l', slug: 'l' });
-  const mark = (target: string) => ({ type: 'text', text: 'see', marks: [{ type: 'link', attrs: { href: '/old', uuid: target, anchor: null, linktype: 'story' } }] });
+  const mark = (target: string) => ({
+    type: 'text',
+    text: 'see',
+    marks: [{ type: 'link', attrs: { href: '/old', uuid: target, anchor: null, linktype: 'story' } }],
+  });
   const doc = (target: string) => ({ type: 'doc', content: [{ type: 'paragraph', content: [mark(target)] }] });
 
   /** A container that counts how often it is read. */
@@ -485,9 +599,18 @@ describe('language variants sharing a scan memo', () => {
   }
 
   it('a field one variant found clean is not walked again by the next, and the results are the same', () => {
-    const gallery = counted([{ filename: 'a.jpg', id: 1, alt: 'x' }, { filename: 'b.jpg', id: 2, alt: 'y' }]);
+    const gallery = counted([
+      { filename: 'a.jpg', id: 1, alt: 'x' },
+      { filename: 'b.jpg', id: 2, alt: 'y' },
+    ]);
     const body = doc(uuid(3));
-    const base = story(2, { component: 'article', author: uuid(1), gallery: gallery.value, body, dangling: { x: [uuid(99)] } });
+    const base = story(2, {
+      component: 'article',
+      author: uuid(1),
+      gallery: gallery.value,
+      body,
+      dangling: { x: [uuid(99)] },
+    });
     const de = { ...base, lang: 'de', content: { ...base.content, title: 'Titel', intro: doc(uuid(3)) } };
     const fr = { ...base, lang: 'fr', content: { ...base.content, title: 'Titre' } };
     const lookup = lookupOf(deepFreeze([T, L]));

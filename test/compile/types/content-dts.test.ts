@@ -80,8 +80,23 @@ const BUNDLER = {
   noFallthroughCasesInSwitch: true,
   strict: true,
 };
-const NODE10 = { target: 'ES2022', module: 'ESNext', moduleResolution: 'Node10', strict: true, noEmit: true, types: [] };
-const NODENEXT = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [], skipLibCheck: false };
+const NODE10 = {
+  target: 'ES2022',
+  module: 'ESNext',
+  moduleResolution: 'Node10',
+  strict: true,
+  noEmit: true,
+  types: [],
+};
+const NODENEXT = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+  noEmit: true,
+  types: [],
+  skipLibCheck: false,
+};
 
 interface Setup {
   name: string;
@@ -101,8 +116,12 @@ async function app(root: string, setup: Setup, files: Record<string, string>): P
   await fs.mkdir(path.join(root, 'src'), { recursive: true });
   await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   const include = setup.via === 'include' ? ['src', '.content/content.d.ts'] : ['src'];
-  await fs.writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: setup.compilerOptions, include }, null, 2));
-  if (setup.via === 'reference') files = { ...files, 'env.d.ts': '/// <reference path="../.content/content.d.ts" />\n' };
+  await fs.writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: setup.compilerOptions, include }, null, 2),
+  );
+  if (setup.via === 'reference')
+    files = { ...files, 'env.d.ts': '/// <reference path="../.content/content.d.ts" />\n' };
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(root, 'src', name), text);
 }
 
@@ -114,13 +133,16 @@ describe('content.d.ts', () => {
     const file = path.join(root, '.content', 'content.d.ts');
     expect(first.declaration).toBe(file);
     const text = readFileSync(file, 'utf8');
-    for (const name of ['index', 'datasources', 'tags', 'backlinks', 'types']) expect(text).toContain(`declare module "content:${name}" {`);
+    for (const name of ['index', 'datasources', 'tags', 'backlinks', 'types'])
+      expect(text).toContain(`declare module "content:${name}" {`);
     expect(text).toContain('/// <reference path="./modules/stories.d.ts" />');
     const again = await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' });
     expect(again.declaration).toBeUndefined();
     // Gone while nothing else changed: the next compile writes it again.
     await fs.rm(file);
-    expect((await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' })).declaration).toBe(file);
+    expect(
+      (await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' })).declaration,
+    ).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(text);
     // Elsewhere, or not at all.
     const elsewhere = path.join(root, 'types', 'content.d.ts');
@@ -133,14 +155,20 @@ describe('content.d.ts', () => {
   for (const setup of SETUPS) {
     it(`types every content: import of an app with one line, no paths: ${setup.name}`, async () => {
       const root = await tempDir('content-dts-app');
-      await compile({ snapshot, out: path.join(root, '.content', 'modules'), resolveRelations: ['article.author'], resolveLinks: 'url' });
+      await compile({
+        snapshot,
+        out: path.join(root, '.content', 'modules'),
+        resolveRelations: ['article.author'],
+        resolveLinks: 'url',
+      });
       // One run: the app must check clean, and each wrong use must fail on its own.
       const wrong = Object.fromEntries(WRONG.map((text, i) => [`wrong${i}.ts`, `${text}\nexport {};\n`]));
       await app(root, setup, { 'main.ts': APP, ...wrong });
       const { output } = await tscProject(root);
       const errors = output.split('\n').filter((line) => /\): error /.test(line));
       expect(errors.filter((line) => !/^src\/wrong\d+\.ts\(/.test(line))).toEqual([]);
-      for (let i = 0; i < WRONG.length; i++) expect(output, WRONG[i]).toMatch(new RegExp(`src/wrong${i}\\.ts\\(\\d+,\\d+\\): error`));
+      for (let i = 0; i < WRONG.length; i++)
+        expect(output, WRONG[i]).toMatch(new RegExp(`src/wrong${i}\\.ts\\(\\d+,\\d+\\): error`));
     }, 120_000);
   }
 });

@@ -64,7 +64,22 @@ export async function runTsc(files: Record<string, string>): Promise<TscResult> 
       writeFileSync(path, text);
     }
     const roots = Object.keys(files).filter((f) => f.endsWith('.ts'));
-    const args = [TSC, '--strict', '--noEmit', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--noUncheckedIndexedAccess', '--exactOptionalPropertyTypes', '--pretty', 'false', ...roots];
+    const args = [
+      TSC,
+      '--strict',
+      '--noEmit',
+      '--target',
+      'ES2022',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--noUncheckedIndexedAccess',
+      '--exactOptionalPropertyTypes',
+      '--pretty',
+      'false',
+      ...roots,
+    ];
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
       execFile(process.execPath, args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
@@ -87,8 +102,13 @@ export async function runTsc(files: Record<string, string>): Promise<TscResult> 
 /** Runs `tsc --noEmit -p <dir>` over a project already on disk (its own tsconfig.json); diagnostics as text. */
 export function tscProject(dir: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSC, '--noEmit', '-p', dir, '--pretty', 'false'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      [TSC, '--noEmit', '-p', dir, '--pretty', 'false'],
+      { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+      },
+    );
   });
 }

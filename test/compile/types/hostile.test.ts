@@ -51,7 +51,15 @@ function hostileSpace(): SpaceData {
     record.id = ++id;
     record.uuid = uuidOf(id);
     const story = record.published!.story;
-    Object.assign(story, { id, uuid: uuidOf(id), name: `Hostile ${id}`, slug: `hostile-${id}`, full_slug: `hostile/${id}`, tag_list: [name], group_id: `g-${id}` });
+    Object.assign(story, {
+      id,
+      uuid: uuidOf(id),
+      name: `Hostile ${id}`,
+      slug: `hostile-${id}`,
+      full_slug: `hostile/${id}`,
+      tag_list: [name],
+      group_id: `g-${id}`,
+    });
     story.content = {
       _uid: `u-${id}`,
       component: name,
@@ -61,7 +69,10 @@ function hostileSpace(): SpaceData {
       nested: [{ _uid: `n-${id}`, component: name, [name]: [name] }],
       link: { fieldtype: 'multilink', linktype: name, id: '', url: name, cached_url: name },
       plugin: { _uid: `p-${id}`, plugin: name, [name]: name },
-      body: { type: 'doc', content: [{ type: name, content: [{ type: 'text', text: name, marks: [{ type: name }] }] }] },
+      body: {
+        type: 'doc',
+        content: [{ type: name, content: [{ type: 'text', text: name, marks: [{ type: name }] }] }],
+      },
     } as typeof story.content;
     space.stories.push(record);
   }
@@ -69,7 +80,10 @@ function hostileSpace(): SpaceData {
     datasource: { id: 300, name: close, slug: quote, dimensions: [{ id: 3001, entry_value: quote, name: close }] },
     entries: HOSTILE.map((name, i) => ({ id: 3101 + i, name, value: name, dimension_values: { [quote]: `${name}!` } })),
   });
-  space.datasources.push({ datasource: { id: 400, name: '__proto__', slug: '__proto__', dimensions: [] }, entries: [{ id: 4001, name: 'x', value: close }] });
+  space.datasources.push({
+    datasource: { id: 400, name: '__proto__', slug: '__proto__', dimensions: [] },
+    entries: [{ id: 4001, name: 'x', value: close }],
+  });
   return space;
 }
 
@@ -99,7 +113,9 @@ describe('names from content in generated code', () => {
     for (const f of files) await importFresh(path.join(out, f));
     expect(globalThis.PWNED).toBeUndefined();
 
-    const { datasources, label } = await importFresh<{ datasources: Record<string, any>; label: Function }>(path.join(out, 'datasources.js'));
+    const { datasources, label } = await importFresh<{ datasources: Record<string, any>; label: Function }>(
+      path.join(out, 'datasources.js'),
+    );
     expect(Object.keys(datasources)).toEqual(expect.arrayContaining([quote, '__proto__']));
     expect(datasources['__proto__'].entries[0].value).toBe(close);
     expect(datasources[quote].entries.map((e: any) => e.name)).toEqual(HOSTILE);
@@ -111,7 +127,15 @@ describe('names from content in generated code', () => {
 
     // Backlinks are keyed by story uuids; a chunk keyed `__proto__` still holds it as a key.
     const chunk = path.join(root, 'backlinks-chunk.js');
-    await fs.writeFile(chunk, backlinksChunk(new Map([['__proto__', [close]], ['a', ['b']]])));
+    await fs.writeFile(
+      chunk,
+      backlinksChunk(
+        new Map([
+          ['__proto__', [close]],
+          ['a', ['b']],
+        ]),
+      ),
+    );
     const lists = (await importFresh<{ default: Record<string, string[]> }>(chunk)).default;
     expect(Object.hasOwn(lists, '__proto__') && lists['__proto__']).toEqual([close]);
 
@@ -128,7 +152,9 @@ describe('names from content in generated code', () => {
   it('typecheck: types.ts and every declaration file compile under tsc --strict, and name the hostile components', async () => {
     // A module of types holds no statement: compiled to JavaScript, nothing is left of it.
     const types = readFileSync(path.join(out, 'types.ts'), 'utf8');
-    expect(ts.transpileModule(types, { compilerOptions: { module: ts.ModuleKind.ESNext } }).outputText.trim()).toBe('export {};');
+    expect(ts.transpileModule(types, { compilerOptions: { module: ts.ModuleKind.ESNext } }).outputText.trim()).toBe(
+      'export {};',
+    );
     const dts = (await walk(out)).filter((f) => f.endsWith('.d.ts'));
     await fs.writeFile(
       path.join(root, 'check.ts'),
@@ -143,8 +169,19 @@ describe('names from content in generated code', () => {
         `export const entries = byComponent(${stringLiteral(quote)}).length + tags.length + datasources[${stringLiteral(quote)}].entries.length;`,
       ].join('\n'),
     );
-    const compilerOptions = { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', types: [], skipLibCheck: false };
-    await fs.writeFile(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['check.ts', 'modules/types.ts', ...dts.map((f) => `modules/${f}`)] }));
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+      types: [],
+      skipLibCheck: false,
+    };
+    await fs.writeFile(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, include: ['check.ts', 'modules/types.ts', ...dts.map((f) => `modules/${f}`)] }),
+    );
     const result = await tscProject(root);
     expect(result.output).toBe('');
     expect(globalThis.PWNED).toBeUndefined();
@@ -160,7 +197,9 @@ describe('the escaping functions', () => {
       expect(new Function(`return ${literal};`)()).toBe(s);
       expect(docText(s)).not.toContain('*/');
       expect(docText(s)).not.toMatch(/[\n\r\u2028\u2029]/);
-      expect(new Function(`return {${objectKey(s)}: 1};`)()).toEqual(Object.defineProperty({}, s, { value: 1, enumerable: true, writable: true, configurable: true }));
+      expect(new Function(`return {${objectKey(s)}: 1};`)()).toEqual(
+        Object.defineProperty({}, s, { value: 1, enumerable: true, writable: true, configurable: true }),
+      );
       expect(typeKey(s) === s || typeKey(s) === literal).toBe(true);
       expect(pascalCase(s)).toMatch(/^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u);
       const value = { [s]: [s, { [s]: s }] };

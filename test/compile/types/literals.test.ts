@@ -11,7 +11,10 @@ import type { InferOptions } from '../../../src/compile/types/index.js';
 import { story } from './helpers.js';
 
 function fieldType(t: TypeInferrer, component: string, key: string): string {
-  const f = t.model().components.find((c) => c.name === component)!.fields.find((x) => x.key === key)!;
+  const f = t
+    .model()
+    .components.find((c) => c.name === component)!
+    .fields.find((x) => x.key === key)!;
   return printType(f.type);
 }
 
@@ -31,7 +34,11 @@ describe('literal unions', () => {
   it('a value held by one story is a string, however often it repeats there and in however many languages', () => {
     const quote = (by: string) => ({ _uid: `q-${by}`, component: 'quote', by });
     const t = observe([
-      inLanguages({ component: 'post', author: 'Ada Lovelace', quotes: [quote('Ada'), quote('Ada'), quote('Ada')] }, ['de', 'fr', 'it']),
+      inLanguages({ component: 'post', author: 'Ada Lovelace', quotes: [quote('Ada'), quote('Ada'), quote('Ada')] }, [
+        'de',
+        'fr',
+        'it',
+      ]),
       inLanguages({ component: 'post', author: 'Alan Turing', quotes: [quote('Alan'), quote('Alan')] }, ['de']),
     ]);
     expect(fieldType(t, 'post', 'author')).toBe('string');
@@ -39,7 +46,8 @@ describe('literal unions', () => {
   });
 
   it('an option whose values each occur in several stories stays a union; one value in one story makes it a string', () => {
-    const posts = (colors: string[]) => colors.map((color) => inLanguages({ component: 'post', color, size: color === 'red' ? 's' : 'l' }, ['de']));
+    const posts = (colors: string[]) =>
+      colors.map((color) => inLanguages({ component: 'post', color, size: color === 'red' ? 's' : 'l' }, ['de']));
     const recurring = observe(posts(['red', 'blue', 'red', 'blue', 'green', 'green']));
     expect(fieldType(recurring, 'post', 'color')).toBe('"blue" | "green" | "red"');
     expect(fieldType(recurring, 'post', 'size')).toBe('"l" | "s"');
@@ -58,7 +66,10 @@ describe('literal unions', () => {
       ],
     };
     const t = observe(
-      [inLanguages({ component: 'post', color: 'red', tone: 'calm' }, []), inLanguages({ component: 'post', color: 'red', tone: 'calm' }, [])],
+      [
+        inLanguages({ component: 'post', color: 'red', tone: 'calm' }, []),
+        inLanguages({ component: 'post', color: 'red', tone: 'calm' }, []),
+      ],
       { schema },
     );
     expect(fieldType(t, 'post', 'color')).toBe('"blue" | "red"');

@@ -46,6 +46,8 @@ describe('deeply nested content', () => {
   }, 60_000);
 
   it('beyond what the compile can follow (1,000 bloks deep): an error naming the story and its depth', async () => {
-    await expect(compileSpace(1_000)).rejects.toThrow(/^story 999 \(00000000-0000-4000-8000-000000000999\): its content is nested 2003 levels deep, more than the compile can follow \(Maximum call stack size exceeded\); flatten it in the space$/);
+    await expect(compileSpace(1_000)).rejects.toThrow(
+      /^story 999 \(00000000-0000-4000-8000-000000000999\): its content is nested 2003 levels deep, more than the compile can follow \(Maximum call stack size exceeded\); flatten it in the space$/,
+    );
   }, 60_000);
 });

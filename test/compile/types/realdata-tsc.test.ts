@@ -26,7 +26,24 @@ const RELATION_SET = [
   'laravel-storyblok/cb1bb01a-e414-49ed-85d0-03f63f35171f.json',
 ];
 
-const REQUIRED = ['id', 'uuid', 'name', 'slug', 'full_slug', 'created_at', 'published_at', 'first_published_at', 'lang', 'content', 'position', 'is_startpage', 'parent_id', 'group_id', 'alternates', 'tag_list'];
+const REQUIRED = [
+  'id',
+  'uuid',
+  'name',
+  'slug',
+  'full_slug',
+  'created_at',
+  'published_at',
+  'first_published_at',
+  'lang',
+  'content',
+  'position',
+  'is_startpage',
+  'parent_id',
+  'group_id',
+  'alternates',
+  'tag_list',
+];
 
 const TRIMMED = 'type Trimmed<S, K extends PropertyKey> = { [P in keyof S as P extends K ? never : P]: S[P] };\n';
 
@@ -51,7 +68,10 @@ function checkModule(stories: Story[], inferrer: TypeInferrer): string {
   stories.forEach((s, i) => {
     const c = byName.get(s.content.component)!;
     const missing = REQUIRED.filter((k) => !(k in s));
-    const type = missing.length === 0 ? `T.${c.storyName!}` : `Trimmed<T.Story<T.${c.typeName}>, ${missing.map((k) => JSON.stringify(k)).join(' | ')}>`;
+    const type =
+      missing.length === 0
+        ? `T.${c.storyName!}`
+        : `Trimmed<T.Story<T.${c.typeName}>, ${missing.map((k) => JSON.stringify(k)).join(' | ')}>`;
     lines.push(`export const s${i}: ${type} = ${JSON.stringify(s, null, 1)};`);
     if (missing.length === 0) lines.push(`export const a${i}: T.AnyStory = s${i};`);
     lines.push(`export const c${i}: T.ContentTypes[${JSON.stringify(c.name)}] = s${i}.content;`);
@@ -81,22 +101,46 @@ describeRealdata('generated types accept the real content (tsc --strict)', () =>
       return JSON.stringify(copy);
     };
     const negatives = {
-      numberAsJsonNumber: wrong((c) => { c.number = 1234; }),
-      unknownComponentInBloks: wrong((c) => { c.blocks.push({ _uid: 'x', component: 'nope' }); }),
-      wrongLinktype: wrong((c) => { c.link_url.linktype = 'phone'; }),
-      missingRequiredField: wrong((c) => { delete c.text; }),
-      nullWhereNeverNull: wrong((c) => { c.hero = null; }),
-      richTextUnknownNode: wrong((c) => { c.richtext.content.push({ type: 'marquee' }); }),
-      tableWithoutBody: wrong((c) => { delete c.table.tbody; }),
-      extraFieldOnComponent: wrong((c) => { c.surprise = 'x'; }),
+      numberAsJsonNumber: wrong((c) => {
+        c.number = 1234;
+      }),
+      unknownComponentInBloks: wrong((c) => {
+        c.blocks.push({ _uid: 'x', component: 'nope' });
+      }),
+      wrongLinktype: wrong((c) => {
+        c.link_url.linktype = 'phone';
+      }),
+      missingRequiredField: wrong((c) => {
+        delete c.text;
+      }),
+      nullWhereNeverNull: wrong((c) => {
+        c.hero = null;
+      }),
+      richTextUnknownNode: wrong((c) => {
+        c.richtext.content.push({ type: 'marquee' });
+      }),
+      tableWithoutBody: wrong((c) => {
+        delete c.table.tbody;
+      }),
+      extraFieldOnComponent: wrong((c) => {
+        c.surprise = 'x';
+      }),
     };
     for (const [name, literal] of Object.entries(negatives)) {
-      files[`neg/${name}.ts`] = `import type { AllFieldsStory } from './types.js';\nexport const s: AllFieldsStory = ${literal};\n`;
+      files[`neg/${name}.ts`] =
+        `import type { AllFieldsStory } from './types.js';\nexport const s: AllFieldsStory = ${literal};\n`;
     }
 
     const result = await runTsc(files);
-    const positives = [...result.errors.entries()].filter(([file]) => !file.startsWith('neg/') || file === 'neg/types.ts');
-    expect(positives.map(([, e]) => e.join('\n')).join('\n').slice(0, 4000)).toBe('');
+    const positives = [...result.errors.entries()].filter(
+      ([file]) => !file.startsWith('neg/') || file === 'neg/types.ts',
+    );
+    expect(
+      positives
+        .map(([, e]) => e.join('\n'))
+        .join('\n')
+        .slice(0, 4000),
+    ).toBe('');
     for (const name of Object.keys(negatives)) {
       expect(result.errors.get(`neg/${name}.ts`)?.length ?? 0, name).toBeGreaterThan(0);
     }

@@ -13,7 +13,13 @@ function field(model: TypeModel, component: string, key: string): string {
 describeRealdata('schema merge (storyblok-demo-default/components.237487.json)', () => {
   const schema = readReal('storyblok-demo-default/components.237487.json');
   const observed = [
-    story({ component: 'default-page', body: [{ _uid: 'b1', component: 'button', label: 'Go', style: 'ghost' }, { _uid: 'b2', component: 'button', label: 'Go', style: 'ghost' }] }),
+    story({
+      component: 'default-page',
+      body: [
+        { _uid: 'b1', component: 'button', label: 'Go', style: 'ghost' },
+        { _uid: 'b2', component: 'button', label: 'Go', style: 'ghost' },
+      ],
+    }),
     story({ component: 'article-page', headline: 'Hello', text: { type: 'doc', content: [] }, categories: [] }),
   ];
   const t = new TypeInferrer({ schema, datasources: [{ slug: 'overlays', names: ['none', 'dark', 'light'] }] });

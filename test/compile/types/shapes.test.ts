@@ -45,7 +45,8 @@ describeRealdata('field shapes from laravel-storyblok/all-fields.json', () => {
     expect(printType(m.asset.find((f) => f.key === 'id')!.type)).toBe('number | null');
   });
   it('types multilinks as the linktype union and tables with their cells', () => {
-    for (const k of ['link_story', 'link_anchor', 'link_url', 'link_email', 'link_asset']) expect(field(m, 'all-fields', k)).toBe('Multilink');
+    for (const k of ['link_story', 'link_anchor', 'link_url', 'link_email', 'link_asset'])
+      expect(field(m, 'all-fields', k)).toBe('Multilink');
     expect(m.links.map((l) => l.typeName)).toEqual(['AssetLink', 'EmailLink', 'StoryLink', 'UrlLink']);
     const email = m.links.find((l) => l.name === 'email')!;
     expect(printType(email.fields.find((f) => f.key === 'linktype')!.type)).toBe('"email"');
@@ -62,9 +63,17 @@ describeRealdata('field shapes from laravel-storyblok/all-fields.json', () => {
   });
   it('keeps option values that repeat as literals, single ones as string', () => {
     expect(field(m, 'all-fields', 'multi_options')).toBe('string[]');
-    const twice = infer([story({ component: 'p', o: ['a', 'b'] }), story({ component: 'p', o: ['b', 'a'] }), story({ component: 'p', o: [] })]);
+    const twice = infer([
+      story({ component: 'p', o: ['a', 'b'] }),
+      story({ component: 'p', o: ['b', 'a'] }),
+      story({ component: 'p', o: [] }),
+    ]);
     expect(field(twice, 'p', 'o')).toBe('("a" | "b")[]');
-    const single = infer([story({ component: 'p', s: 'x' }), story({ component: 'p', s: 'x' }), story({ component: 'p', s: '' })]);
+    const single = infer([
+      story({ component: 'p', s: 'x' }),
+      story({ component: 'p', s: 'x' }),
+      story({ component: 'p', s: '' }),
+    ]);
     expect(field(single, 'p', 's')).toBe('"" | "x"');
     const off = infer([story({ component: 'p', s: 'x' }), story({ component: 'p', s: 'x' })], { maxLiterals: 0 });
     expect(field(off, 'p', 's')).toBe('string');
@@ -72,36 +81,48 @@ describeRealdata('field shapes from laravel-storyblok/all-fields.json', () => {
 });
 
 describe('realdata quirks', () => {
-  itRealdata('laravel folder.json: "" in one story and an asset in another, real JSON integer, dates with seconds, missing fields', () => {
-    const m = infer(storiesOf(readReal('laravel-storyblok/folder.json')));
-    expect(field(m, 'news', 'image')).toBe('"" | Asset');
-    expect(field(m, 'news', 'legacy_id')).toBe('number');
-    expect(field(m, 'news', 'date')).toBe('DateString');
-    expect(field(m, 'news', 'tags')).toBe('?[]');
-    expect(printType(m.asset.find((f) => f.key === 'id')!.type)).toBe('NumericString | number | null');
-  });
+  itRealdata(
+    'laravel folder.json: "" in one story and an asset in another, real JSON integer, dates with seconds, missing fields',
+    () => {
+      const m = infer(storiesOf(readReal('laravel-storyblok/folder.json')));
+      expect(field(m, 'news', 'image')).toBe('"" | Asset');
+      expect(field(m, 'news', 'legacy_id')).toBe('number');
+      expect(field(m, 'news', 'date')).toBe('DateString');
+      expect(field(m, 'news', 'tags')).toBe('?[]');
+      expect(printType(m.asset.find((f) => f.key === 'id')!.type)).toBe('NumericString | number | null');
+    },
+  );
   itRealdata('multi-option-self.json: numeric-looking option values stay strings', () => {
     const m = infer(storiesOf(readReal('laravel-storyblok/multi-option-self.json')));
     expect(field(m, 'test-component', 'test_field')).toBe('string[]');
     expect(typeName(m, 'test-component')).toBe('TestComponentBlok');
   });
-  itRealdata('astro playground: hyphenated and capitalised components, relations inside the set, a field missing in one story', () => {
-    const m = infer(storiesOf(readReal('storyblok-astro/playground-content-layer.stories.decoded.json')));
-    expect(typeName(m, 'Article')).toBe('ArticleContent');
-    expect(m.components.find((c) => c.name === 'Article')!.storyName).toBe('ArticleStory');
-    expect(typeName(m, 'featured-articles')).toBe('FeaturedArticlesBlok');
-    expect(typeName(m, 'blok-with-hyphen')).toBe('BlokWithHyphenBlok');
-    expect(field(m, 'Article', 'author')).toBe('?Relation<AuthorStory>');
-    expect(field(m, 'featured-articles', 'posts')).toBe('Relation<ArticleStory>[]');
-    expect(field(m, 'author', 'article')).toBe('Relation<ArticleStory>[]');
-    expect(field(m, 'teaser', 'text')).toBe('?RichText<FeatureBlok | GridBlok>');
-  });
+  itRealdata(
+    'astro playground: hyphenated and capitalised components, relations inside the set, a field missing in one story',
+    () => {
+      const m = infer(storiesOf(readReal('storyblok-astro/playground-content-layer.stories.decoded.json')));
+      expect(typeName(m, 'Article')).toBe('ArticleContent');
+      expect(m.components.find((c) => c.name === 'Article')!.storyName).toBe('ArticleStory');
+      expect(typeName(m, 'featured-articles')).toBe('FeaturedArticlesBlok');
+      expect(typeName(m, 'blok-with-hyphen')).toBe('BlokWithHyphenBlok');
+      expect(field(m, 'Article', 'author')).toBe('?Relation<AuthorStory>');
+      expect(field(m, 'featured-articles', 'posts')).toBe('Relation<ArticleStory>[]');
+      expect(field(m, 'author', 'article')).toBe('Relation<ArticleStory>[]');
+      expect(field(m, 'teaser', 'text')).toBe('?RichText<FeatureBlok | GridBlok>');
+    },
+  );
   itRealdata('laravel relation set: single and multi relations by uuid, capitalised Person inside', () => {
-    const stories = ['relation.json', 'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46.json', 'cb1bb01a-e414-49ed-85d0-03f63f35171f.json'].flatMap((f) => storiesOf(readReal(`laravel-storyblok/${f}`)));
+    const stories = [
+      'relation.json',
+      'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46.json',
+      'cb1bb01a-e414-49ed-85d0-03f63f35171f.json',
+    ].flatMap((f) => storiesOf(readReal(`laravel-storyblok/${f}`)));
     const alone = infer(stories.slice(0, 1));
     expect(field(alone, 'relation', 'single_option_story')).toBe('string');
     // The fixtures are addressed by file name; the stories inside carry other uuids, so the targets' types are unknown.
-    const m = infer(stories, { storyUuids: new Set(['aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46', 'cb1bb01a-e414-49ed-85d0-03f63f35171f']) });
+    const m = infer(stories, {
+      storyUuids: new Set(['aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46', 'cb1bb01a-e414-49ed-85d0-03f63f35171f']),
+    });
     expect(field(m, 'relation', 'single_option_story')).toBe('Relation<AnyStory>');
     expect(field(m, 'relation', 'multi_options_stories')).toBe('Relation<AnyStory>[]');
     expect(typeName(m, 'Person')).toBe('PersonBlok');
@@ -130,10 +151,21 @@ describe('realdata quirks', () => {
     expect(using.length).toBeGreaterThan(0);
   });
   it('datasource values become the datasource name union', () => {
-    const stories = [story({ component: 'p', color: 'red' }), story({ component: 'p', color: 'blue' }), story({ component: 'p', color: '' })];
-    const m = infer(stories, { datasources: [{ slug: 'colors', names: ['red', 'blue', 'green'] }, { slug: 'sizes', names: ['s', 'm'] }] });
+    const stories = [
+      story({ component: 'p', color: 'red' }),
+      story({ component: 'p', color: 'blue' }),
+      story({ component: 'p', color: '' }),
+    ];
+    const m = infer(stories, {
+      datasources: [
+        { slug: 'colors', names: ['red', 'blue', 'green'] },
+        { slug: 'sizes', names: ['s', 'm'] },
+      ],
+    });
     expect(field(m, 'p', 'color')).toBe('"" | "blue" | "green" | "red"');
-    const none = infer([...stories, story({ component: 'p', color: 'pink' })], { datasources: [{ slug: 'colors', names: ['red', 'blue', 'green'] }] });
+    const none = infer([...stories, story({ component: 'p', color: 'pink' })], {
+      datasources: [{ slug: 'colors', names: ['red', 'blue', 'green'] }],
+    });
     expect(field(none, 'p', 'color')).toBe('string');
   });
   it('nullability is separate from optionality', () => {
@@ -142,7 +174,10 @@ describe('realdata quirks', () => {
     expect(field(m, 'p', 'b')).toBe('?string');
   });
   it('unknown rich-text nodes and marks are typed rather than rejected', () => {
-    const doc = { type: 'doc', content: [{ type: 'details', content: [{ type: 'text', text: 'x', marks: [{ type: 'glow' }] }] }] };
+    const doc = {
+      type: 'doc',
+      content: [{ type: 'details', content: [{ type: 'text', text: 'x', marks: [{ type: 'glow' }] }] }],
+    };
     const t = new TypeInferrer();
     t.add(story({ component: 'p', body: doc }));
     expect(t.model().richText).toEqual({ nodes: ['details'], marks: ['glow'] });
@@ -153,8 +188,21 @@ describe('realdata quirks', () => {
 describe('names', () => {
   it('are collision free after normalisation and avoid runtime names', () => {
     const m = infer([
-      story({ component: 'Person' }), story({ component: 'person' }), story({ component: 'page', body: [{ _uid: 'a', component: 'person' }, { _uid: 'b', component: 'Person' }, { _uid: 'c', component: '1-col' }, { _uid: 'd', component: 'popular-articles' }, { _uid: 'e', component: 'popular_articles' }, { _uid: 'f', component: 'table' }] }),
-      story({ component: 'any' }), story({ component: 'Story' }),
+      story({ component: 'Person' }),
+      story({ component: 'person' }),
+      story({
+        component: 'page',
+        body: [
+          { _uid: 'a', component: 'person' },
+          { _uid: 'b', component: 'Person' },
+          { _uid: 'c', component: '1-col' },
+          { _uid: 'd', component: 'popular-articles' },
+          { _uid: 'e', component: 'popular_articles' },
+          { _uid: 'f', component: 'table' },
+        ],
+      }),
+      story({ component: 'any' }),
+      story({ component: 'Story' }),
     ]);
     const names = m.components.map((c) => [c.name, c.typeName, c.storyName ?? '']);
     expect(names).toEqual([

@@ -22,14 +22,19 @@ function valuesOnce(state: unknown): unknown {
   if (Array.isArray(state)) return state.map(valuesOnce);
   if (state === null || typeof state !== 'object') return state;
   return Object.fromEntries(
-    Object.entries(state).map(([k, v]) => [k, k === 'vals' ? Object.fromEntries(Object.keys(v as object).map((x) => [x, 1])) : valuesOnce(v)]),
+    Object.entries(state).map(([k, v]) => [
+      k,
+      k === 'vals' ? Object.fromEntries(Object.keys(v as object).map((x) => [x, 1])) : valuesOnce(v),
+    ]),
   );
 }
 
 /** Every held value's count, anywhere in a state. */
 function valueCounts(state: unknown): number[] {
   if (state === null || typeof state !== 'object') return [];
-  return Object.entries(state).flatMap(([k, v]) => (k === 'vals' ? Object.values(v as Record<string, number>) : valueCounts(v)));
+  return Object.entries(state).flatMap(([k, v]) =>
+    k === 'vals' ? Object.values(v as Record<string, number>) : valueCounts(v),
+  );
 }
 
 describe('determinism and incremental state', () => {
@@ -117,7 +122,9 @@ describe('determinism and incremental state', () => {
     expect(Object.getPrototypeOf(frozen.stories)).toBe(Object.prototype);
 
     for (const stories of [[], { [author.uuid]: 1 }, { [author.uuid]: [] }, undefined]) {
-      expect(() => TypeInferrer.fromState({ ...JSON.parse(json), stories }, options)).toThrow(/not a type inference state/);
+      expect(() => TypeInferrer.fromState({ ...JSON.parse(json), stories }, options)).toThrow(
+        /not a type inference state/,
+      );
     }
   });
 
@@ -187,7 +194,10 @@ describe('determinism and incremental state', () => {
   it('says when removals leave a literal type in doubt, and observing again decides it', () => {
     const cap = 2;
     // Three values past a cap of two, each repeated: a string. Which two are held depends on the order.
-    const mk = (v: string, i: number): Story => ({ ...story({ component: 'p', o: v, title: `Title ${i}` }), uuid: `u${i}` });
+    const mk = (v: string, i: number): Story => ({
+      ...story({ component: 'p', o: v, title: `Title ${i}` }),
+      uuid: `u${i}`,
+    });
     const all = ['a', 'a', 'b', 'b', 'c', 'c'].map(mk);
     const counts = new TypeInferrer({ maxLiterals: cap });
     for (const s of all) counts.add(s);
@@ -208,7 +218,13 @@ describe('determinism and incremental state', () => {
   });
 
   it('addVariants() records what add() of each variant records, but a string value once for the story; removeVariants() undoes it', () => {
-    const base = story({ component: 'p', title: 'Hello', tags: ['a', 'b'], body: [{ component: 'q', _uid: 'x', n: 1 }], hero: { filename: 'a.jpg', id: 1 } });
+    const base = story({
+      component: 'p',
+      title: 'Hello',
+      tags: ['a', 'b'],
+      body: [{ component: 'q', _uid: 'x', n: 1 }],
+      hero: { filename: 'a.jpg', id: 1 },
+    });
     const content = base.content as Record<string, unknown>;
     // Languages share untranslated fields (the same objects) and translate others.
     const de = { ...base, lang: 'de', content: { ...content, title: 'Hallo' } };
@@ -216,7 +232,13 @@ describe('determinism and incremental state', () => {
     const odd = { ...base, lang: 'it', content: { component: 'other', _uid: 'y' } };
     // The first variant's value again after another one, and a key the first variant lacks held by two others.
     const nl = { ...base, lang: 'nl', content: { ...content, extra: '' } };
-    for (const variants of [[base, de, fr], [base, de, fr, odd], [base, de, fr, nl], [de, base, nl, fr], [base]] as Story[][]) {
+    for (const variants of [
+      [base, de, fr],
+      [base, de, fr, odd],
+      [base, de, fr, nl],
+      [de, base, nl, fr],
+      [base],
+    ] as Story[][]) {
       const one = new TypeInferrer();
       for (const v of variants) one.add(v);
       const grouped = new TypeInferrer();

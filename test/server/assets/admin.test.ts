@@ -21,13 +21,21 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      deliveries.push({ body: JSON.parse(raw.toString()), valid: verifyWebhook(raw, SECRET, String(req.headers['webhook-signature'])) });
+      deliveries.push({
+        body: JSON.parse(raw.toString()),
+        valid: verifyWebhook(raw, SECRET, String(req.headers['webhook-signature'])),
+      });
       res.writeHead(202).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  server = await startTestServer({ space: generateDemoSpace({ stories: 30 }), admin: true, assetUrls: 'self', webhook: { url: hook, secret: SECRET } });
+  server = await startTestServer({
+    space: generateDemoSpace({ stories: 30 }),
+    admin: true,
+    assetUrls: 'self',
+    webhook: { url: hook, secret: SECRET },
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -41,7 +49,10 @@ const admin = (method: string, path: string, body?: unknown) =>
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
-const png = (w: number, h: number, colour: string) => sharp({ create: { width: w, height: h, channels: 3, background: colour } }).png().toBuffer();
+const png = (w: number, h: number, colour: string) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 
 describe('assets through the control plane', () => {
   it('adds, replaces and deletes an asset, posting a signed asset webhook for each', async () => {
@@ -91,7 +102,9 @@ describe('assets through the control plane', () => {
   it('refuses bad input with 422 and unknown assets with 404', async () => {
     expect((await admin('POST', '', { name: '../evil.png', data: 'AAAA' })).status).toBe(422);
     expect((await admin('POST', '', { name: 'x.png' })).status).toBe(422);
-    expect((await admin('POST', '', { name: 'x.png', data: Buffer.from('not an image').toString('base64') })).status).toBe(422);
+    expect(
+      (await admin('POST', '', { name: 'x.png', data: Buffer.from('not an image').toString('base64') })).status,
+    ).toBe(422);
     expect((await admin('PUT', '/999999999', { data: 'AAAA' })).status).toBe(404);
     expect((await admin('DELETE', '/999999999')).status).toBe(404);
   });

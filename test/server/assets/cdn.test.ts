@@ -146,7 +146,12 @@ describe('image service', () => {
     const fitted = sharp(Buffer.from(await fit.arrayBuffer()));
     expect((await fitted.metadata()).width).toBe(300);
     // The image is wider than tall: the top row is the fill colour.
-    const { data } = await fitted.clone().extract({ left: 150, top: 0, width: 1, height: 1 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data } = await fitted
+      .clone()
+      .extract({ left: 150, top: 0, width: 1, height: 1 })
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([...data]).toEqual([255, 0, 0]);
 
     const low = Buffer.from(await (await fetch(`${url}/m/600x0/filters:format(webp):quality(10)`)).arrayBuffer());
@@ -161,8 +166,11 @@ describe('image service', () => {
   it('crops around the focus point', async () => {
     // A 200x100 image: left half black, right half white. Focus on the right.
     const raw = Buffer.alloc(200 * 100 * 3);
-    for (let y = 0; y < 100; y++) for (let x = 100; x < 200; x++) raw.fill(255, (y * 200 + x) * 3, (y * 200 + x) * 3 + 3);
-    const png = await sharp(raw, { raw: { width: 200, height: 100, channels: 3 } }).png().toBuffer();
+    for (let y = 0; y < 100; y++)
+      for (let x = 100; x < 200; x++) raw.fill(255, (y * 200 + x) * 3, (y * 200 + x) * 3 + 3);
+    const png = await sharp(raw, { raw: { width: 200, height: 100, channels: 3 } })
+      .png()
+      .toBuffer();
     const admin = await startTestServer({ space: generateDemoSpace({ stories: 20 }), admin: true });
     try {
       const created = await fetch(`${admin.url}/__admin/assets`, {
@@ -174,7 +182,11 @@ describe('image service', () => {
       const path = new URL(asset.filename).pathname;
       const pixel = async (query: string) => {
         const bytes = Buffer.from(await (await fetch(`${admin.url}${path}/m/${query}`)).arrayBuffer());
-        const { data } = await sharp(bytes).extract({ left: 25, top: 25, width: 1, height: 1 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        const { data } = await sharp(bytes)
+          .extract({ left: 25, top: 25, width: 1, height: 1 })
+          .removeAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
         return data[0]!;
       };
       expect(await pixel('50x50/filters:focal(150x40:160x60):format(png)')).toBeGreaterThan(200);
@@ -186,7 +198,15 @@ describe('image service', () => {
 
   it('refuses absurd sizes and malformed operations with 422, and renders each rendition once', async () => {
     const url = jpg();
-    for (const op of ['100000x100000', '5000x0', 'fit-in/', '300x300/filters:quality(500)', '300x300/filters:format(bmp)', '300x300/filters:nope(1)', 'banana']) {
+    for (const op of [
+      '100000x100000',
+      '5000x0',
+      'fit-in/',
+      '300x300/filters:quality(500)',
+      '300x300/filters:format(bmp)',
+      '300x300/filters:nope(1)',
+      'banana',
+    ]) {
       const res = await fetch(`${url}/m/${op}`);
       expect(res.status, op).toBe(422);
       expect(((await res.json()) as { error: string }).error.length).toBeGreaterThan(10);

@@ -21,7 +21,13 @@ describe('notes "Cache version": v2 published view redirects to the current cv',
   ];
   for (const [what, cv] of cases) {
     it(`notes "Cache version": a stories list ${what} is 301 to the same path and query with cv=current`, async () => {
-      const q = new URLSearchParams({ token: PUBLIC, starts_with: 'blog/', 'filter_query[component][in]': 'article', sort_by: 'name:desc', per_page: '2' });
+      const q = new URLSearchParams({
+        token: PUBLIC,
+        starts_with: 'blog/',
+        'filter_query[component][in]': 'article',
+        sort_by: 'name:desc',
+        per_page: '2',
+      });
       if (cv !== undefined) q.set('cv', cv);
       const r = await server.get(`/v2/cdn/stories?${q}`);
       expect(r.status).toBe(301);
@@ -37,7 +43,12 @@ describe('notes "Cache version": v2 published view redirects to the current cv',
   }
 
   it('notes "Cache version": a single story, datasources and datasource entries without cv are redirected too', async () => {
-    for (const path of ['/v2/cdn/stories/blog/first-post', '/v2/cdn/stories/12', '/v2/cdn/datasources', '/v2/cdn/datasource_entries']) {
+    for (const path of [
+      '/v2/cdn/stories/blog/first-post',
+      '/v2/cdn/stories/12',
+      '/v2/cdn/datasources',
+      '/v2/cdn/datasource_entries',
+    ]) {
       const r = await server.get(`${path}?token=${PUBLIC}`);
       expect(r.status, path).toBe(301);
       const location = r.headers.get('location')!;
@@ -62,7 +73,9 @@ describe('notes "Cache version": v2 published view redirects to the current cv',
   });
 
   it('notes "Cache version": a single story path with slashes keeps its path in Location', async () => {
-    const r = await server.get(`/v2/cdn/stories/products/shoes/runner?token=${PUBLIC}&resolve_relations=page.featured&cv=1`);
+    const r = await server.get(
+      `/v2/cdn/stories/products/shoes/runner?token=${PUBLIC}&resolve_relations=page.featured&cv=1`,
+    );
     expect(r.status).toBe(301);
     const location = r.headers.get('location')!;
     expect(new URL(location, server.url).pathname).toBe('/v2/cdn/stories/products/shoes/runner');
@@ -120,13 +133,26 @@ describe('notes "Cache version": draft view, spaces/me and v1', () => {
 
   it('contract "GET /v1/cdn/spaces/me/": space has id, name, domain, version, language_codes; v2 adds cv', async () => {
     const v1 = await server.get(`/v1/cdn/spaces/me/?token=${PUBLIC}`);
-    expect(v1.body).toEqual({ space: { id: 4242, name: 'Fixture space', domain: 'https://fixture.example.com/', version: Number(current()), language_codes: ['de'] } });
+    expect(v1.body).toEqual({
+      space: {
+        id: 4242,
+        name: 'Fixture space',
+        domain: 'https://fixture.example.com/',
+        version: Number(current()),
+        language_codes: ['de'],
+      },
+    });
     const v2 = await server.get(`/v2/cdn/spaces/me?token=${PUBLIC}`);
     expect(v2.body.cv).toBe(Number(current()));
   });
 
   it('notes "Cache version": v1 never redirects and has no body cv', async () => {
-    for (const path of ['/v1/cdn/stories', '/v1/cdn/stories/home', '/v1/cdn/datasources', '/v1/cdn/datasource_entries']) {
+    for (const path of [
+      '/v1/cdn/stories',
+      '/v1/cdn/stories/home',
+      '/v1/cdn/datasources',
+      '/v1/cdn/datasource_entries',
+    ]) {
       for (const suffix of ['', '&cv=0', '&cv=abc']) {
         const r = await server.get(`${path}?token=${PUBLIC}${suffix}`);
         expect(r.status, path + suffix).toBe(200);
@@ -137,7 +163,10 @@ describe('notes "Cache version": draft view, spaces/me and v1', () => {
 
   it('notes "Cache version": space.version only grows and changes when published content changes; old cv is then redirected', async () => {
     const before = Number(current());
-    const created = await fetch(`${server.url}/__admin/stories`, { method: 'POST', body: JSON.stringify({ name: 'Fresh', slug: 'fresh', parent_id: 0, content: { component: 'page' } }) });
+    const created = await fetch(`${server.url}/__admin/stories`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Fresh', slug: 'fresh', parent_id: 0, content: { component: 'page' } }),
+    });
     expect(created.status).toBe(201);
     const { story } = (await created.json()) as { story: { id: number } };
     expect(Number(current())).toBe(before);

@@ -12,7 +12,9 @@ const cv = () => server.service.store.space.version;
 
 describe('contract "Conventions": cross-origin resource sharing is supported', () => {
   it('contract "Conventions": CORS headers on a success, with Total and Per-Page exposed', async () => {
-    const r = await server.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv()}`, { headers: { origin: 'https://site.example' } });
+    const r = await server.get(`/v2/cdn/stories?token=${PUBLIC}&cv=${cv()}`, {
+      headers: { origin: 'https://site.example' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     const exposed = (r.headers.get('access-control-expose-headers') ?? '').toLowerCase();

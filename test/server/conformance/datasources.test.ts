@@ -7,7 +7,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const COLORS = { id: 100, name: 'Colors', slug: 'colors', dimensions: [{ id: 1001, entry_value: 'de', name: 'German' }] };
+const COLORS = {
+  id: 100,
+  name: 'Colors',
+  slug: 'colors',
+  dimensions: [{ id: 1001, entry_value: 'de', name: 'German' }],
+};
 const COUNTRIES = { id: 200, name: 'Countries', slug: 'countries', dimensions: [] };
 
 describe('contract "GET /v1/cdn/datasources"', () => {
@@ -74,7 +79,18 @@ describe('contract "GET /v1/cdn/datasource_entries"', () => {
 
   it('contract "datasource_entries": page and per_page', async () => {
     const r = await server.api('/v2/cdn/datasource_entries', { datasource: 'countries', per_page: '10', page: '3' });
-    expect(r.body.datasource_entries.map((e: { name: string }) => e.name)).toEqual(['c20', 'c21', 'c22', 'c23', 'c24', 'c25', 'c26', 'c27', 'c28', 'c29']);
+    expect(r.body.datasource_entries.map((e: { name: string }) => e.name)).toEqual([
+      'c20',
+      'c21',
+      'c22',
+      'c23',
+      'c24',
+      'c25',
+      'c26',
+      'c27',
+      'c28',
+      'c29',
+    ]);
     expect(r.headers.get('total')).toBe('30');
     expect(r.headers.get('per-page')).toBe('10');
   });

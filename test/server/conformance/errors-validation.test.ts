@@ -51,7 +51,13 @@ describe('contract "Errors"', () => {
   });
 
   it('contract "Errors" 404 / notes: an unknown story and an unknown route answer ["This record could not be found"]', async () => {
-    for (const path of ['/v2/cdn/stories/does/not/exist', '/v1/cdn/stories/does-not-exist', '/v2/cdn/nothing', '/v1/cdn/assets', '/nothing']) {
+    for (const path of [
+      '/v2/cdn/stories/does/not/exist',
+      '/v1/cdn/stories/does-not-exist',
+      '/v2/cdn/nothing',
+      '/v1/cdn/assets',
+      '/nothing',
+    ]) {
       const r = await server.get(`${path}?${cvQuery()}`);
       expect(r.status, path).toBe(404);
       expect(r.body, path).toEqual(NOT_FOUND);
@@ -61,7 +67,11 @@ describe('contract "Errors"', () => {
 
   it('contract "What the service does": every operation is GET; other methods are 405 with a JSON body', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const r = await rawRequest(server.url, `/v2/cdn/stories?${cvQuery()}`, { method, headers: { 'content-type': 'application/json' }, body: '{}' });
+      const r = await rawRequest(server.url, `/v2/cdn/stories?${cvQuery()}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(r.status, method).toBe(405);
       expect(r.body).toEqual({ error: expect.any(String) });
     }
@@ -101,7 +111,17 @@ describe('contract "Errors"', () => {
   });
 
   it('contract "Errors" 422: malformed values (per_page=abc, page=0, level=x, bad dates, bad sort_by)', async () => {
-    const cases: Array<Record<string, string>> = [{ per_page: 'abc' }, { page: '0' }, { page: 'x' }, { level: 'x' }, { published_at_gt: 'yesterday' }, { sort_by: 'name:sideways' }, { excluding_ids: 'a,b' }, { version: 'latest' }, { is_startpage: 'maybe' }];
+    const cases: Array<Record<string, string>> = [
+      { per_page: 'abc' },
+      { page: '0' },
+      { page: 'x' },
+      { level: 'x' },
+      { published_at_gt: 'yesterday' },
+      { sort_by: 'name:sideways' },
+      { excluding_ids: 'a,b' },
+      { version: 'latest' },
+      { is_startpage: 'maybe' },
+    ];
     for (const params of cases) {
       const r = await server.api('/v2/cdn/stories', params);
       expect(r.status, JSON.stringify(params)).toBe(422);
@@ -141,7 +161,9 @@ describe('contract "Errors" 429 and "Limits"', () => {
     const limited = await startTestServer({ rateLimit: true });
     try {
       const q = `token=${PUBLIC}&cv=${limited.service.store.space.version}&per_page=100`;
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => limited.get(`/v2/cdn/stories?${q}&page=${i + 1}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => limited.get(`/v2/cdn/stories?${q}&page=${i + 1}`)),
+      );
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
       const tooMany = answers.find((a) => a.status === 429);

@@ -42,7 +42,9 @@ describe('contract "Filter queries"', () => {
   });
 
   it('contract "Filter queries": not_like is the negation of like', async () => {
-    expect(await filter({ 'filter_query[component][in]': 'article', 'filter_query[title][not_like]': 'Alpha*' })).toEqual([13, 14]);
+    expect(
+      await filter({ 'filter_query[component][in]': 'article', 'filter_query[title][not_like]': 'Alpha*' }),
+    ).toEqual([13, 14]);
   });
 
   it('contract "Filter queries": is=empty / not_empty on strings; notes: empty also matches a missing field', async () => {
@@ -52,7 +54,9 @@ describe('contract "Filter queries"', () => {
 
   it('contract "Filter queries": is=empty_array / not_empty_array on arrays', async () => {
     expect(await filter({ 'filter_query[categories][is]': 'not_empty_array' })).toEqual([12, 13]);
-    expect(await filter({ 'filter_query[component][in]': 'article', 'filter_query[categories][is]': 'empty_array' })).toEqual([14]);
+    expect(
+      await filter({ 'filter_query[component][in]': 'article', 'filter_query[categories][is]': 'empty_array' }),
+    ).toEqual([14]);
   });
 
   it('contract "Filter queries": is=true / false on booleans', async () => {
@@ -98,7 +102,13 @@ describe('contract "Filter queries"', () => {
   });
 
   it('notes "Query semantics": several filters combine with AND', async () => {
-    expect(await filter({ 'filter_query[component][in]': 'article', 'filter_query[rating][gt_int]': '0', 'filter_query[categories][in_array]': 'a' })).toEqual([12]);
+    expect(
+      await filter({
+        'filter_query[component][in]': 'article',
+        'filter_query[rating][gt_int]': '0',
+        'filter_query[categories][in_array]': 'a',
+      }),
+    ).toEqual([12]);
   });
 
   it('notes "Query semantics": filter_query[__or][] gives OR', async () => {

@@ -31,7 +31,10 @@ describe('contract "Versioning": language in v1 and v2', () => {
   it('contract "by_uuids": combined with starts_with=<lang>/* gives that language', async () => {
     const r = await server.api('/v1/cdn/stories', { by_uuids: `${uuidOf(10)},${uuidOf(12)}`, starts_with: 'de/*' });
     expect(ids(r.body)).toEqual([10, 12]);
-    expect(r.body.stories.map((s: { content: { title: string } }) => s.content.title)).toEqual(['Willkommen', 'Alpha Nachrichten']);
+    expect(r.body.stories.map((s: { content: { title: string } }) => s.content.title)).toEqual([
+      'Willkommen',
+      'Alpha Nachrichten',
+    ]);
   });
 
   it('contract "language": v2 lists in a language with the language parameter', async () => {

@@ -82,6 +82,12 @@ describe('contract "Pagination"', () => {
 
   it('contract "Pagination": datasource entries page through in order', async () => {
     const one = await server.api('/v2/cdn/datasource_entries', { datasource: 'countries', per_page: '25', page: '2' });
-    expect(one.body.datasource_entries.map((e: { name: string }) => e.name)).toEqual(['c25', 'c26', 'c27', 'c28', 'c29']);
+    expect(one.body.datasource_entries.map((e: { name: string }) => e.name)).toEqual([
+      'c25',
+      'c26',
+      'c27',
+      'c28',
+      'c29',
+    ]);
   });
 });

@@ -18,7 +18,11 @@ async function admin(method: string, path: string, body?: unknown): Promise<any>
   return res.json();
 }
 
-async function createPublished(name: string, slug: string, content: Record<string, unknown>): Promise<{ id: number; uuid: string }> {
+async function createPublished(
+  name: string,
+  slug: string,
+  content: Record<string, unknown>,
+): Promise<{ id: number; uuid: string }> {
   const { story } = await admin('POST', '/stories', { name, slug, parent_id: 0, content });
   await admin('POST', `/stories/${story.id}/publish`);
   return { id: story.id, uuid: story.uuid };
@@ -46,16 +50,30 @@ describe('contract "resolve_relations" (version 2: top-level rels)', () => {
   });
 
   it('contract "resolve_relations": several comma-separated component.field entries', async () => {
-    const r = await server.api('/v2/cdn/stories', { resolve_relations: 'article.author,author.articles', by_slugs: 'blog/second-post,authors/jane' });
+    const r = await server.api('/v2/cdn/stories', {
+      resolve_relations: 'article.author,author.articles',
+      by_slugs: 'blog/second-post,authors/jane',
+    });
     expect(idsOf(r.body.rels).sort((a, b) => a - b)).toEqual([12, 14, 17]);
   });
 
   it('contract "Limits": v2 resolves up to 50 referenced stories; the remaining uuids are in rel_uuids', async () => {
     const targets: Array<{ id: number; uuid: string }> = [];
-    for (let i = 0; i < 55; i++) targets.push(await createPublished(`Target ${i}`, `rel-target-${i}`, { component: 'page', title: `T${i}` }));
+    for (let i = 0; i < 55; i++)
+      targets.push(await createPublished(`Target ${i}`, `rel-target-${i}`, { component: 'page', title: `T${i}` }));
     const uuids = targets.map((t) => t.uuid);
-    const link = (uuid: string) => ({ fieldtype: 'multilink', linktype: 'story', id: uuid, url: '', cached_url: 'stale' });
-    await createPublished('Holder', 'rel-holder', { component: 'holder', refs: uuids, links: uuids.map((u) => ({ component: 'item', link: link(u) })) });
+    const link = (uuid: string) => ({
+      fieldtype: 'multilink',
+      linktype: 'story',
+      id: uuid,
+      url: '',
+      cached_url: 'stale',
+    });
+    await createPublished('Holder', 'rel-holder', {
+      component: 'holder',
+      refs: uuids,
+      links: uuids.map((u) => ({ component: 'item', link: link(u) })),
+    });
 
     const rels = await server.api('/v2/cdn/stories/rel-holder', { resolve_relations: 'holder.refs' });
     expect(rels.status).toBe(200);
@@ -79,8 +97,23 @@ describe('contract "resolve_relations" (version 2: top-level rels)', () => {
 describe('contract "resolve_links" (version 2: top-level links)', () => {
   it('contract "resolve_links": url gives {id, uuid, name, slug, full_slug, url}; the multilink stays as it is', async () => {
     const r = await server.api('/v2/cdn/stories/home', { resolve_links: 'url' });
-    expect(r.body.links).toEqual([{ id: 12, uuid: uuidOf(12), name: 'First post', slug: 'first-post', full_slug: 'blog/first-post', url: 'blog/first-post' }]);
-    expect(r.body.story.content.cta).toEqual({ fieldtype: 'multilink', linktype: 'story', id: uuidOf(12), url: '', cached_url: 'blog/old-first-post' });
+    expect(r.body.links).toEqual([
+      {
+        id: 12,
+        uuid: uuidOf(12),
+        name: 'First post',
+        slug: 'first-post',
+        full_slug: 'blog/first-post',
+        url: 'blog/first-post',
+      },
+    ]);
+    expect(r.body.story.content.cta).toEqual({
+      fieldtype: 'multilink',
+      linktype: 'story',
+      id: uuidOf(12),
+      url: '',
+      cached_url: 'blog/old-first-post',
+    });
   });
 
   it('contract "resolve_links": story gives the full story object', async () => {
@@ -95,13 +128,31 @@ describe('contract "resolve_links" (version 2: top-level links)', () => {
     const r = await server.api('/v2/cdn/stories/home', { resolve_links: 'link' });
     expect(r.body.links).toHaveLength(1);
     const link = r.body.links[0];
-    expect(link).toMatchObject({ id: 12, uuid: uuidOf(12), slug: 'first-post', full_slug: 'blog/first-post', name: 'First post', is_folder: false, parent_id: 1, is_startpage: false });
+    expect(link).toMatchObject({
+      id: 12,
+      uuid: uuidOf(12),
+      slug: 'first-post',
+      full_slug: 'blog/first-post',
+      name: 'First post',
+      is_folder: false,
+      parent_id: 1,
+      is_startpage: false,
+    });
     expect(link.translated_slugs).toEqual([{ path: 'blog/erster-beitrag', name: 'First post', lang: 'de' }]);
   });
 
   it('notes "Relations and links": internal link marks inside rich text are resolved too', async () => {
     const r = await server.api('/v2/cdn/stories/blog/first-post', { resolve_links: 'url' });
-    expect(r.body.links).toEqual([{ id: 13, uuid: uuidOf(13), name: 'Second post', slug: 'second-post', full_slug: 'blog/second-post', url: 'blog/second-post' }]);
+    expect(r.body.links).toEqual([
+      {
+        id: 13,
+        uuid: uuidOf(13),
+        name: 'Second post',
+        slug: 'second-post',
+        full_slug: 'blog/second-post',
+        url: 'blog/second-post',
+      },
+    ]);
   });
 
   it('contract "Versioning": without resolve parameters rels and links are empty arrays', async () => {
@@ -125,7 +176,9 @@ describe('contract "Versioning": version 1 nests resolved references inside the 
   });
 
   it('contract "resolve_relations": relations inside already resolved entries are not resolved', async () => {
-    const r = await server.api('/v1/cdn/stories/blog/first-post', { resolve_relations: 'article.author,author.articles' });
+    const r = await server.api('/v1/cdn/stories/blog/first-post', {
+      resolve_relations: 'article.author,author.articles',
+    });
     expect(r.body.story.content.author.id).toBe(16);
     expect(r.body.story.content.author.content.articles).toEqual([uuidOf(12), uuidOf(14)]);
   });
@@ -142,7 +195,14 @@ describe('contract "Versioning": version 1 nests resolved references inside the 
   it('contract "resolve_links": v1 url mode nests {name, id, uuid, slug, full_slug, url}', async () => {
     const r = await server.api('/v1/cdn/stories', { by_slugs: 'home', resolve_links: 'url' });
     const cta = r.body.stories[0].content.cta;
-    expect(cta.story).toEqual({ id: 12, uuid: uuidOf(12), name: 'First post', slug: 'first-post', full_slug: 'blog/first-post', url: 'blog/first-post' });
+    expect(cta.story).toEqual({
+      id: 12,
+      uuid: uuidOf(12),
+      name: 'First post',
+      slug: 'first-post',
+      full_slug: 'blog/first-post',
+      url: 'blog/first-post',
+    });
     expect(cta.cached_url).toBe('blog/first-post');
   });
 });

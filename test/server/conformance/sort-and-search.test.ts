@@ -21,7 +21,9 @@ describe('contract "sort_by"', () => {
   });
 
   it('contract "sort_by": several comma-separated keys', async () => {
-    expect(await sorted({ sort_by: 'content.component:asc,name:desc' })).toEqual([14, 13, 12, 17, 16, 10, 11, 18, 20, 19]);
+    expect(await sorted({ sort_by: 'content.component:asc,name:desc' })).toEqual([
+      14, 13, 12, 17, 16, 10, 11, 18, 20, 19,
+    ]);
   });
 
   it('contract "sort_by": content fields sort as strings unless typed', async () => {
@@ -34,8 +36,12 @@ describe('contract "sort_by"', () => {
   });
 
   it('contract "sort_by": :float sorts decimals numerically', async () => {
-    expect(await sorted({ 'filter_query[price][is]': 'not_empty', sort_by: 'content.price:asc:float' })).toEqual([13, 12, 19, 20]);
-    expect(await sorted({ 'filter_query[price][is]': 'not_empty', sort_by: 'content.price:asc' })).toEqual([20, 12, 13, 19]);
+    expect(await sorted({ 'filter_query[price][is]': 'not_empty', sort_by: 'content.price:asc:float' })).toEqual([
+      13, 12, 19, 20,
+    ]);
+    expect(await sorted({ 'filter_query[price][is]': 'not_empty', sort_by: 'content.price:asc' })).toEqual([
+      20, 12, 13, 19,
+    ]);
   });
 
   it('notes "Query semantics": nulls sort last in both directions', async () => {
@@ -49,7 +55,9 @@ describe('contract "sort_by"', () => {
   });
 
   it('contract "sort_by": nested content fields with the dot separator', async () => {
-    expect(await sorted({ 'filter_query[component][in]': 'article', sort_by: 'content.seo.title:desc' })).toEqual([12, 13, 14]);
+    expect(await sorted({ 'filter_query[component][in]': 'article', sort_by: 'content.seo.title:desc' })).toEqual([
+      12, 13, 14,
+    ]);
   });
 
   it('contract "sort_by": dates sort chronologically', async () => {

@@ -14,7 +14,13 @@ describe('contract "GET /v1/cdn/spaces/me/"', () => {
       const r = await server.get(`${path}?token=${PUBLIC}`);
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
-        space: { id: 4242, name: 'Fixture space', domain: 'https://fixture.example.com/', version: SPACE_VERSION, language_codes: ['de'] },
+        space: {
+          id: 4242,
+          name: 'Fixture space',
+          domain: 'https://fixture.example.com/',
+          version: SPACE_VERSION,
+          language_codes: ['de'],
+        },
       });
     }
   });

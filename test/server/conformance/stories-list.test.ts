@@ -40,7 +40,9 @@ describe('contract "GET /v1/cdn/stories": story list', () => {
   });
 
   it('contract "by_uuids_ordered": the result follows the given sequence', async () => {
-    expect(ids((await list({ by_uuids_ordered: `${uuidOf(17)},${uuidOf(10)},${uuidOf(12)}` })).body)).toEqual([17, 10, 12]);
+    expect(ids((await list({ by_uuids_ordered: `${uuidOf(17)},${uuidOf(10)},${uuidOf(12)}` })).body)).toEqual([
+      17, 10, 12,
+    ]);
   });
 
   it('contract "by_slugs": exact full slugs and * wildcards; the trailing slash matters', async () => {
@@ -81,7 +83,9 @@ describe('contract "GET /v1/cdn/stories": story list', () => {
 
   it('contract "first_published_at_gt / _lt": after / before the first publishing date', async () => {
     expect(ids((await list({ first_published_at_gt: '2024-03-10 00:00' })).body)).toEqual([13, 14]);
-    expect(ids((await list({ first_published_at_lt: '2024-03-10 00:00', starts_with: 'blog/' })).body)).toEqual([11, 12]);
+    expect(ids((await list({ first_published_at_lt: '2024-03-10 00:00', starts_with: 'blog/' })).body)).toEqual([
+      11, 12,
+    ]);
   });
 
   it('contract "published_at_gt / _lt": after / before the latest publishing date', async () => {
@@ -93,7 +97,9 @@ describe('contract "GET /v1/cdn/stories": story list', () => {
     expect(ids((await list({ published_at_gte: '2024-04-01 08:00' })).body)).toEqual([13, 14]);
     expect(ids((await list({ published_at_lte: '2024-03-01 08:00', starts_with: 'blog/' })).body)).toEqual([11, 12]);
     expect(ids((await list({ first_published_at_gte: '2024-03-15 08:00' })).body)).toEqual([13, 14]);
-    expect(ids((await list({ first_published_at_lte: '2024-03-01 08:00', starts_with: 'blog/' })).body)).toEqual([11, 12]);
+    expect(ids((await list({ first_published_at_lte: '2024-03-01 08:00', starts_with: 'blog/' })).body)).toEqual([
+      11, 12,
+    ]);
   });
 
   it('notes "Status codes": updated_at_gt / updated_at_lt are accepted', async () => {

@@ -124,7 +124,25 @@ describe('contract "GET /v1/cdn/stories/(:full_slug|:id|:uuid)": one story', () 
   it('contract "Story": fields of the story table are present', async () => {
     const { body } = await server.api('/v2/cdn/stories/blog/first-post');
     const s = body.story;
-    for (const key of ['id', 'uuid', 'name', 'slug', 'full_slug', 'created_at', 'published_at', 'first_published_at', 'release_id', 'lang', 'content', 'position', 'is_startpage', 'parent_id', 'group_id', 'alternates', 'tag_list']) {
+    for (const key of [
+      'id',
+      'uuid',
+      'name',
+      'slug',
+      'full_slug',
+      'created_at',
+      'published_at',
+      'first_published_at',
+      'release_id',
+      'lang',
+      'content',
+      'position',
+      'is_startpage',
+      'parent_id',
+      'group_id',
+      'alternates',
+      'tag_list',
+    ]) {
       expect(s).toHaveProperty(key);
     }
     expect(s.content.component).toBe('article');
@@ -149,16 +167,34 @@ describe('contract "GET /v1/cdn/stories/(:full_slug|:id|:uuid)": one story', () 
   });
 
   it('contract "Version 2 additionally accepts content_type and resolve_assets" on a single story', async () => {
-    const r = await server.api('/v2/cdn/stories/products/shoes/runner', { content_type: 'product', resolve_assets: '1' });
+    const r = await server.api('/v2/cdn/stories/products/shoes/runner', {
+      content_type: 'product',
+      resolve_assets: '1',
+    });
     expect(r.status).toBe(200);
     expect(r.body.story.id).toBe(19);
     expect(r.body.assets).toEqual([
-      { id: 501, filename: 'https://assets.example.com/runner.jpg', alt: 'Runner', title: '', copyright: '', focus: '', name: '', source: '', is_external_url: false, meta_data: {} },
+      {
+        id: 501,
+        filename: 'https://assets.example.com/runner.jpg',
+        alt: 'Runner',
+        title: '',
+        copyright: '',
+        focus: '',
+        name: '',
+        source: '',
+        is_external_url: false,
+        meta_data: {},
+      },
     ]);
   });
 
   it('contract "Errors" 404: an unknown slug, id or uuid', async () => {
-    for (const path of ['/v2/cdn/stories/blog/nope', '/v2/cdn/stories/999999', `/v1/cdn/stories/${uuidOf(999)}?find_by=uuid`]) {
+    for (const path of [
+      '/v2/cdn/stories/blog/nope',
+      '/v2/cdn/stories/999999',
+      `/v1/cdn/stories/${uuidOf(999)}?find_by=uuid`,
+    ]) {
       const r = await server.api(path);
       expect(r.status).toBe(404);
       expect(r.body).toEqual(NOT_FOUND);

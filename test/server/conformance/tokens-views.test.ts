@@ -8,7 +8,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const ENDPOINTS = ['/v1/cdn/stories', '/v2/cdn/stories', '/v2/cdn/stories/home', '/v1/cdn/spaces/me', '/v2/cdn/spaces/me', '/v2/cdn/datasources', '/v2/cdn/datasource_entries', '/v2/cdn/tags'];
+const ENDPOINTS = [
+  '/v1/cdn/stories',
+  '/v2/cdn/stories',
+  '/v2/cdn/stories/home',
+  '/v1/cdn/spaces/me',
+  '/v2/cdn/spaces/me',
+  '/v2/cdn/datasources',
+  '/v2/cdn/datasource_entries',
+  '/v2/cdn/tags',
+];
 
 describe('contract "Authentication"', () => {
   it('contract "Authentication" 8 / notes: a missing token is 401 {"error":"Unauthorized"}', async () => {

@@ -3,7 +3,10 @@ import { excludeFields } from '../../../src/server/query/index.js';
 import { makeStory } from './fixtures.js';
 
 describe('excludeFields', () => {
-  const story = makeStory({ id: 7, content: { title: 'T', body: [{ component: 'x', _uid: 'y', title: 'inner' }], seo: { title: 's' } } });
+  const story = makeStory({
+    id: 7,
+    content: { title: 'T', body: [{ component: 'x', _uid: 'y', title: 'inner' }], seo: { title: 's' } },
+  });
 
   it('drops top-level content fields', () => {
     const out = excludeFields(story, ['body', 'seo']);
@@ -30,7 +33,9 @@ describe('excludeFields', () => {
     expect(excludeFields(story, [])).toEqual(story);
   });
   it('keeps an own __proto__ key as data and drops it on request', () => {
-    const hostile = makeStory({ content: JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown> });
+    const hostile = makeStory({
+      content: JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>,
+    });
     const kept = excludeFields(hostile, ['a']);
     expect(Object.hasOwn(kept.content, '__proto__')).toBe(true);
     expect((kept.content as Record<string, unknown>).polluted).toBeUndefined();

@@ -34,7 +34,16 @@ describe('is', () => {
     expect(which('f][is', 'empty', contents)).toEqual(['missing', 'nul', 'blank']);
   });
   it('not_empty: the complement of empty', () => {
-    expect(which('f][is', 'not_empty', contents)).toEqual(['text', 'emptyArray', 'array', 'yes', 'no', 'yesText', 'noText', 'zero']);
+    expect(which('f][is', 'not_empty', contents)).toEqual([
+      'text',
+      'emptyArray',
+      'array',
+      'yes',
+      'no',
+      'yesText',
+      'noText',
+      'zero',
+    ]);
   });
   it('empty_array: [], missing, null or ""', () => {
     expect(which('f][is', 'empty_array', contents)).toEqual(['missing', 'nul', 'blank', 'emptyArray']);
@@ -81,7 +90,17 @@ describe('in / not_in', () => {
     expect(which('f][in', 'x, b', contents)).toEqual([]);
   });
   it('not_in is the exact complement', () => {
-    expect(which('f][not_in', 'a,b', contents)).toEqual(['missing', 'nul', 'blank', 'upper', 'five', 'fiveText', 'yes', 'array', 'object']);
+    expect(which('f][not_in', 'a,b', contents)).toEqual([
+      'missing',
+      'nul',
+      'blank',
+      'upper',
+      'five',
+      'fiveText',
+      'yes',
+      'array',
+      'object',
+    ]);
     expect(which('f][not_in', '', contents)).toEqual(['a', 'b', 'upper', 'five', 'fiveText', 'yes', 'array', 'object']);
   });
   it('works on component and dotted paths', () => {

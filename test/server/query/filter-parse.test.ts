@@ -19,7 +19,14 @@ describe('splitFilterKey', () => {
     expect(splitFilterKey('filter_query')).toEqual([]);
   });
   it('rejects malformed brackets', () => {
-    for (const key of ['filter_query[a', 'filter_query[a]b[in]', 'filter_query[a[b]][in]', 'filter_query]a[', 'filter_queryx[a][in]', 'other[a][in]']) {
+    for (const key of [
+      'filter_query[a',
+      'filter_query[a]b[in]',
+      'filter_query[a[b]][in]',
+      'filter_query]a[',
+      'filter_queryx[a][in]',
+      'other[a][in]',
+    ]) {
       expect(() => splitFilterKey(key), key).toThrow(QueryError);
     }
   });
@@ -42,7 +49,9 @@ describe('parseFilterQuery', () => {
   });
 
   it('ANDs several conditions, including a repeated one', () => {
-    const node = filter('filter_query[a][in]=1&filter_query[b][in]=2&filter_query[a][in]=3') as FilterNode & { kind: 'all' };
+    const node = filter('filter_query[a][in]=1&filter_query[b][in]=2&filter_query[a][in]=3') as FilterNode & {
+      kind: 'all';
+    };
     expect(node.kind).toBe('all');
     expect(node.nodes.map((n) => n.kind === 'condition' && `${n.attribute}=${n.value}`)).toEqual(['a=1', 'b=2', 'a=3']);
   });
@@ -72,15 +81,22 @@ describe('parseFilterQuery', () => {
   });
 
   it('combines plain conditions with the OR group', () => {
-    const node = filter('filter_query[component][in]=article&filter_query[__or][][a][in]=1&filter_query[__or][][b][in]=2');
+    const node = filter(
+      'filter_query[component][in]=article&filter_query[__or][][a][in]=1&filter_query[__or][][b][in]=2',
+    );
     expect(node).toMatchObject({
       kind: 'all',
-      nodes: [{ kind: 'condition', attribute: 'component' }, { kind: 'any', nodes: [{ attribute: 'a' }, { attribute: 'b' }] }],
+      nodes: [
+        { kind: 'condition', attribute: 'component' },
+        { kind: 'any', nodes: [{ attribute: 'a' }, { attribute: 'b' }] },
+      ],
     });
   });
 
   it('allows nested __or inside an alternative', () => {
-    const node = filter('filter_query[__or][0][__or][][a][in]=1&filter_query[__or][0][__or][][b][in]=2&filter_query[__or][1][c][in]=3');
+    const node = filter(
+      'filter_query[__or][0][__or][][a][in]=1&filter_query[__or][0][__or][][b][in]=2&filter_query[__or][1][c][in]=3',
+    );
     expect(node).toMatchObject({
       kind: 'any',
       nodes: [{ kind: 'any', nodes: [{ attribute: 'a' }, { attribute: 'b' }] }, { attribute: 'c' }],
@@ -95,11 +111,15 @@ describe('parseFilterQuery', () => {
     }
     expect(parseFilterQuery([['filter_query[x][gt_int]', '10']])).toMatchObject({ operation: 'gt_int' });
     expect(parseFilterQuery([['filter_query[x][lt_float]', '1.5']])).toMatchObject({ operation: 'lt_float' });
-    expect(parseFilterQuery([['filter_query[x][gt_date]', '2024-01-31 13:45']])).toMatchObject({ operation: 'gt_date' });
+    expect(parseFilterQuery([['filter_query[x][gt_date]', '2024-01-31 13:45']])).toMatchObject({
+      operation: 'gt_date',
+    });
   });
 
   it('names the unknown operation', () => {
-    expect(errorOf([['filter_query[title][foo]', 'x']])).toMatch(/^filter_query\[title\]\[foo\]: unknown operation foo/);
+    expect(errorOf([['filter_query[title][foo]', 'x']])).toMatch(
+      /^filter_query\[title\]\[foo\]: unknown operation foo/,
+    );
   });
   it('rejects a missing operation', () => {
     expect(errorOf([['filter_query[title]', 'x']])).toMatch(/^filter_query\[title\]: missing operation/);
@@ -130,7 +150,9 @@ describe('parseFilterQuery', () => {
     expect(errorOf([['filter_query[a][gt_int]', '1,000']])).toMatch(/1,000 is not a whole number/);
     expect(errorOf([['filter_query[a][gt_int]', '1.5']])).toMatch(/not a whole number/);
     expect(errorOf([['filter_query[a][lt_float]', '1,5']])).toMatch(/1,5 is not a number/);
-    expect(errorOf([['filter_query[a][gt_date]', 'yesterday']])).toMatch(/yesterday is not a date like 2024-01-31 13:45/);
+    expect(errorOf([['filter_query[a][gt_date]', 'yesterday']])).toMatch(
+      /yesterday is not a date like 2024-01-31 13:45/,
+    );
   });
   it('shortens huge keys and values in messages', () => {
     const message = errorOf([[`filter_query[${'a'.repeat(100_000)}][nope]`, 'x']]);

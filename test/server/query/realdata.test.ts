@@ -14,11 +14,20 @@ describeRealdata('recorded stories', () => {
     expect(stories).toHaveLength(13);
   });
   it('starts_with a folder includes its start page', () => {
-    expect(slugs({ starts_with: 'article/' })).toEqual(['article/', 'article/article-2', 'article/article-3', 'article/article-1']);
+    expect(slugs({ starts_with: 'article/' })).toEqual([
+      'article/',
+      'article/article-2',
+      'article/article-3',
+      'article/article-1',
+    ]);
   });
   it('content_type and filter_query[component]', () => {
     expect(slugs({ content_type: 'author' })).toEqual(['authors/mister-master', 'authors/john-doe']);
-    expect(slugs({}, 'filter_query[component][in]=author,global')).toEqual(['authors/mister-master', 'authors/john-doe', 'global']);
+    expect(slugs({}, 'filter_query[component][in]=author,global')).toEqual([
+      'authors/mister-master',
+      'authors/john-doe',
+      'global',
+    ]);
   });
   it('level 1 and 2 (start pages excluded)', () => {
     expect(slugs({ level: '1' })).toEqual(['home', 'global']);
@@ -35,30 +44,44 @@ describeRealdata('recorded stories', () => {
   });
   it('by_uuids_ordered returns the given order', () => {
     const [a, b, c] = [stories[7]!, stories[0]!, stories[12]!];
-    expect(selectStories(candidates, query({ by_uuids_ordered: `${a.uuid},${b.uuid},${c.uuid}` }), null).map((x) => x.story.id)).toEqual([
-      a.id,
-      b.id,
-      c.id,
-    ]);
+    expect(
+      selectStories(candidates, query({ by_uuids_ordered: `${a.uuid},${b.uuid},${c.uuid}` }), null).map(
+        (x) => x.story.id,
+      ),
+    ).toEqual([a.id, b.id, c.id]);
   });
   it('filter_query on a dotted path into a multilink', () => {
     const author = stories.find((s) => s.full_slug === 'authors/john-doe')!;
-    expect(slugs({}, `filter_query[author.id][in]=${author.uuid}`)).toEqual(['article/article-2', 'article/article-3', 'article/article-1']);
+    expect(slugs({}, `filter_query[author.id][in]=${author.uuid}`)).toEqual([
+      'article/article-2',
+      'article/article-3',
+      'article/article-1',
+    ]);
     expect(slugs({}, 'filter_query[author.cached_url][like]=authors/*')).toHaveLength(3);
     expect(slugs({}, `filter_query[author.id][not_in]=${author.uuid}&filter_query[component][in]=article`)).toEqual([]);
     expect(slugs({}, `filter_query[author][in]=${author.uuid}`)).toEqual([]);
   });
   it('filter_query on multi-option arrays of uuids', () => {
-    expect(slugs({}, 'filter_query[categories][is]=not_empty_array')).toEqual(['article/article-2', 'article/article-3', 'article/article-1']);
+    expect(slugs({}, 'filter_query[categories][is]=not_empty_array')).toEqual([
+      'article/article-2',
+      'article/article-3',
+      'article/article-1',
+    ]);
     expect(slugs({ content_type: 'article' }, 'filter_query[categories][is]=empty_array')).toEqual([]);
     expect(slugs({}, 'filter_query[categories][is]=empty_array')).toHaveLength(10);
     const webDesign = stories.find((s) => s.full_slug === 'categories/web-design')!;
     const illustration = stories.find((s) => s.full_slug === 'categories/illustration')!;
-    expect(slugs({}, `filter_query[categories][in_array]=${webDesign.uuid}`)).toEqual(['article/article-2', 'article/article-3']);
+    expect(slugs({}, `filter_query[categories][in_array]=${webDesign.uuid}`)).toEqual([
+      'article/article-2',
+      'article/article-3',
+    ]);
     expect(slugs({}, `filter_query[categories][any_in_array]=${webDesign.uuid},${illustration.uuid}`)).toHaveLength(3);
     expect(slugs({}, `filter_query[categories][all_in_array]=${webDesign.uuid},${illustration.uuid}`)).toEqual([]);
     expect(
-      slugs({}, `filter_query[__or][][categories][in_array]=${illustration.uuid}&filter_query[__or][][component][in]=author`),
+      slugs(
+        {},
+        `filter_query[__or][][categories][in_array]=${illustration.uuid}&filter_query[__or][][component][in]=author`,
+      ),
     ).toEqual(['authors/mister-master', 'authors/john-doe', 'article/article-1']);
   });
   it('sort_by position and first_published_at', () => {
@@ -70,7 +93,9 @@ describeRealdata('recorded stories', () => {
   it('published_at and first_published_at ranges', () => {
     expect(slugs({ published_at_gt: '2020-01-01 00:00' })).toEqual(['home', 'blocks/call-to-action']);
     expect(slugs({ first_published_at_gt: '2020-01-01 00:00' })).toEqual([]);
-    expect(slugs({ first_published_at_gte: '2018-05-23 12:24', first_published_at_lt: '2018-07-01 00:00' })).toEqual(['article/article-1']);
+    expect(slugs({ first_published_at_gte: '2018-05-23 12:24', first_published_at_lt: '2018-07-01 00:00' })).toEqual([
+      'article/article-1',
+    ]);
   });
   it('search_term finds text deep inside content', () => {
     expect(slugs({ search_term: 'JOHN' })).toContain('authors/john-doe');
@@ -79,6 +104,13 @@ describeRealdata('recorded stories', () => {
   it('excluding_fields on a recorded article', () => {
     const article = stories.find((s) => s.content.component === 'article')!;
     const out = excludeFields(article, ['long_text', 'intro']);
-    expect(Object.keys(out.content).sort()).toEqual(['_uid', 'author', 'categories', 'component', 'teaser_image', 'title']);
+    expect(Object.keys(out.content).sort()).toEqual([
+      '_uid',
+      'author',
+      'categories',
+      'component',
+      'teaser_image',
+      'title',
+    ]);
   });
 });

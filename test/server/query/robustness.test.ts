@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { QueryError, matchesFilter, parseFilterQuery, selectStories, type Candidate } from '../../../src/server/query/index.js';
+import {
+  QueryError,
+  matchesFilter,
+  parseFilterQuery,
+  selectStories,
+  type Candidate,
+} from '../../../src/server/query/index.js';
 import { random } from '../../helpers/random.js';
 import { candidate, loadRealStories, makeStory, query } from './fixtures.js';
 import { realdataRuns } from '../../helpers/realdata.js';
-
 
 const SEGMENTS = [
   '',
@@ -38,15 +43,62 @@ const SEGMENTS = [
   'a..b',
   '💥',
 ];
-const VALUES = ['', ',', 'x', 'a,b', 't', '*', '**', '*a*', 'empty', 'not_empty_array', 'true', 'null', '12', '-3.5', '1e9', '2024-01-31 13:45', '2024-02-30', 'NaN', '💥,日本', '%_'];
+const VALUES = [
+  '',
+  ',',
+  'x',
+  'a,b',
+  't',
+  '*',
+  '**',
+  '*a*',
+  'empty',
+  'not_empty_array',
+  'true',
+  'null',
+  '12',
+  '-3.5',
+  '1e9',
+  '2024-01-31 13:45',
+  '2024-02-30',
+  'NaN',
+  '💥,日本',
+  '%_',
+];
 const JUNK = ['[', ']', '[[', ']]', '[]', 'x', ' ', '%5B'];
 
 function pick<T>(rnd: () => number, list: readonly T[]): T {
   return list[Math.floor(rnd() * list.length)]!;
 }
 
-const ATTRIBUTES = ['title', 'seo.title', 'component', 'tags', 'n', '__proto__', 'constructor', 'a.__proto__.b', '日本語', '💥'];
-const OPERATIONS = ['in', 'not_in', 'like', 'not_like', 'is', 'in_array', 'any_in_array', 'all_in_array', 'gt_int', 'lt_int', 'gt_float', 'lt_float', 'gt_date', 'lt_date'];
+const ATTRIBUTES = [
+  'title',
+  'seo.title',
+  'component',
+  'tags',
+  'n',
+  '__proto__',
+  'constructor',
+  'a.__proto__.b',
+  '日本語',
+  '💥',
+];
+const OPERATIONS = [
+  'in',
+  'not_in',
+  'like',
+  'not_like',
+  'is',
+  'in_array',
+  'any_in_array',
+  'all_in_array',
+  'gt_int',
+  'lt_int',
+  'gt_float',
+  'lt_float',
+  'gt_date',
+  'lt_date',
+];
 
 function randomKey(rnd: () => number): string {
   if (rnd() < 0.5) {
@@ -71,7 +123,14 @@ function randomValue(rnd: () => number): string {
 const stories: Candidate[] = [
   // The recorded stories join the generated ones where they are present (CI requires them).
   ...(realdataRuns ? loadRealStories().map((s) => candidate(s)) : []),
-  candidate(makeStory({ content: JSON.parse('{"__proto__": {"x": 1}, "title": "t", "tags": ["a", 1, null, {"b": 2}]}') as Record<string, unknown> })),
+  candidate(
+    makeStory({
+      content: JSON.parse('{"__proto__": {"x": 1}, "title": "t", "tags": ["a", 1, null, {"b": 2}]}') as Record<
+        string,
+        unknown
+      >,
+    }),
+  ),
   candidate(makeStory({ content: { title: null, seo: { title: ['x'] }, tags: 'a', n: Number.MAX_VALUE } })),
 ];
 
@@ -81,7 +140,10 @@ describe('malformed input', () => {
     let errors = 0;
     let results = 0;
     for (let i = 0; i < 2000; i++) {
-      const entries: [string, string][] = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => [randomKey(rnd), randomValue(rnd)]);
+      const entries: [string, string][] = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => [
+        randomKey(rnd),
+        randomValue(rnd),
+      ]);
       try {
         const node = parseFilterQuery(entries);
         const out = selectStories(stories, query({ sort_by: rnd() < 0.5 ? 'content.title:desc' : 'name' }), node);
@@ -102,9 +164,25 @@ describe('malformed input', () => {
 
   it('random sort_by strings give a QueryError or a result', () => {
     const rnd = random(7);
-    const parts = ['name', 'content.title', 'content', '', ':', 'asc', 'desc', 'int', 'float', ',', '.', '__proto__', 'x'];
+    const parts = [
+      'name',
+      'content.title',
+      'content',
+      '',
+      ':',
+      'asc',
+      'desc',
+      'int',
+      'float',
+      ',',
+      '.',
+      '__proto__',
+      'x',
+    ];
     for (let i = 0; i < 500; i++) {
-      const sortBy = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => pick(rnd, parts)).join(rnd() < 0.5 ? ':' : '');
+      const sortBy = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => pick(rnd, parts)).join(
+        rnd() < 0.5 ? ':' : '',
+      );
       try {
         expect(selectStories(stories, { ...query(), sort_by: sortBy }, null)).toHaveLength(stories.length);
       } catch (e) {
@@ -160,7 +238,8 @@ describe('large inputs', () => {
   it('filters and sorts 100,000 candidates', () => {
     const result = selectStories(big, q, filterNode);
     expect(result.length).toBeGreaterThan(30_000);
-    for (let i = 1; i < result.length; i++) expect(result[i - 1]!.story.published_at! >= result[i]!.story.published_at!).toBe(true);
+    for (let i = 1; i < result.length; i++)
+      expect(result[i - 1]!.story.published_at! >= result[i]!.story.published_at!).toBe(true);
   });
 
   it('filters and sorts 10,000 candidates by two keys', () => {

@@ -5,7 +5,17 @@ import { candidate, filter, ids, makeStory, query } from './fixtures.js';
 function site(): Candidate[] {
   return [
     candidate(makeStory({ id: 1, uuid: 'u1', name: 'Home', slug: 'home', full_slug: 'home', tag_list: ['main'] })),
-    candidate(makeStory({ id: 2, uuid: 'u2', name: 'Blog', slug: '', full_slug: 'blog/', is_startpage: true, content: { component: 'overview' } })),
+    candidate(
+      makeStory({
+        id: 2,
+        uuid: 'u2',
+        name: 'Blog',
+        slug: '',
+        full_slug: 'blog/',
+        is_startpage: true,
+        content: { component: 'overview' },
+      }),
+    ),
     candidate(
       makeStory({
         id: 3,
@@ -16,7 +26,11 @@ function site(): Candidate[] {
         tag_list: ['news', 'tech'],
         published_at: '2024-02-01T10:00:00.000Z',
         first_published_at: '2024-01-15T08:30:00.000Z',
-        content: { component: 'post', title: 'Hello World', body: [{ component: 'text', _uid: 'x', text: 'Deep Nested Words' }] },
+        content: {
+          component: 'post',
+          title: 'Hello World',
+          body: [{ component: 'text', _uid: 'x', text: 'Deep Nested Words' }],
+        },
       }),
       { workflowStageId: 10, updatedAt: '2024-03-01T00:00:00.000Z' },
     ),
@@ -35,21 +49,42 @@ function site(): Candidate[] {
       { workflowStageId: 20, updatedAt: '2024-03-05T12:00:00.000Z' },
     ),
     candidate(
-      makeStory({ id: 5, uuid: 'u5', name: 'Docs', slug: '', full_slug: 'docs/', is_startpage: true, published_at: null, first_published_at: null }),
+      makeStory({
+        id: 5,
+        uuid: 'u5',
+        name: 'Docs',
+        slug: '',
+        full_slug: 'docs/',
+        is_startpage: true,
+        published_at: null,
+        first_published_at: null,
+      }),
     ),
-    candidate(makeStory({ id: 6, uuid: 'u6', name: 'Blogroll', slug: 'blogroll', full_slug: 'blogroll', content: { component: 'page' } })),
+    candidate(
+      makeStory({
+        id: 6,
+        uuid: 'u6',
+        name: 'Blogroll',
+        slug: 'blogroll',
+        full_slug: 'blogroll',
+        content: { component: 'page' },
+      }),
+    ),
   ];
 }
 
 const all = site();
-const select = (params: Parameters<typeof query>[0], search = ''): number[] => ids(selectStories(all, query(params), filter(search)));
+const select = (params: Parameters<typeof query>[0], search = ''): number[] =>
+  ids(selectStories(all, query(params), filter(search)));
 
 describe('selectStories without filters', () => {
   it('keeps every candidate in input order', () => {
     expect(select({})).toEqual([1, 2, 3, 4, 5, 6]);
   });
   it('ignores paging and other parameters the caller handles', () => {
-    expect(select({ page: '2', per_page: '1', version: 'draft', language: 'de', excluding_fields: 'title', cv: '1' })).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(
+      select({ page: '2', per_page: '1', version: 'draft', language: 'de', excluding_fields: 'title', cv: '1' }),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
   });
   it('returns a new array and does not mutate the input', () => {
     const input = site();
@@ -119,7 +154,9 @@ describe('id and uuid filters', () => {
     expect(select({ by_ids: '1,2,3', excluding_ids: '2' })).toEqual([1, 3]);
   });
   it('empty lists mean no filter', () => {
-    expect(select({ by_uuids: '', by_ids: '', by_slugs: ',', with_tag: '', content_type: ' , ' })).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(select({ by_uuids: '', by_ids: '', by_slugs: ',', with_tag: '', content_type: ' , ' })).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
   });
 });
 
@@ -190,7 +227,9 @@ describe('date filters', () => {
   });
   it('throws QueryError for a date the pattern allows but the calendar does not', () => {
     expect(() => select({ published_at_gt: '2024-02-31 10:00' })).toThrow(QueryError);
-    expect(() => select({ published_at_gt: '2024-02-31 10:00' })).toThrow(/published_at_gt: 2024-02-31 10:00 is not a date/);
+    expect(() => select({ published_at_gt: '2024-02-31 10:00' })).toThrow(
+      /published_at_gt: 2024-02-31 10:00 is not a date/,
+    );
   });
 });
 
@@ -202,15 +241,20 @@ describe('filter_query in selectStories', () => {
   });
   it('combines with other parameters (AND)', () => {
     expect(select({ with_tag: 'tech', sort_by: 'name:desc' }, 'filter_query[title][is]=not_empty')).toEqual([4, 3]);
-    expect(select({ starts_with: 'blog/' }, 'filter_query[__or][][component][in]=overview&filter_query[__or][][title][in]=Another')).toEqual([
-      2, 4,
-    ]);
+    expect(
+      select(
+        { starts_with: 'blog/' },
+        'filter_query[__or][][component][in]=overview&filter_query[__or][][title][in]=Another',
+      ),
+    ).toEqual([2, 4]);
   });
 });
 
 describe('errors', () => {
   it('a malformed sort_by is a QueryError', () => {
-    expect(() => selectStories(all, { ...query(), sort_by: 'name:sideways' }, null)).toThrow(/sort_by: unexpected "sideways"/);
+    expect(() => selectStories(all, { ...query(), sort_by: 'name:sideways' }, null)).toThrow(
+      /sort_by: unexpected "sideways"/,
+    );
     expect(() => selectStories(all, { ...query(), sort_by: ':asc' }, null)).toThrow(QueryError);
   });
 });

@@ -24,10 +24,42 @@ describe('parseSortBy', () => {
 
 describe('sort_by', () => {
   const stories = [
-    candidate(makeStory({ id: 1, name: 'banana', position: 20, published_at: '2024-02-01T00:00:00.000Z', content: { price: '10', rank: 2, title: 'b' } })),
-    candidate(makeStory({ id: 2, name: 'Apple', position: -10, published_at: null, content: { price: '9', rank: 1, title: 'a', seo: { t: 'z' } } })),
-    candidate(makeStory({ id: 3, name: 'cherry', position: 0, published_at: '2023-12-31T23:59:59.999Z', content: { price: 'n/a', title: 'b' } })),
-    candidate(makeStory({ id: 4, name: 'apple', position: 5, published_at: '2024-02-01T00:00:00.001Z', content: { price: 2.5, seo: { t: 'a' } } })),
+    candidate(
+      makeStory({
+        id: 1,
+        name: 'banana',
+        position: 20,
+        published_at: '2024-02-01T00:00:00.000Z',
+        content: { price: '10', rank: 2, title: 'b' },
+      }),
+    ),
+    candidate(
+      makeStory({
+        id: 2,
+        name: 'Apple',
+        position: -10,
+        published_at: null,
+        content: { price: '9', rank: 1, title: 'a', seo: { t: 'z' } },
+      }),
+    ),
+    candidate(
+      makeStory({
+        id: 3,
+        name: 'cherry',
+        position: 0,
+        published_at: '2023-12-31T23:59:59.999Z',
+        content: { price: 'n/a', title: 'b' },
+      }),
+    ),
+    candidate(
+      makeStory({
+        id: 4,
+        name: 'apple',
+        position: 5,
+        published_at: '2024-02-01T00:00:00.001Z',
+        content: { price: 2.5, seo: { t: 'a' } },
+      }),
+    ),
   ];
 
   it('sorts strings by code units, ascending by default', () => {
@@ -75,7 +107,10 @@ describe('sort_by', () => {
     expect(sorted(stories, '__proto__:asc')).toEqual([1, 2, 3, 4]);
   });
   it('is_startpage and other booleans sort false before true', () => {
-    const mixed = [candidate(makeStory({ id: 1, is_startpage: true })), candidate(makeStory({ id: 2, is_startpage: false }))];
+    const mixed = [
+      candidate(makeStory({ id: 1, is_startpage: true })),
+      candidate(makeStory({ id: 2, is_startpage: false })),
+    ];
     expect(sorted(mixed, 'is_startpage')).toEqual([2, 1]);
   });
 });

@@ -17,7 +17,20 @@ describe('parseInstant', () => {
     expect(new Date(parseInstant('0050-06-01 00:00')).getUTCFullYear()).toBe(50);
   });
   it('rejects anything else with NaN', () => {
-    for (const bad of ['', 'yesterday', '2024-13-01', '2024-02-30', '2023-02-29', '2024-01-31 24:00', '2024-01-31 13:60', '2024-01-31 13', '2024-01-31x13:45', '2024-01-31 13:45:07.', '2024-01-31 13:45Zjunk', '2024/01/31']) {
+    for (const bad of [
+      '',
+      'yesterday',
+      '2024-13-01',
+      '2024-02-30',
+      '2023-02-29',
+      '2024-01-31 24:00',
+      '2024-01-31 13:60',
+      '2024-01-31 13',
+      '2024-01-31x13:45',
+      '2024-01-31 13:45:07.',
+      '2024-01-31 13:45Zjunk',
+      '2024/01/31',
+    ]) {
       expect(parseInstant(bad), bad).toBeNaN();
     }
   });
@@ -32,7 +45,21 @@ describe('toNumber', () => {
     expect(toNumber('1e3')).toBe(1000);
   });
   it('returns NaN for everything else, including hex and blanks', () => {
-    for (const bad of ['', ' ', 'abc', '0x10', '1,000', 'Infinity', '12abc', null, undefined, true, [], {}, Number.POSITIVE_INFINITY]) {
+    for (const bad of [
+      '',
+      ' ',
+      'abc',
+      '0x10',
+      '1,000',
+      'Infinity',
+      '12abc',
+      null,
+      undefined,
+      true,
+      [],
+      {},
+      Number.POSITIVE_INFINITY,
+    ]) {
       expect(toNumber(bad)).toBeNaN();
     }
   });

@@ -37,7 +37,10 @@ export function folder(fields: Partial<Folder> & { uuid: string }): Folder {
 }
 
 /** A source over a closed set; counts lookups so tests can see what was asked. */
-export function sourceOf(stories: readonly Story[], folders: readonly Folder[] = []): ResolveSource & { lookups: number } {
+export function sourceOf(
+  stories: readonly Story[],
+  folders: readonly Folder[] = [],
+): ResolveSource & { lookups: number } {
   const byUuid = new Map(stories.map((s) => [s.uuid, s]));
   const byId = new Map(stories.map((s) => [s.id, s]));
   const foldersByUuid = new Map(folders.map((f) => [f.uuid, f]));

@@ -91,7 +91,9 @@ describe('v1 limits are per story', () => {
 
   it('url links: 100 distinct targets, later multilinks stay as they are', () => {
     const page = withLinks(uuids(120));
-    const body = resolveV1(page, { relations: [], links: 'url' }, source).content.body as Array<{ link: Record<string, unknown> }>;
+    const body = resolveV1(page, { relations: [], links: 'url' }, source).content.body as Array<{
+      link: Record<string, unknown>;
+    }>;
     expect(body[99]!.link.story).toMatchObject({ uuid: uuid(100) });
     expect(body[99]!.link.cached_url).toBe('t-100');
     expect(body[100]).toBe((page.content.body as unknown[])[100]);
@@ -100,7 +102,9 @@ describe('v1 limits are per story', () => {
 
   it('story links: 50 distinct targets', () => {
     const page = withLinks(uuids(60));
-    const body = resolveV1(page, { relations: [], links: 'story' }, source).content.body as Array<{ link: Record<string, unknown> }>;
+    const body = resolveV1(page, { relations: [], links: 'story' }, source).content.body as Array<{
+      link: Record<string, unknown>;
+    }>;
     expect(body.filter((b) => 'story' in b.link)).toHaveLength(50);
     expect(body[49]!.link.story).toBe(targets[49]);
     expect(body[50]!.link.cached_url).toBe('old/path');

@@ -22,10 +22,25 @@ const link = (uuid: string) => ({ fieldtype: 'multilink', linktype: 'story', id:
 
 describe('resolve_links=link: published', () => {
   it('is false for a target with no published version, in the draft view, and true for a published one', async () => {
-    const { story: draftOnly } = await admin('POST', '/stories', { name: 'Draft only', slug: 'draft-only-target', parent_id: 0, content: { component: 'page' } });
-    const { story: published } = await admin('POST', '/stories', { name: 'Published', slug: 'published-target', parent_id: 0, content: { component: 'page' } });
+    const { story: draftOnly } = await admin('POST', '/stories', {
+      name: 'Draft only',
+      slug: 'draft-only-target',
+      parent_id: 0,
+      content: { component: 'page' },
+    });
+    const { story: published } = await admin('POST', '/stories', {
+      name: 'Published',
+      slug: 'published-target',
+      parent_id: 0,
+      content: { component: 'page' },
+    });
     await admin('POST', `/stories/${published.id}/publish`);
-    const { story: withdrawn } = await admin('POST', '/stories', { name: 'Withdrawn', slug: 'withdrawn-target', parent_id: 0, content: { component: 'page' } });
+    const { story: withdrawn } = await admin('POST', '/stories', {
+      name: 'Withdrawn',
+      slug: 'withdrawn-target',
+      parent_id: 0,
+      content: { component: 'page' },
+    });
     await admin('POST', `/stories/${withdrawn.id}/publish`);
     await admin('POST', `/stories/${withdrawn.id}/unpublish`);
     const { story: holder } = await admin('POST', '/stories', {
@@ -49,6 +64,8 @@ describe('resolve_links=link: published', () => {
 
     // The published view links only to what it shows, all published.
     const live = await server.api('/v2/cdn/stories/link-holder', { resolve_links: 'link' });
-    expect(live.body.links.map((l: { uuid: string; published: boolean }) => [l.uuid, l.published])).toEqual([[published.uuid, true]]);
+    expect(live.body.links.map((l: { uuid: string; published: boolean }) => [l.uuid, l.published])).toEqual([
+      [published.uuid, true],
+    ]);
   });
 });

@@ -7,7 +7,9 @@ import { describeRealdata } from '../../helpers/realdata.js';
 const byUuid = (a: { uuid: string }, b: { uuid: string }) => a.uuid.localeCompare(b.uuid);
 
 describeRealdata('storyblok-php-client: a v2 story recorded with resolve_relations', () => {
-  const recorded = deepFreeze(realdata<{ story: Story; rels: Story[]; links: unknown[] }>('storyblok-php-client/v2-stories-relations.json'));
+  const recorded = deepFreeze(
+    realdata<{ story: Story; rels: Story[]; links: unknown[] }>('storyblok-php-client/v2-stories-relations.json'),
+  );
   const relations = ['popular-articles.articles'];
   const source = sourceOf(recorded.rels);
 
@@ -28,7 +30,9 @@ describeRealdata('storyblok-php-client: a v2 story recorded with resolve_relatio
   });
 
   it('resolves nothing for a component.field that is not in the content', () => {
-    expect(resolveV2([recorded.story], { relations: ['page.articles', 'popular-articles.headline'] }, source).rels).toEqual([]);
+    expect(
+      resolveV2([recorded.story], { relations: ['page.articles', 'popular-articles.headline'] }, source).rels,
+    ).toEqual([]);
   });
 
   it('v1 nests the same stories inside the field, in field order', () => {
@@ -46,8 +50,16 @@ describeRealdata('laravel-storyblok: a closed set of three related stories', () 
   // story's uuid and id; the space derived here gives each the uuid it was
   // recorded under (its file name) and an id of its own.
   const relation = realdata<{ story: Story }>('laravel-storyblok/relation.json').story;
-  const targetA = { ...realdata<{ story: Story }>('laravel-storyblok/aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46.json').story, uuid: 'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46', id: 14994142 };
-  const targetB = { ...realdata<{ story: Story }>('laravel-storyblok/cb1bb01a-e414-49ed-85d0-03f63f35171f.json').story, uuid: 'cb1bb01a-e414-49ed-85d0-03f63f35171f', id: 14994143 };
+  const targetA = {
+    ...realdata<{ story: Story }>('laravel-storyblok/aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46.json').story,
+    uuid: 'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46',
+    id: 14994142,
+  };
+  const targetB = {
+    ...realdata<{ story: Story }>('laravel-storyblok/cb1bb01a-e414-49ed-85d0-03f63f35171f.json').story,
+    uuid: 'cb1bb01a-e414-49ed-85d0-03f63f35171f',
+    id: 14994143,
+  };
   const space = deepFreeze([relation, targetA, targetB]);
   const source = sourceOf(space);
   const relations = ['relation.single_option_story', 'relation.multi_options_stories'];
@@ -63,7 +75,10 @@ describeRealdata('laravel-storyblok: a closed set of three related stories', () 
     expect(resolved.content.single_option_story).toBe(targetA);
     expect(resolved.content.multi_options_stories).toEqual([targetA, targetB]);
     expect(resolved.content.multi_options_stories).not.toBe(relation.content.multi_options_stories);
-    expect(relation.content.multi_options_stories).toEqual(['aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46', 'cb1bb01a-e414-49ed-85d0-03f63f35171f']);
+    expect(relation.content.multi_options_stories).toEqual([
+      'aa2cd950-da3a-4d7e-9c51-5eaaf5e0af46',
+      'cb1bb01a-e414-49ed-85d0-03f63f35171f',
+    ]);
   });
 
   it('only the listed field is resolved', () => {
@@ -109,14 +124,26 @@ describeRealdata('laravel-storyblok ep16: a relation whose targets are missing',
 
 describeRealdata('laravel-storyblok all-fields: every multilink linktype and every asset shape', () => {
   const allFields = deepFreeze(realdata<{ story: Story }>('laravel-storyblok/all-fields.json').story);
-  const target = story({ uuid: '8a6eee6b-025e-484e-9219-8ad6596a74fa', name: 'Primary contact', slug: 'primary-contact', full_slug: 'people/primary-contact' });
+  const target = story({
+    uuid: '8a6eee6b-025e-484e-9219-8ad6596a74fa',
+    name: 'Primary contact',
+    slug: 'primary-contact',
+    full_slug: 'people/primary-contact',
+  });
   const source = sourceOf(deepFreeze([allFields, target]));
   const c = allFields.content as Record<string, any>;
 
   it('v2 url: only the story links count, once per target', () => {
     const extras = resolveV2([allFields], { relations: [], links: 'url' }, source);
     expect(extras.links).toEqual([
-      { id: target.id, uuid: target.uuid, name: 'Primary contact', slug: 'primary-contact', full_slug: 'people/primary-contact', url: 'people/primary-contact' },
+      {
+        id: target.id,
+        uuid: target.uuid,
+        name: 'Primary contact',
+        slug: 'primary-contact',
+        full_slug: 'people/primary-contact',
+        url: 'people/primary-contact',
+      },
     ]);
     expect(extras).not.toHaveProperty('link_uuids');
     expect(extras).not.toHaveProperty('assets');
@@ -131,7 +158,8 @@ describeRealdata('laravel-storyblok all-fields: every multilink linktype and eve
       expect(r[key].id).toBe(target.uuid);
     }
     expect(r.link_anchor.anchor).toBe('the-anchor');
-    for (const key of ['link_url', 'link_email', 'link_asset', 'hero', 'blocks', 'table', 'richtext']) expect(r[key]).toBe(c[key]);
+    for (const key of ['link_url', 'link_email', 'link_asset', 'hero', 'blocks', 'table', 'richtext'])
+      expect(r[key]).toBe(c[key]);
     expect(c.link_story.cached_url).toBe('key-people/primary-contact');
     expect(c.link_story).not.toHaveProperty('story');
   });
@@ -165,7 +193,14 @@ describeRealdata('laravel-storyblok all-fields: every multilink linktype and eve
   });
 
   it('v2 assets: empty assets (id null, empty filename) and the blok named `asset` are not assets', () => {
-    const content = { component: 'page', _uid: 'u', empty: c.asset_image, blank: c.asset_empty, blocks: [c.blocks[1]], none: c.multi_assets_empty };
+    const content = {
+      component: 'page',
+      _uid: 'u',
+      empty: c.asset_image,
+      blank: c.asset_empty,
+      blocks: [c.blocks[1]],
+      none: c.multi_assets_empty,
+    };
     const extras = resolveV2([story({ uuid: 'x', content })], { relations: [], assets: true }, source);
     expect(extras.assets).toEqual([expect.objectContaining({ id: 1232246 })]);
   });
@@ -174,7 +209,13 @@ describeRealdata('laravel-storyblok all-fields: every multilink linktype and eve
 describeRealdata('johannes-lindgren: a rich-text document with link marks of all four linktypes', () => {
   const doc = realdata('johannes-lindgren-storyblok/richtext-one-of-each.json');
   const page = deepFreeze(story({ uuid: 'page', content: { component: 'page', _uid: 'p', text: doc } }));
-  const target = story({ uuid: '76e43a9d-8e08-43ff-8209-d718187c1369', slug: 'rich-text', full_slug: 'docs/rich-text', parent_id: 7, position: 3 });
+  const target = story({
+    uuid: '76e43a9d-8e08-43ff-8209-d718187c1369',
+    slug: 'rich-text',
+    full_slug: 'docs/rich-text',
+    parent_id: 7,
+    position: 3,
+  });
   const source = sourceOf(deepFreeze([page, target]));
   const marks = (node: any): any[] =>
     Array.isArray(node.content)
@@ -224,12 +265,21 @@ describeRealdata('johannes-lindgren: a rich-text document with link marks of all
   it('v1 url: the story mark gets the compact link', () => {
     const resolved = resolveV1(page, { relations: [], links: 'url' }, source);
     const attrs = (resolved.content.text as any).content[7].content[0].marks[0].attrs;
-    expect(attrs.story).toEqual({ id: target.id, uuid: target.uuid, name: target.name, slug: 'rich-text', full_slug: 'docs/rich-text', url: 'docs/rich-text' });
+    expect(attrs.story).toEqual({
+      id: target.id,
+      uuid: target.uuid,
+      name: target.name,
+      slug: 'rich-text',
+      full_slug: 'docs/rich-text',
+      url: 'docs/rich-text',
+    });
   });
 
   it('a folder can be the target of a mark', () => {
     const docs = folder({ uuid: target.uuid, slug: 'docs', full_slug: 'docs' });
     const extras = resolveV2([page], { relations: [], links: 'url' }, sourceOf([page], [docs]));
-    expect(extras.links).toEqual([{ id: docs.id, uuid: docs.uuid, name: docs.name, slug: 'docs', full_slug: 'docs', url: 'docs' }]);
+    expect(extras.links).toEqual([
+      { id: docs.id, uuid: docs.uuid, name: docs.name, slug: 'docs', full_slug: 'docs', url: 'docs' },
+    ]);
   });
 });

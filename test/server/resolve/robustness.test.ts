@@ -45,10 +45,18 @@ describe('hostile content', () => {
         { type: 'link', attrs: [] },
       ],
       weird: [null, 0, '', true, [[[]]], { component: 12, rel: 'target' }, { component: null }],
-      assets: [{ id: Number.NaN, filename: 'x' }, { id: Infinity, filename: 'y' }, { id: 1, filename: 5 }],
+      assets: [
+        { id: Number.NaN, filename: 'x' },
+        { id: Infinity, filename: 'y' },
+        { id: 1, filename: 5 },
+      ],
     };
     const input = deepFreeze(story({ uuid: 'p', content }));
-    const options = { relations: ['page.rel', 'nodot', '.x', 'x.', '', 'blok.rel'], links: 'url' as const, assets: true };
+    const options = {
+      relations: ['page.rel', 'nodot', '.x', 'x.', '', 'blok.rel'],
+      links: 'url' as const,
+      assets: true,
+    };
     expect(resolveV2([input], options, source)).toEqual({ rels: [], links: [], assets: [] });
     expect(resolveV1(input, options, source).content).toBe(input.content);
   });
@@ -74,7 +82,12 @@ describe('hostile content', () => {
 
 describe('depth', () => {
   function nested(depth: number): Story {
-    let node: Record<string, unknown> = { component: 'blok', _uid: 'leaf', rel: 'target', link: storyLinkField('target') };
+    let node: Record<string, unknown> = {
+      component: 'blok',
+      _uid: 'leaf',
+      rel: 'target',
+      link: storyLinkField('target'),
+    };
     for (let i = 0; i < depth; i++) node = { component: 'wrap', _uid: `w${i}`, body: [node] };
     return deepFreeze(story({ uuid: 'deep', content: { component: 'page', _uid: 'p', body: [node] } }));
   }

@@ -3,7 +3,13 @@ import type { Story } from '../../../src/api/index.js';
 import { resolveV1 } from '../../../src/server/resolve/index.js';
 import { deepFreeze, folder, sourceOf, story, storyLinkField } from './helpers.js';
 
-const author = story({ uuid: 'author', id: 7, slug: 'jane', full_slug: 'people/jane', content: { component: 'person', _uid: 'a', articles: ['article'] } });
+const author = story({
+  uuid: 'author',
+  id: 7,
+  slug: 'jane',
+  full_slug: 'people/jane',
+  content: { component: 'person', _uid: 'a', articles: ['article'] },
+});
 const editor = story({ uuid: 'editor', id: 8, slug: 'joe', full_slug: 'people/joe' });
 const people = folder({ uuid: 'people-folder', slug: 'people', full_slug: 'people', id: 70 });
 const source = sourceOf(deepFreeze([author, editor]), deepFreeze([people]));
@@ -101,22 +107,43 @@ describe('v1 links', () => {
   });
 
   it('url: the compact object', () => {
-    const out = resolveV1(page({ cta: storyLinkField('author') }), { relations: [], links: 'url' }, source).content as any;
-    expect(out.cta.story).toEqual({ name: author.name, id: 7, uuid: 'author', slug: 'jane', full_slug: 'people/jane', url: 'people/jane' });
+    const out = resolveV1(page({ cta: storyLinkField('author') }), { relations: [], links: 'url' }, source)
+      .content as any;
+    expect(out.cta.story).toEqual({
+      name: author.name,
+      id: 7,
+      uuid: 'author',
+      slug: 'jane',
+      full_slug: 'people/jane',
+      url: 'people/jane',
+    });
   });
 
   it('an item without fieldtype but with linktype story is a link too; other linktypes are not', () => {
     const legacy = { id: 'author', linktype: 'story', cached_url: 'x' };
-    const url = { id: 'author', linktype: 'url', fieldtype: 'multilink', url: 'https://example.com', cached_url: 'https://example.com' };
+    const url = {
+      id: 'author',
+      linktype: 'url',
+      fieldtype: 'multilink',
+      url: 'https://example.com',
+      cached_url: 'https://example.com',
+    };
     const out = resolveV1(page({ items: [legacy, url] }), { relations: [], links: 'url' }, source).content as any;
     expect(out.items[0]).toMatchObject({ cached_url: 'people/jane', story: { uuid: 'author' } });
-    expect(out.items[1]).toBe((url as unknown as object));
+    expect(out.items[1]).toBe(url as unknown as object);
   });
 
   it('a folder can be the target', () => {
     const input = page({ cta: storyLinkField('people-folder', 'staff') });
     const asUrl = resolveV1(input, { relations: [], links: 'url' }, source).content as any;
-    expect(asUrl.cta.story).toEqual({ name: people.name, id: 70, uuid: 'people-folder', slug: 'people', full_slug: 'people', url: 'people' });
+    expect(asUrl.cta.story).toEqual({
+      name: people.name,
+      id: 70,
+      uuid: 'people-folder',
+      slug: 'people',
+      full_slug: 'people',
+      url: 'people',
+    });
     expect(asUrl.cta.cached_url).toBe('people');
     const asStory = resolveV1(input, { relations: [], links: 'story' }, source).content as any;
     expect(asStory.cta.story).toEqual({ ...people, is_folder: true });
@@ -129,10 +156,21 @@ describe('v1 links', () => {
   });
 
   it('rich-text marks: attrs.story is added; a cached site path in href is refreshed, other hrefs are kept', () => {
-    const mark = (href: unknown) => ({ type: 'link', attrs: { href, uuid: 'author', anchor: null, target: '_self', linktype: 'story' } });
+    const mark = (href: unknown) => ({
+      type: 'link',
+      attrs: { href, uuid: 'author', anchor: null, target: '_self', linktype: 'story' },
+    });
     const text = (href: unknown) => ({ type: 'text', text: 'x', marks: [{ type: 'bold' }, mark(href)] });
     const input = page({
-      text: { type: 'doc', content: [{ type: 'paragraph', content: [text('/old/jane'), text('https://example.com/jane'), text(''), text(null), text('//cdn/x')] }] },
+      text: {
+        type: 'doc',
+        content: [
+          {
+            type: 'paragraph',
+            content: [text('/old/jane'), text('https://example.com/jane'), text(''), text(null), text('//cdn/x')],
+          },
+        ],
+      },
     });
     const out = resolveV1(input, { relations: [], links: 'story' }, source).content as any;
     const hrefs = out.text.content[0].content.map((t: any) => t.marks[1].attrs.href);

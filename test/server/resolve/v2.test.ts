@@ -5,7 +5,15 @@ import { resolveV2 } from '../../../src/server/resolve/index.js';
 import { deepFreeze, folder, sourceOf, story, storyLinkField } from './helpers.js';
 
 const c = story({ uuid: 'c', id: 3, slug: 'c', full_slug: 'c' });
-const b = story({ uuid: 'b', id: 2, slug: 'b', full_slug: 'blog/b', parent_id: 10, position: -5, content: { component: 'post', _uid: 'b', related: 'c', cta: storyLinkField('c') } });
+const b = story({
+  uuid: 'b',
+  id: 2,
+  slug: 'b',
+  full_slug: 'blog/b',
+  parent_id: 10,
+  position: -5,
+  content: { component: 'post', _uid: 'b', related: 'c', cta: storyLinkField('c') },
+});
 const home = story({
   uuid: 'home',
   id: 1,
@@ -15,7 +23,13 @@ const home = story({
   path: '/',
   translated_slugs: [{ path: 'accueil', name: 'Accueil', lang: 'fr' }],
 });
-const blog = folder({ uuid: 'blog', id: 10, slug: 'blog', full_slug: 'blog', translated_slugs: [{ lang: 'fr', path: 'journal', name: 'Journal' }] });
+const blog = folder({
+  uuid: 'blog',
+  id: 10,
+  slug: 'blog',
+  full_slug: 'blog',
+  translated_slugs: [{ lang: 'fr', path: 'journal', name: 'Journal' }],
+});
 const space = deepFreeze([b, c, home]);
 const source = sourceOf(space, deepFreeze([blog]));
 
@@ -42,7 +56,10 @@ describe('v2 relations', () => {
   it('rels follow document order, including relations in nested bloks and rich text', () => {
     const a = page('a', {
       body: [{ component: 'post', _uid: 'n', related: 'c' }],
-      text: { type: 'doc', content: [{ type: 'blok', attrs: { body: [{ component: 'post', _uid: 'r', related: 'home' }] } }] },
+      text: {
+        type: 'doc',
+        content: [{ type: 'blok', attrs: { body: [{ component: 'post', _uid: 'r', related: 'home' }] } }],
+      },
       related: 'b',
     });
     const extras = resolveV2([a], { relations: ['post.related'] }, source);
@@ -65,7 +82,12 @@ describe('v2 links', () => {
   const a = page('a', {
     cta: storyLinkField('b'),
     nav: [storyLinkField('blog'), storyLinkField('home'), storyLinkField('missing'), storyLinkField('b')],
-    text: { type: 'doc', content: [{ type: 'text', text: 'c', marks: [{ type: 'link', attrs: { href: '/c', uuid: 'c', linktype: 'story' } }] }] },
+    text: {
+      type: 'doc',
+      content: [
+        { type: 'text', text: 'c', marks: [{ type: 'link', attrs: { href: '/c', uuid: 'c', linktype: 'story' } }] },
+      ],
+    },
   });
 
   it('story: the target stories as stored, folders marked is_folder', () => {
@@ -89,10 +111,60 @@ describe('v2 links', () => {
   it('link: routing properties, with translated slugs when the target has them', () => {
     const extras = resolveV2([a], { relations: [], links: 'link' }, source);
     expect(extras.links).toEqual([
-      { id: 2, uuid: 'b', slug: 'b', full_slug: 'blog/b', name: b.name, is_folder: false, parent_id: 10, published: true, position: -5, is_startpage: false, real_path: '/blog/b' },
-      { id: 10, uuid: 'blog', slug: 'blog', full_slug: 'blog', name: blog.name, is_folder: true, parent_id: 0, published: true, position: 0, is_startpage: false, real_path: '/blog', translated_slugs: blog.translated_slugs },
-      { id: 1, uuid: 'home', slug: 'home', full_slug: 'home', name: home.name, is_folder: false, parent_id: 0, published: true, position: 0, is_startpage: true, real_path: '/', translated_slugs: home.translated_slugs },
-      { id: 3, uuid: 'c', slug: 'c', full_slug: 'c', name: c.name, is_folder: false, parent_id: 0, published: true, position: 0, is_startpage: false, real_path: '/c' },
+      {
+        id: 2,
+        uuid: 'b',
+        slug: 'b',
+        full_slug: 'blog/b',
+        name: b.name,
+        is_folder: false,
+        parent_id: 10,
+        published: true,
+        position: -5,
+        is_startpage: false,
+        real_path: '/blog/b',
+      },
+      {
+        id: 10,
+        uuid: 'blog',
+        slug: 'blog',
+        full_slug: 'blog',
+        name: blog.name,
+        is_folder: true,
+        parent_id: 0,
+        published: true,
+        position: 0,
+        is_startpage: false,
+        real_path: '/blog',
+        translated_slugs: blog.translated_slugs,
+      },
+      {
+        id: 1,
+        uuid: 'home',
+        slug: 'home',
+        full_slug: 'home',
+        name: home.name,
+        is_folder: false,
+        parent_id: 0,
+        published: true,
+        position: 0,
+        is_startpage: true,
+        real_path: '/',
+        translated_slugs: home.translated_slugs,
+      },
+      {
+        id: 3,
+        uuid: 'c',
+        slug: 'c',
+        full_slug: 'c',
+        name: c.name,
+        is_folder: false,
+        parent_id: 0,
+        published: true,
+        position: 0,
+        is_startpage: false,
+        real_path: '/c',
+      },
     ]);
     for (const link of extras.links) LinkObject.parse(link);
   });
@@ -114,11 +186,23 @@ describe('v2 links', () => {
 });
 
 describe('v2 assets', () => {
-  const asset = (id: unknown, filename: unknown, extra: Record<string, unknown> = {}) => ({ fieldtype: 'asset', id, filename, alt: '', ...extra });
+  const asset = (id: unknown, filename: unknown, extra: Record<string, unknown> = {}) => ({
+    fieldtype: 'asset',
+    id,
+    filename,
+    alt: '',
+    ...extra,
+  });
 
   it('unique by id across a list, first seen first, only known keys', () => {
-    const a = page('a', { image: asset(5, 'a.jpg', { meta_data: { size: 1 }, is_external_url: false, _uid: 'ignored' }), gallery: [{ id: 6, filename: 'g.jpg' }] });
-    const z = page('z', { image: asset(5, 'other.jpg'), body: [{ component: 'img', _uid: 'i', img: asset(7, 'b.png') }] });
+    const a = page('a', {
+      image: asset(5, 'a.jpg', { meta_data: { size: 1 }, is_external_url: false, _uid: 'ignored' }),
+      gallery: [{ id: 6, filename: 'g.jpg' }],
+    });
+    const z = page('z', {
+      image: asset(5, 'other.jpg'),
+      body: [{ component: 'img', _uid: 'i', img: asset(7, 'b.png') }],
+    });
     const extras = resolveV2([a, z], { relations: [], assets: true }, source);
     expect(extras.assets).toEqual([
       { id: 5, filename: 'a.jpg', alt: '', is_external_url: false, meta_data: { size: 1 } },
@@ -133,7 +217,11 @@ describe('v2 assets', () => {
       noFile: asset(1, ''),
       stringId: asset('2', 'x.jpg'),
       loose: { id: 3, filename: 'loose.jpg' },
-      items: [{ component: 'img', _uid: 'i', id: 4, filename: 'blok.jpg' }, { linktype: 'asset', id: 5, filename: 'l.jpg' }, ''],
+      items: [
+        { component: 'img', _uid: 'i', id: 4, filename: 'blok.jpg' },
+        { linktype: 'asset', id: 5, filename: 'l.jpg' },
+        '',
+      ],
       image: { type: 'image', attrs: { id: 6, src: 'x.jpg' } },
     });
     expect(resolveV2([a], { relations: [], assets: true }, source).assets).toEqual([]);

@@ -19,7 +19,14 @@ const PUBLIC = 'assets-public';
 const servers: RunningServer[] = [];
 
 async function serve(options: Partial<ServiceOptions> = {}): Promise<RunningServer> {
-  const server = await startServer({ space: generateDemoSpace({ stories: 40 }), rateLimit: false, publicToken: PUBLIC, assetUrls: 'self', admin: true, ...options });
+  const server = await startServer({
+    space: generateDemoSpace({ stories: 40 }),
+    rateLimit: false,
+    publicToken: PUBLIC,
+    assetUrls: 'self',
+    admin: true,
+    ...options,
+  });
   servers.push(server);
   return server;
 }
@@ -43,7 +50,12 @@ describe('sync with assets', () => {
     const index = (await readAssetIndex(out))!;
     const paths = Object.keys(index.files);
     expect(paths.length).toBeGreaterThan(10);
-    expect(result.assets).toMatchObject({ referenced: paths.length, downloaded: paths.length, removed: 0, missing: [] });
+    expect(result.assets).toMatchObject({
+      referenced: paths.length,
+      downloaded: paths.length,
+      removed: 0,
+      missing: [],
+    });
     expect(assetRequests(server)).toBe(paths.length);
 
     // Every story's references are in the index, and every file is named by the digest of its bytes.
@@ -61,7 +73,9 @@ describe('sync with assets', () => {
     }
     // Nothing else in assets/.
     const onDisk = (await walk(out)).filter((f) => f.startsWith('assets/'));
-    expect(onDisk.sort()).toEqual([...new Set(Object.values(index.files).map((f) => f.file)), 'assets/index.json'].sort());
+    expect(onDisk.sort()).toEqual(
+      [...new Set(Object.values(index.files).map((f) => f.file)), 'assets/index.json'].sort(),
+    );
 
     const before = assetRequests(server);
     const again = await run(server, out);
@@ -74,7 +88,9 @@ describe('sync with assets', () => {
 
   it('stores a file once when two asset URLs have the same bytes', async () => {
     const server = await serve();
-    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
     const a = await admin(server.url, 'POST', '/assets', { name: 'one.png', data: png.toString('base64') });
     const b = await admin(server.url, 'POST', '/assets', { name: 'two.png', data: png.toString('base64') });
     const story = await admin(server.url, 'POST', '/stories', {
@@ -98,9 +114,15 @@ describe('sync with assets', () => {
     const before = (await readAssetIndex(out))!;
 
     // A new asset on a new story; a story deleted whose asset nothing else uses.
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#aa3300' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
     const added = await admin(server.url, 'POST', '/assets', { name: 'fresh.png', data: png.toString('base64') });
-    const story = await admin(server.url, 'POST', '/stories', { name: 'Fresh', slug: 'fresh', content: { component: 'page', image: { ...added.asset, fieldtype: 'asset' } } });
+    const story = await admin(server.url, 'POST', '/stories', {
+      name: 'Fresh',
+      slug: 'fresh',
+      content: { component: 'page', image: { ...added.asset, fieldtype: 'asset' } },
+    });
     await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
     const counts = new Map<string, number>();
     for (const paths of Object.values(before.stories)) for (const p of paths) counts.set(p, (counts.get(p) ?? 0) + 1);
@@ -138,9 +160,15 @@ describe('sync with assets', () => {
     await run(server, out);
     const tree = await readTree(out);
     // A new story references an asset the service no longer has.
-    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#000' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     const added = await admin(server.url, 'POST', '/assets', { name: 'gone.png', data: png.toString('base64') });
-    const story = await admin(server.url, 'POST', '/stories', { name: 'Gone', slug: 'gone', content: { component: 'page', body: [{ component: 'hero', image: { ...added.asset, fieldtype: 'asset' } }] } });
+    const story = await admin(server.url, 'POST', '/stories', {
+      name: 'Gone',
+      slug: 'gone',
+      content: { component: 'page', body: [{ component: 'hero', image: { ...added.asset, fieldtype: 'asset' } }] },
+    });
     await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
     await admin(server.url, 'DELETE', `/assets/${added.asset.id}`);
 
@@ -151,7 +179,9 @@ describe('sync with assets', () => {
     expect(await readTree(out)).toEqual(tree);
 
     const allowed = await run(server, out, { assets: { allowMissing: true, minBackoffMs: 10 } });
-    expect(allowed.assets!.missing).toEqual([expect.objectContaining({ storyId: story.story.id, field: 'content.body.0.image.filename' })]);
+    expect(allowed.assets!.missing).toEqual([
+      expect.objectContaining({ storyId: story.story.id, field: 'content.body.0.image.filename' }),
+    ]);
     expect(allowed.changed.stories).toContain(story.story.id);
   });
 

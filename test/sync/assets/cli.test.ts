@@ -25,7 +25,17 @@ it('serve delivers its own asset URLs, and sync --assets downloads every one of 
       });
       server.on('close', () => reject(new Error(`serve ended: ${seen}`)));
     });
-    const result = await runCli(['sync', '--base-url', url, '--token', 'local-public-token', '--out', out, '--assets', '--json']);
+    const result = await runCli([
+      'sync',
+      '--base-url',
+      url,
+      '--token',
+      'local-public-token',
+      '--out',
+      out,
+      '--assets',
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { assets: { referenced: number; downloaded: number } };
     const index = (await readAssetIndex(out))!;
@@ -33,7 +43,17 @@ it('serve delivers its own asset URLs, and sync --assets downloads every one of 
     expect(summary.assets.referenced).toBeGreaterThan(5);
     for (const file of Object.values(index.files)) expect(file.url.startsWith(`${url}/f/`)).toBe(true);
 
-    const usage = await runCli(['sync', '--base-url', url, '--token', 't', '--out', out, '--asset-host', 'https://x.example']);
+    const usage = await runCli([
+      'sync',
+      '--base-url',
+      url,
+      '--token',
+      't',
+      '--out',
+      out,
+      '--asset-host',
+      'https://x.example',
+    ]);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain('need --assets');
   } finally {

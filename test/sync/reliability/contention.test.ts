@@ -33,7 +33,9 @@ async function withServer<T>(run: (server: RunningServer) => Promise<T>): Promis
  * as a client that was already busy would have, so that the contention starts
  * with the sync instead of a few seconds into it.
  */
-function startConsumer(baseUrl: string): { stop(): Promise<{ requests: number; ok: number; throttled: number; other: number }> } {
+function startConsumer(baseUrl: string): {
+  stop(): Promise<{ requests: number; ok: number; throttled: number; other: number }>;
+} {
   const counts = { requests: 0, ok: 0, throttled: 0, other: 0 };
   const pending = new Set<Promise<void>>();
   let n = 0;

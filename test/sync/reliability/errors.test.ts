@@ -33,7 +33,11 @@ interface Picture {
 }
 
 async function picture(dir: string): Promise<Picture> {
-  return { tree: await readTree(dir), mtimes: await mtimes(dir), manifest: await readFile(path.join(dir, 'manifest.json'), 'utf8') };
+  return {
+    tree: await readTree(dir),
+    mtimes: await mtimes(dir),
+    manifest: await readFile(path.join(dir, 'manifest.json'), 'utf8'),
+  };
 }
 
 /** A fresh copy of the fixture snapshot, and what it looks like. */
@@ -150,7 +154,16 @@ describe.concurrent('content-sync sync fails clearly and loses nothing', { timeo
   it('the token of another space: names both spaces, leaves the snapshot alone', async ({ expect }) => {
     const { dir, before } = await previousSnapshot();
     for (const full of [false, true]) {
-      const r = await runCli(['sync', '--base-url', demo.url, '--token', DEMO_TOKEN, '--out', dir, ...(full ? ['--full'] : [])]);
+      const r = await runCli([
+        'sync',
+        '--base-url',
+        demo.url,
+        '--token',
+        DEMO_TOKEN,
+        '--out',
+        dir,
+        ...(full ? ['--full'] : []),
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('space 287451');
       expect(r.stderr).toContain('space 4242');
@@ -170,7 +183,13 @@ describe.concurrent('content-sync sync fails clearly and loses nothing', { timeo
 
   it('an answer that violates the schema: names the endpoint and the path inside the body', async ({ expect }) => {
     // The one failure the real service cannot produce: a tiny stand-in that breaks the contract.
-    const space = { id: 4242, name: 'Fixture space', domain: 'https://fixture.example.com/', version: 1_700_000_000, language_codes: ['de'] };
+    const space = {
+      id: 4242,
+      name: 'Fixture space',
+      domain: 'https://fixture.example.com/',
+      version: 1_700_000_000,
+      language_codes: ['de'],
+    };
     const fake = await startPlainServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       res.setHeader('content-type', 'application/json');
@@ -216,7 +235,16 @@ describe('content-sync sync when the service goes away mid-sync', () => {
       const dir = path.join(root, 'midway');
       await sync({ baseUrl: server.url, token: 'local-public-token', out: dir });
       const before = await picture(dir);
-      const child = spawnCli(['sync', '--base-url', server.url, '--token', 'local-public-token', '--out', dir, '--full']);
+      const child = spawnCli([
+        'sync',
+        '--base-url',
+        server.url,
+        '--token',
+        'local-public-token',
+        '--out',
+        dir,
+        '--full',
+      ]);
       const done = collect(child);
       // Close the service once the sync has opened its transaction and is reading.
       while (!existsSync(path.join(dir, '.txn')) && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));

@@ -17,7 +17,10 @@ let root: string;
 const references = new Map<number, Map<string, string>>();
 
 /** A sync of a fresh demo space of `stories` through a service with `faults`, into a new directory. */
-async function syncThrough(stories: number, faults: string | undefined): Promise<{ result: SyncResult; tree: Map<string, string>; out: string }> {
+async function syncThrough(
+  stories: number,
+  faults: string | undefined,
+): Promise<{ result: SyncResult; tree: Map<string, string>; out: string }> {
   let server: RunningServer | undefined;
   try {
     server = await startServer({

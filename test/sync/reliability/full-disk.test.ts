@@ -43,7 +43,9 @@ function fill(free: number): string {
 }
 
 describe.runIf(mounted)('a sync onto a full disk', () => {
-  it('fails naming the snapshot and saying it is intact (and it is), or succeeds whole, at every level of free space', { timeout: 120_000 }, async () => {
+  it('fails naming the snapshot and saying it is intact (and it is), or succeeds whole, at every level of free space', {
+    timeout: 120_000,
+  }, async () => {
     const data = generateDemoSpace({ stories: 30 });
     const server = await startServer({ space: generateDemoSpace({ stories: 30 }), rateLimit: false });
     try {
@@ -72,7 +74,9 @@ describe.runIf(mounted)('a sync onto a full disk', () => {
         expect(leftovers, `${pages} pages free`).toEqual([]);
         if (failure) {
           outcomes.push(`${pages} pages: failed`);
-          expect(failure.message, `${pages} pages free`).toMatch(/^cannot write the snapshot in .* \(ENOSPC: [^)]*\); nothing was committed: the previous snapshot is intact$/);
+          expect(failure.message, `${pages} pages free`).toMatch(
+            /^cannot write the snapshot in .* \(ENOSPC: [^)]*\); nothing was committed: the previous snapshot is intact$/,
+          );
           expect(failure.message).toContain(out);
           expect(treeDiff(await readTree(out), before), `${pages} pages free`).toEqual([]);
         } else {
@@ -84,8 +88,14 @@ describe.runIf(mounted)('a sync onto a full disk', () => {
         }
       }
       // The levels reach both sides: too little space, and enough.
-      expect(outcomes.some((o) => o.endsWith('failed')), outcomes.join(', ')).toBe(true);
-      expect(outcomes.some((o) => o.endsWith('synced')), outcomes.join(', ')).toBe(true);
+      expect(
+        outcomes.some((o) => o.endsWith('failed')),
+        outcomes.join(', '),
+      ).toBe(true);
+      expect(
+        outcomes.some((o) => o.endsWith('synced')),
+        outcomes.join(', '),
+      ).toBe(true);
     } finally {
       await server.close();
     }

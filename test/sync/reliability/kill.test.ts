@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { runKillTrials } from '../../../scripts/kill-trials.js';
 
 describe('a sync killed at any instant', () => {
-  it('leaves exactly the old or exactly the new snapshot, readable, and the next sync succeeds', { timeout: 120_000 }, async () => {
+  it('leaves exactly the old or exactly the new snapshot, readable, and the next sync succeeds', {
+    timeout: 120_000,
+  }, async () => {
     const lines: string[] = [];
     const summary = await runKillTrials({ trials: 8, seed: 20251001, stories: 120, log: (l) => lines.push(l) });
     const report = lines.join('\n');
@@ -19,8 +21,14 @@ describe('a sync killed at any instant', () => {
     expect(summary.nextSyncFailures, report).toBe(0);
     // The trials did reach the states that matter: killed before the commit,
     // and killed inside it (rolled forward by the next reader).
-    expect(summary.outcomes.some((o) => o.killed && o.verdict === 'old'), report).toBe(true);
-    expect(summary.outcomes.some((o) => o.killed && o.moment === 'commit'), report).toBe(true);
+    expect(
+      summary.outcomes.some((o) => o.killed && o.verdict === 'old'),
+      report,
+    ).toBe(true);
+    expect(
+      summary.outcomes.some((o) => o.killed && o.moment === 'commit'),
+      report,
+    ).toBe(true);
     for (const o of summary.outcomes) {
       if (o.diedCommitted) expect(o.verdict, report).toBe('new');
     }

@@ -17,9 +17,15 @@ describe('writers and a compile at once on one snapshot directory', () => {
     expect(summary.mixed, report).toBe(0);
     // Each kind of round ran, and each ended as a snapshot a process makes alone.
     for (const kind of ['two-services', 'three-syncs', 'sync-compile']) {
-      expect(summary.outcomes.filter((o) => o.kind === kind), report).toHaveLength(2);
+      expect(
+        summary.outcomes.filter((o) => o.kind === kind),
+        report,
+      ).toHaveLength(2);
     }
     // Two processes writing at once: one of them was refused (they did run together).
-    expect(summary.outcomes.some((o) => o.kind !== 'sync-compile' && o.codes.some((c) => c !== 0)), report).toBe(true);
+    expect(
+      summary.outcomes.some((o) => o.kind !== 'sync-compile' && o.codes.some((c) => c !== 0)),
+      report,
+    ).toBe(true);
   });
 });
