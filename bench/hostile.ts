@@ -26,9 +26,9 @@ function stream(res: http.ServerResponse, chunk: Buffer, total = Infinity): void
 }
 
 function bodies(): Record<string, { what: string; body: Body }> {
-  const text = Buffer.from('{"name":"' + 'x'.repeat(64 * 1024 - 10) + '",');
+  const text = Buffer.from(`{"name":"${'x'.repeat(64 * 1024 - 10)}",`);
   // A member of 16 MB of JSON-like text, repeated: 4 GB once decompressed.
-  const member = gzipSync(Buffer.from('{"a":"' + 'content '.repeat(2 * 1024 * 1024 - 1) + '"}'), { level: 9 });
+  const member = gzipSync(Buffer.from(`{"a":"${'content '.repeat(2 * 1024 * 1024 - 1)}"}`), { level: 9 });
   const members = 256;
   return {
     endless: {

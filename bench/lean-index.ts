@@ -42,7 +42,7 @@ async function entryChunk(
   const ms = performance.now() - started;
   const outputs = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
   const chunk = outputs.find((o) => o.type === 'chunk' && o.isEntry);
-  if (!chunk || chunk.type !== 'chunk') throw new Error('the build emitted no entry chunk');
+  if (chunk?.type !== 'chunk') throw new Error('the build emitted no entry chunk');
   return { bytes: Buffer.byteLength(chunk.code), ms };
 }
 

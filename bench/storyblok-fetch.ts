@@ -16,7 +16,7 @@ if (!url || !accessToken || !languages.length) {
 let rateLimitMessages = 0;
 console.log = (...args: unknown[]) => {
   if (String(args[0]).startsWith('Hit rate limit')) rateLimitMessages++;
-  else process.stderr.write(args.map(String).join(' ') + '\n');
+  else process.stderr.write(`${args.map(String).join(' ')}\n`);
 };
 
 interface Dimension {
@@ -63,5 +63,5 @@ await Promise.all([
 
 const ms = performance.now() - started;
 process.stdout.write(
-  JSON.stringify({ ms: Math.round(ms), storiesPerLanguage, datasources, entries, tags, rateLimitMessages }) + '\n',
+  `${JSON.stringify({ ms: Math.round(ms), storiesPerLanguage, datasources, entries, tags, rateLimitMessages })}\n`,
 );

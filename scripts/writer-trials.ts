@@ -218,11 +218,10 @@ export async function runWriterTrials(options: WriterTrialsOptions): Promise<Wri
         ]);
         commitWaited = overlap();
         codes = runs.map((r) => r.code);
-        runs.forEach(
-          (r, k) =>
-            r.code !== 0 &&
-            detail.push(`process ${k + 1} failed (exit ${r.code}): ${r.stderr.trim().split('\n').pop()}`),
-        );
+        runs.forEach((r, k) => {
+          if (r.code !== 0)
+            detail.push(`process ${k + 1} failed (exit ${r.code}): ${r.stderr.trim().split('\n').pop()}`);
+        });
         const snapshot = which(await readTree(dir), { new: snapshots.new });
         const output = runs[1]!.code === 0 ? which(await readTree(out), compiled) : undefined;
         verdict = snapshot && output ? `snapshot ${snapshot}, compile ${output}` : undefined;

@@ -58,7 +58,7 @@ export function renderBloks(list: readonly Blok[] | undefined, lang: string): st
 
 /** A table field. */
 export function renderTable(table: Table | undefined, caption: string): string {
-  if (!table || !table.tbody?.length) return '';
+  if (!table?.tbody?.length) return '';
   const head = table.thead.map((h) => `<th>${esc(h.value)}</th>`).join('');
   const rows = table.tbody.map((r) => `<tr>${r.body.map((c) => `<td>${esc(c.value)}</td>`).join('')}</tr>`).join('');
   return `<table><caption>${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;

@@ -45,7 +45,7 @@ export function image(
   className?: string,
   sizes = '(max-width: 960px) 100vw, 960px',
 ): string {
-  if (!asset || !asset.filename) return '';
+  if (!asset?.filename) return '';
   const alt = asset.alt || asset.title || fallbackAlt;
   const img = responsiveImage(asset.filename, { widths: IMAGE_WIDTHS, sizes });
   return `<img${attrs({ src: img.src, srcset: img.srcset, sizes: img.srcset ? img.sizes : undefined, alt, class: className, loading: 'lazy', width: img.width, height: img.height })}>`;

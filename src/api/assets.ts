@@ -108,7 +108,9 @@ export function assetReferences(content: unknown, prefix = ''): AssetReference[]
       return;
     }
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, path ? `${path}.${i}` : String(i), undefined));
+      node.forEach((item, i) => {
+        walk(item, path ? `${path}.${i}` : String(i), undefined);
+      });
       return;
     }
     if (node && typeof node === 'object') {

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 
 export type ApiVersion = 'v1' | 'v2';
+/** Which version of content a token or request reads: the one concept the API calls `version`. */
 export type View = 'published' | 'draft';
 
 const positiveInt = (what: string) =>
@@ -48,7 +49,7 @@ const stringList = z.string().transform((s) =>
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?Z?)?$/;
 const dateString = (what: string) => z.string().regex(DATE_PATTERN, `${what} must be a date like 2024-01-31 13:45`);
 
-const SORT_ITEM = /^[A-Za-z0-9_.\-]+(?::(?:asc|desc))?(?::(?:int|float))?$/;
+const SORT_ITEM = /^[A-Za-z0-9_.-]+(?::(?:asc|desc))?(?::(?:int|float))?$/;
 const sortBy = z
   .string()
   .refine(
@@ -105,7 +106,6 @@ export const SingleStoryQuery = z.object({
   find_by: z.enum(['uuid'], { error: 'find_by must be uuid' }).optional(),
 });
 export type SingleStoryQuery = z.output<typeof SingleStoryQuery>;
-export type SingleStoryQueryInput = z.input<typeof SingleStoryQuery>;
 
 export const StoryListQuery = z.object({
   ...storyCommon,

@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sync, type View, type WebhookEvent } from '../sync/index.js';
+import type { View } from '../api/index.js';
+import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, answer, webhookEndpoint } from '../trigger/index.js';
 import { UsageError, integer, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';

@@ -28,7 +28,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Tag } from '../api/index.js';
+import type { Tag, View } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp } from '../snapshot/read.js';
@@ -71,7 +71,7 @@ export { CompileCache } from './state.js';
 export interface CompileOptions {
   snapshot: string;
   out: string;
-  view?: 'published' | 'draft';
+  view?: View;
   resolveRelations?: readonly string[];
   detectRelations?: boolean;
   resolveLinks?: LinksMode;

@@ -9,7 +9,6 @@
  * - `typeKey`: a property key of a type literal or interface;
  * - `objectKey`: a property key of a JavaScript object literal;
  * - `jsonExpression`: a JSON value written as a JavaScript expression;
- * - `isIdentifier`: whether a name may be written bare (type names are made from it, see names.ts).
  */
 
 /** A string as a double-quoted literal, valid in JavaScript and TypeScript alike. */
@@ -25,13 +24,6 @@ export function stringLiteral(value: string): string {
  */
 export function docText(text: string): string {
   return text.replace(/\*\//g, '*\\/').replace(/\r\n|[\r\n\u2028\u2029]/g, ' ');
-}
-
-const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;
-
-/** A name that may stand bare as an identifier or a key (reserved words included: they are valid keys). */
-export function isIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
 }
 
 /** A character that may start an identifier: for building names from content (see names.ts). */

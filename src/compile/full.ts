@@ -55,7 +55,9 @@ export async function compileFull(
       stories.set(id, s);
       withModules.add(id);
       [encoded.refs[at], encoded.imports[at]] = encodeRefs(stored);
-      s.references.forEach((u, k) => gatherer.add(at, positions[k], u));
+      s.references.forEach((u, k) => {
+        gatherer.add(at, positions[k], u);
+      });
     }
     modules += r.stories.length * languages.length;
     compiled += members[b]!.length;

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import type { Story } from '../api/index.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
-import { PreviousBacklinks, patchBacklinks, type StoryChanges } from './backlinks.js';
+import { type PreviousBacklinks, patchBacklinks, type StoryChanges } from './backlinks.js';
 import type { CompileContext, CompiledStories } from './context.js';
 import {
   CHUNKS,

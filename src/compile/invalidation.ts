@@ -10,6 +10,7 @@ import type { IndexRow } from '../snapshot/stories-index.js';
 import type { PreviousBacklinks } from './backlinks.js';
 import { refersToAny, type State } from './state.js';
 import { visibleVersion, type RecordCache, type StoryState } from './story.js';
+import type { View } from '../api/index.js';
 
 export interface Invalidation {
   /** Stories of the index whose record digest is not the state's (new ones too). */
@@ -26,7 +27,7 @@ export function invalidation(
   state: State,
   index: readonly IndexRow[],
   records: RecordCache,
-  view: 'published' | 'draft',
+  view: View,
   depth: number,
   backlinks: PreviousBacklinks,
   byUuid: ReadonlyMap<string, number>,

@@ -20,6 +20,7 @@ import { indexRowsOfLayout, parseIndexRowsText } from '../snapshot/index-rows.js
 import { rememberedState } from '../snapshot/state.js';
 import { indexRowOf, scanIndexRows, type IndexRow } from '../snapshot/stories-index.js';
 import { DamagedSnapshotError, parseSnapshotJson, readSnapshotFile } from './story.js';
+import type { View } from '../api/index.js';
 
 /**
  * The manifest of a snapshot and a reader of its story index: from memory
@@ -111,7 +112,7 @@ export function readDatasources(snapshot: string): DatasourceRecord[] {
 /** What sync writes in tags.json: the tags of each view it read. */
 const TagsFile = z.object({ published: z.array(Tag).optional(), draft: z.array(Tag).optional() });
 
-export function readTags(snapshot: string, view: 'published' | 'draft'): Tag[] {
+export function readTags(snapshot: string, view: View): Tag[] {
   const checked = TagsFile.safeParse(readSnapshotJson(snapshot, FILES.tags), { jitless: true });
   if (!checked.success) throw DamagedSnapshotError.notA(snapshot, FILES.tags, 'a tags file', checked.error);
   return checked.data[view] ?? checked.data.published ?? [];

@@ -7,7 +7,7 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Story } from '../api/index.js';
+import type { Story, View } from '../api/index.js';
 import { DEFAULT_LANG, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { materialize, untranslated } from '../snapshot/languages.js';
@@ -50,7 +50,7 @@ export interface StoryState {
 /** What compiling stories needs besides the story: plain data, so a worker thread can be given it. */
 export interface StorySetup {
   snapshot: string;
-  view: 'published' | 'draft';
+  view: View;
   languages: readonly string[];
   resolve: {
     relations?: readonly string[];
@@ -307,7 +307,7 @@ export function positionOfId(index: readonly IndexRow[], id: number): number | u
 }
 
 /** The version of a record a compile of `view` shows: the draft view falls back to the published one. */
-export function visibleVersion(r: StoryRecord | undefined, view: 'published' | 'draft'): StoryVersion | undefined {
+export function visibleVersion(r: StoryRecord | undefined, view: View): StoryVersion | undefined {
   if (!r) return undefined;
   return (view === 'published' ? r.published : (r.draft ?? r.published)) ?? undefined;
 }
@@ -550,7 +550,7 @@ export function rawModuleSource(
   /** Each language's export and its story, in the order of `languages`. */
   materialized: ReadonlyArray<readonly [string, Story]>,
   /** The text of the record `version` was parsed from, and which of its versions it is, if at hand. */
-  text?: { record: string; version: 'published' | 'draft' },
+  text?: { record: string; version: View },
 ): string {
   const layout = text && versionLayout(text.record, text.version);
   const storyText = layout?.story;

@@ -5,15 +5,7 @@
 import { writeSpaceDirectory, type Manifest } from '../snapshot/index.js';
 import { generateDemoSpace, type DemoOptions } from './generate.js';
 
-export {
-  generateDemoSpace,
-  validateDemoOptions,
-  MIN_STORIES,
-  MAX_STORIES,
-  DEFAULT_SEED,
-  type DemoOptions,
-} from './generate.js';
-export { DEMO_ASSET_HOST } from './fields.js';
+export { generateDemoSpace, type DemoOptions } from './generate.js';
 
 /** Generates the demo space and writes it as a space directory at `dir`, replacing what was there. */
 export async function writeDemoSpace(dir: string, options: DemoOptions): Promise<Manifest> {

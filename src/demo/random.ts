@@ -76,7 +76,7 @@ export class Random {
    * are much more likely than high ones.
    */
   skewedIndex(n: number, exponent = 1.6): number {
-    return Math.min(n - 1, Math.floor(n * Math.pow(this.float(), exponent)));
+    return Math.min(n - 1, Math.floor(n * this.float() ** exponent));
   }
 
   /** Up to `count` distinct items, in the order drawn. */

@@ -57,7 +57,7 @@ export function doc(content: Json[]): Json {
 }
 
 export function text(value: string, marks?: Json[]): Json {
-  return marks && marks.length ? { text: value, type: 'text', marks } : { text: value, type: 'text' };
+  return marks?.length ? { text: value, type: 'text', marks } : { text: value, type: 'text' };
 }
 
 export function paragraph(...content: Json[]): Json {
@@ -236,7 +236,7 @@ export function segment(kind: Segment, ctx: RichTextContext): Json[] {
     case 'horizontal_rule':
       return [{ type: 'horizontal_rule' }];
     case 'emoji':
-      return [paragraph(text(fragment(rng).en + ' '), emojiNode(rng), { type: 'hard_break' }, text(sentence(rng).en))];
+      return [paragraph(text(`${fragment(rng).en} `), emojiNode(rng), { type: 'hard_break' }, text(sentence(rng).en))];
     case 'headings':
       return [heading(rng.int(3, 6), fragment(rng).en)];
   }

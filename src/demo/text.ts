@@ -65,7 +65,3 @@ export function fragment(rng: Random): Trio {
   const n = rng.pick(NOUNS);
   return { en: `${a.en} ${n.en}`, de: `${a.de} ${n.de}`, fr: `${n.fr} ${a.fr}` };
 }
-
-export function same(text: string): Trio {
-  return { en: text, de: text, fr: text };
-}

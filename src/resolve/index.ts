@@ -6,13 +6,13 @@
  * (shapes). What differs between the two (the API's limits, depth,
  * `published`, href refresh) is the caller's policy.
  */
-export { changedKeys, isContainer, isJsonObject, originalOf, setOwn, shallowCopy } from './json.js';
-export type { JsonContainer, JsonObject } from './json.js';
-export { isNumericId, isUuid, linkTarget, relatedStory, relationMatcher } from './references.js';
+export { changedKeys, originalOf, setOwn, shallowCopy } from './json.js';
+export type { JsonObject } from './json.js';
+export { relationMatcher } from './references.js';
 export type { LinkTarget, RelationMatcher, StoryLookup } from './references.js';
 export { scanStory } from './scan.js';
 export type { MissingTarget, Scan, ScanMemo, ScanOptions } from './scan.js';
 export { applyPlan } from './plan.js';
 export type { EditValues } from './plan.js';
 export { LinkShapes } from './shapes.js';
-export type { LinkableRecord, LinkPolicy, LinksMode } from './shapes.js';
+export type { LinkPolicy, LinksMode } from './shapes.js';

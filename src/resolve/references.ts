@@ -43,11 +43,6 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
-/** Whether a string names a story by its id, as a relation may (`"123"`). */
-export function isNumericId(value: string): boolean {
-  return NUMERIC_ID.test(value);
-}
-
 /** A value that names a story when it names anything: a non-empty string or a safe integer. */
 export function isReference(ref: unknown): ref is string | number {
   return nonEmptyString(ref) || (typeof ref === 'number' && Number.isSafeInteger(ref));

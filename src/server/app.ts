@@ -48,8 +48,6 @@ export const DEFAULT_PREVIEW_TOKEN = 'local-preview-token';
 /** Largest request line plus headers accepted (long `by_uuids` lists and search terms fit). */
 export const MAX_REQUEST_HEAD_BYTES = 256 * 1024;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export class ContentService {
   readonly store: SpaceStore;
   readonly stats = new Stats();

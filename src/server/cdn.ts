@@ -24,7 +24,8 @@ import { DEFAULT_LANG } from '../snapshot/index.js';
 import { QueryError, excludeFields, parseFilterQuery, selectStories, type Candidate } from './query/index.js';
 import { resolveV1, resolveV2, type ResolveOptions, type ResolveSource } from './resolve/index.js';
 import { errorReply, notFound, reply, type Reply } from './respond.js';
-import type { Entry, Selection, SpaceStore, View } from './store.js';
+import type { View } from '../api/index.js';
+import type { Entry, Selection, SpaceStore } from './store.js';
 
 export type Endpoint = 'stories' | 'story' | 'space' | 'datasources' | 'datasource_entries' | 'tags';
 

@@ -5,7 +5,7 @@
  * memoized and dropped whenever content changes.
  */
 import { randomUUID } from 'node:crypto';
-import type { Datasource, DatasourceEntry, Space, Story, Tag } from '../api/index.js';
+import type { Datasource, DatasourceEntry, Space, Story, Tag, View } from '../api/index.js';
 import {
   DEFAULT_LANG,
   materialize,
@@ -15,8 +15,6 @@ import {
   type StoryRecord,
   type StoryVersion,
 } from '../snapshot/index.js';
-
-export type View = 'published' | 'draft';
 
 /** Which variant of the space a request reads. */
 export interface Selection {
@@ -109,7 +107,7 @@ export class SpaceStore {
   #deriveMissingFolders(): void {
     for (const record of this.#records.values()) {
       const story = (record.published ?? record.draft)?.story;
-      if (!story || !story.parent_id || this.#folders.has(story.parent_id)) continue;
+      if (!story?.parent_id || this.#folders.has(story.parent_id)) continue;
       const path = story.is_startpage
         ? story.full_slug.replace(/\/$/, '')
         : story.full_slug.split('/').slice(0, -1).join('/');

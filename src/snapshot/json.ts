@@ -20,7 +20,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value), null, 2) + '\n';
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
 export function sha256(text: string | Uint8Array): string {

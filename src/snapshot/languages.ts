@@ -5,11 +5,6 @@
 import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, type LanguageOverlay, type StoryVersion } from './format.js';
 
-/** The languages a version has a variant in, default first. */
-export function languagesOf(version: StoryVersion): string[] {
-  return [DEFAULT_LANG, ...Object.keys(version.languages ?? {}).sort()];
-}
-
 /**
  * The story as the service delivers it in `lang` (a language of the space).
  * Fields not translated in `lang` fall back to `fallbackLang` (when given) and

@@ -1,3 +1,4 @@
+import type { View } from '../api/index.js';
 /**
  * Slices of the text of a story record as sync writes it: what a compile
  * copies into the modules it writes instead of serializing it again.
@@ -19,11 +20,11 @@ export interface VersionLayout {
  * when the text is not laid out so. No string of JSON holds a line break, so
  * lines at a given indent are the keys and closing brackets at that depth.
  */
-export function versionStoryText(record: string, version: 'published' | 'draft'): string | undefined {
+export function versionStoryText(record: string, version: View): string | undefined {
   return versionLayout(record, version)?.story;
 }
 
-export function versionLayout(record: string, version: 'published' | 'draft'): VersionLayout | undefined {
+export function versionLayout(record: string, version: View): VersionLayout | undefined {
   const head = `\n  "${version}": {`;
   const open = record.indexOf(`${head}\n`);
   if (open < 0) return undefined;
@@ -47,7 +48,7 @@ export function versionLayout(record: string, version: 'published' | 'draft'): V
  */
 export function overlayContentTexts(
   record: string,
-  version: 'published' | 'draft',
+  version: View,
   lang: string,
   content: Record<string, unknown> | undefined,
   replace: boolean,

@@ -9,7 +9,7 @@
  * are still the ones this process wrote (same inode, size and modification
  * time), and from disk otherwise.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { FILES, INDEX_FILES, Manifest } from './format.js';
 import type { DatasourceIndexEntry, StoryIndexEntry } from './index-entries.js';

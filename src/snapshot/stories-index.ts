@@ -209,7 +209,7 @@ export function scanIndexRows(text: string, bytes?: Buffer): IndexRow[] | undefi
     if (raw.length < 2 || !raw.startsWith('"') || !raw.endsWith('"')) return undefined;
     value = raw.slice(1, -1);
     // Bytes read as latin1 give back the UTF-8 they were.
-    if (bytes && /[^\x00-\x7f]/.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
+    if (bytes && /[\u0080-\uffff]/.test(value)) value = Buffer.from(value, 'latin1').toString('utf8');
     if (value.includes('\\')) {
       try {
         const parsed = JSON.parse(`"${value}"`) as unknown;

@@ -19,7 +19,7 @@ import {
 } from '../api/index.js';
 import { ContentApiError, type ContentClient, type Params } from '../client/index.js';
 import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
-import type { View } from './records.js';
+import type { View } from '../api/index.js';
 
 export const STORIES_PER_PAGE = 25;
 export const ENTRIES_PER_PAGE = 1000;

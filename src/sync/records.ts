@@ -4,7 +4,7 @@
  * from a full sync or an incremental one. (The index entries of a record are
  * the snapshot's: see src/snapshot/index-entries.ts.)
  */
-import type { Space, Story, Tag } from '../api/index.js';
+import type { Space, Story, Tag, View } from '../api/index.js';
 import {
   DEFAULT_LANG,
   FORMAT_VERSION,
@@ -16,8 +16,6 @@ import {
 import type { DatasourceIndexEntry, StoryIndexEntry } from '../snapshot/index-entries.js';
 import { canonicalJson, sha256 } from '../snapshot/json.js';
 import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
-
-export type View = 'published' | 'draft';
 
 /**
  * A version from the default-language story and its variants. A variant that

@@ -54,7 +54,8 @@ import {
   type AssetSyncResult,
 } from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
-import { buildManifest, buildRecord, buildVersion, type TagsSnapshot, type View } from './records.js';
+import { buildManifest, buildRecord, buildVersion, type TagsSnapshot } from './records.js';
+import type { View } from '../api/index.js';
 import type { WebhookEvent } from './events.js';
 
 export interface SyncOptions {
@@ -526,7 +527,7 @@ async function applyEvents(
 function childrenOfFolder(state: SnapshotState, folderId: number): number[] | undefined {
   const direct = [...state.stories.values()].find((s) => s.parent_id === folderId);
   if (!direct) return undefined;
-  const prefix = direct.is_startpage ? direct.full_slug : direct.full_slug.split('/').slice(0, -1).join('/') + '/';
+  const prefix = direct.is_startpage ? direct.full_slug : `${direct.full_slug.split('/').slice(0, -1).join('/')}/`;
   return [...state.stories.values()].filter((s) => s.full_slug.startsWith(prefix)).map((s) => s.id);
 }
 

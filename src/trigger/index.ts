@@ -1,3 +1,3 @@
 export { Batcher } from './batcher.js';
-export { webhookEndpoint, answer, type EndpointOptions } from './endpoint.js';
+export { webhookEndpoint, answer } from './endpoint.js';
 export { Runner } from './runner.js';

@@ -1,3 +1,3 @@
-export { contentSync, IMPORT_PREFIX, type ContentSyncApi } from './plugin.js';
-export { ContentSyncOptions, OptionsError, parseOptions, type ResolvedOptions } from './options.js';
-export { ContentPipeline, PipelineError, type RefreshResult } from './pipeline.js';
+export { contentSync, type ContentSyncApi } from './plugin.js';
+export { ContentSyncOptions, OptionsError, parseOptions } from './options.js';
+export { PipelineError } from './pipeline.js';

@@ -55,7 +55,7 @@ describe('content-sync prepare', () => {
       // Another config file, offline over the snapshot the first run wrote: no service, no sync.
       await fs.writeFile(
         path.join(dir, 'offline.config.mjs'),
-        IMPORT + "export default { plugins: [[contentSync({ dir: '.content-staging', offline: true })]] };\n",
+        `${IMPORT}export default { plugins: [[contentSync({ dir: '.content-staging', offline: true })]] };\n`,
       );
       const offline = await runCli(['prepare', '--config', 'offline.config.mjs'], ENV, dir);
       expect(offline.code).toBe(0);
@@ -85,7 +85,7 @@ describe('content-sync prepare', () => {
     "exits 1 with the plugin's own error, and writes nothing, when offline has no snapshot",
     async () => {
       const dir = await projectWith('no-snapshot', {
-        'vite.config.mjs': IMPORT + 'export default { plugins: [contentSync({ offline: true })] };\n',
+        'vite.config.mjs': `${IMPORT}export default { plugins: [contentSync({ offline: true })] };\n`,
       });
       const result = await runCli(['prepare'], ENV, dir);
       expect(result.code).toBe(1);

@@ -4,7 +4,7 @@
  * `Retry-After` past what a timer holds, and redirects that would carry the token elsewhere.
  * Each ends in a clear error, quickly, having sent nothing where it should not.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpaceEnvelope, StoriesEnvelopeV2 } from '../../src/api/index.js';
@@ -156,7 +156,13 @@ describe('Retry-After', { timeout: 30_000 }, () => {
   it('the pacer never schedules past what a timer can hold', async () => {
     let t = 0;
     const sleeps: number[] = [];
-    const pacer = new Pacer({ now: () => t, sleep: async (ms) => void (sleeps.push(ms), (t += ms)) });
+    const pacer = new Pacer({
+      now: () => t,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        t += ms;
+      },
+    });
     pacer.throttled(999_999_999);
     await pacer.acquire(0.02);
     expect(sleeps).toEqual([2 ** 31 - 1]);

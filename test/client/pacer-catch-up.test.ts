@@ -34,7 +34,9 @@ describe('Pacer catch-up', () => {
     const immediate = times.filter((t) => t === 2_000).length;
     expect(immediate).toBe(Math.floor(100 / slot) + 1);
     const late = times.slice(immediate);
-    late.slice(1).forEach((t, i) => expect(t - late[i]!).toBeCloseTo(slot, 6));
+    late.slice(1).forEach((t, i) => {
+      expect(t - late[i]!).toBeCloseTo(slot, 6);
+    });
   });
 
   it('initialCreditMs lets the first requests spend that much of the starting bucket at once, then spaces them', async () => {
@@ -51,7 +53,9 @@ describe('Pacer catch-up', () => {
     // The schedule began 200 ms in the past: the next request is due at its slot in it.
     const late = times.slice(immediate);
     expect(late[0]).toBeCloseTo(1_000 - 200 + immediate * slot, 6);
-    late.slice(1).forEach((t, i) => expect(t - late[i]!).toBeCloseTo(slot, 6));
+    late.slice(1).forEach((t, i) => {
+      expect(t - late[i]!).toBeCloseTo(slot, 6);
+    });
   });
 
   it('with catchUpMs 0, a stall is never made up', async () => {

@@ -65,7 +65,9 @@ describe('Pacer', () => {
     await Promise.all(Array.from({ length: 5 }, () => pacer.acquire(requestCost('single'))));
     // The first does not sleep at all.
     expect(waits).toHaveLength(4);
-    waits.forEach((w, i) => expect(w).toBeCloseTo(((i + 1) * 1000) / 48, 6));
+    waits.forEach((w, i) => {
+      expect(w).toBeCloseTo(((i + 1) * 1000) / 48, 6);
+    });
   });
 
   it('after a 429: halves the rate and waits what Retry-After says before the next start', async () => {
@@ -128,7 +130,9 @@ describe('Pacer', () => {
       pacer.succeeded();
     }
     // Each gap is set by the share in force when the earlier request took its slot.
-    gaps(times).forEach((gap, i) => expect(gap).toBeCloseTo(1000 / (50 * shares[i]!), 6));
+    gaps(times).forEach((gap, i) => {
+      expect(gap).toBeCloseTo(1000 / (50 * shares[i]!), 6);
+    });
     expect(shares.at(-1)).toBeCloseTo(0.96, 9);
   });
 });

@@ -35,7 +35,9 @@ describe('serviceBudget', () => {
     // 950 ms of 20 ms slots: 48 at once (the 48th is due exactly now), then one every 20 ms.
     expect(times.filter((t) => t === 1_000)).toHaveLength(48);
     const later = times.slice(48);
-    later.slice(1).forEach((t, i) => expect(t - later[i]!).toBeCloseTo(20, 6));
+    later.slice(1).forEach((t, i) => {
+      expect(t - later[i]!).toBeCloseTo(20, 6);
+    });
     // 100 requests cost 2 s of budget: with 950 ms spent up front they end 1.05 s later.
     expect(times.at(-1)! - 1_000).toBeCloseTo(2_000 - 950 - 20, 6);
     expect(serviceBudget().share).toBe(1);

@@ -419,12 +419,12 @@ describe('incremental compile over the demo space', () => {
     const articles = snapshotStories()
       .filter((s) => s.component === 'article')
       .slice(0, 26);
-    const valueOf = (k: number) => `edition-${String(k).padStart(2, '0')}`;
+    const edition = (k: number) => `edition-${String(k).padStart(2, '0')}`;
     const set = async (id: number, value: string) => {
       await admin(server.url, 'PUT', `/stories/${id}`, { content: { edition: value } });
       await admin(server.url, 'POST', `/stories/${id}/publish`);
     };
-    for (const [i, a] of articles.entries()) await set(a.id, valueOf(i >> 1));
+    for (const [i, a] of articles.entries()) await set(a.id, edition(i >> 1));
     await doSync();
     expect((await doCompile(dir)).mode).toBe('full');
     expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
@@ -434,12 +434,12 @@ describe('incremental compile over the demo space', () => {
     };
     const held = Object.keys(state.types.comps.article!.f.edition!.str.vals);
     expect(held).toHaveLength(12);
-    const leaving = articles.filter((_, i) => valueOf(i >> 1) === held[0]);
+    const leaving = articles.filter((_, i) => edition(i >> 1) === held[0]);
     for (const a of leaving) await set(a.id, held[1]!);
     await doSync();
     const again = await doCompile(dir);
     expect(again.mode).toBe('incremental');
-    const left = Array.from({ length: 13 }, (_, k) => valueOf(k)).filter((v) => v !== held[0]);
+    const left = Array.from({ length: 13 }, (_, k) => edition(k)).filter((v) => v !== held[0]);
     expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toContain(
       `edition?: ${left.map((v) => JSON.stringify(v)).join(' | ')};`,
     );

@@ -75,7 +75,7 @@ describe('language codes as exports', () => {
       expect((await index.load(entry)).id).toBe(10);
     }
     // The German story is the German one, not another language's.
-    expect(JSON.stringify(story['de'])).toContain('Willkommen');
-    expect(JSON.stringify(story['zh_CN'])).not.toContain('Willkommen');
+    expect(JSON.stringify(story.de)).toContain('Willkommen');
+    expect(JSON.stringify(story.zh_CN)).not.toContain('Willkommen');
   });
 });

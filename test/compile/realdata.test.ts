@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
@@ -303,7 +303,9 @@ function relationSites(content: unknown): Array<{ at: Array<string | number>; uu
       const field = typeof key === 'number' ? at[at.length - 2] : key;
       if (UUID.test(v) && field !== '_uid' && field !== 'uuid' && field !== 'id') out.push({ at, uuid: v });
     } else if (Array.isArray(v)) {
-      v.forEach((x, i) => visit(x, [...at, i]));
+      v.forEach((x, i) => {
+        visit(x, [...at, i]);
+      });
     } else if (v !== null && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       if (o.fieldtype === 'multilink' || typeof o.linktype === 'string') return;

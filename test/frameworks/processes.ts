@@ -88,6 +88,7 @@ export interface DevServer {
 }
 
 // eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes start with ESC.
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**

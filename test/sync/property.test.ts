@@ -256,7 +256,7 @@ async function runProperty(mode: 'census' | 'events' | 'both views', seed: numbe
           `${mode} mode, seed ${seed} (replay: SYNC_PROPERTY_SEED=${seed}), round ${round}: ${what}\n  ${history.join('\n  ')}`,
         );
       const before = await readTree(dir);
-      let result;
+      let result: Awaited<ReturnType<typeof sync>>;
       try {
         result = await sync({
           baseUrl: server.url,

@@ -5,17 +5,7 @@
  * every link's href set from its target.
  */
 export { createResolver } from './resolver.js';
-export { isNumericId, isUuid } from '../../resolve/index.js';
 export type { ScanMemo } from '../../resolve/index.js';
 export { backlinks } from './backlinks.js';
-export type { BacklinksOptions } from './backlinks.js';
 export { missingReport } from './report.js';
-export type {
-  LinkableRecord,
-  LinksMode,
-  MissingTarget,
-  ResolveConfig,
-  ResolveResult,
-  Resolver,
-  StoryLookup,
-} from './types.js';
+export type { LinksMode, MissingTarget, ResolveResult, StoryLookup } from './types.js';

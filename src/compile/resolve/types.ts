@@ -4,7 +4,7 @@
 import type { Story } from '../../api/index.js';
 import type { LinkPolicy, LinksMode, MissingTarget, StoryLookup as Lookup } from '../../resolve/index.js';
 
-export type { LinkableRecord, LinksMode, MissingTarget } from '../../resolve/index.js';
+export type { LinksMode, MissingTarget } from '../../resolve/index.js';
 
 export interface ResolveConfig {
   /** `component.field` entries, as the API's `resolve_relations` takes them. */

@@ -1,7 +1,7 @@
 /** Printing a type model as one TypeScript module of `export type` declarations. */
 import { docText, stringLiteral, typeKey } from '../escape.js';
 import { compare } from './names.js';
-import type { FieldModel, NamedShape, TypeExpr, TypeModel } from './model.js';
+import type { FieldModel, TypeExpr, TypeModel } from './model.js';
 
 /** One type expression as TypeScript source. */
 export function printType(t: TypeExpr, indent = ''): string {

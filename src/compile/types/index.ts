@@ -15,7 +15,7 @@ export { emitTypes, printType } from './emit.js';
 export { contentDeclaration } from './ambient.js';
 export { STAND_IN } from './stats.js';
 export { pascalCase } from './names.js';
-export type { ComponentModel, FieldModel, NamedShape, TypeExpr, TypeModel } from './model.js';
+export type { TypeModel } from './model.js';
 
 export interface InferOptions {
   /** component.field pairs resolved as relations (API syntax) — typed as the related story (resolved) | its uuid. */

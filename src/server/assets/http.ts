@@ -54,7 +54,7 @@ export function sendFile(
   };
   const head = req.method === 'HEAD';
   const match = req.headers['if-none-match'];
-  if (match && match.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+  if (match?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
     res.writeHead(304, headers);
     res.end();
     return;

@@ -21,8 +21,6 @@ import { renderPlaceholder } from './placeholder.js';
 import { loadSharp } from './sharp.js';
 
 export { AssetCatalog, type AssetEntry } from './catalog.js';
-export { MAX_OUTPUT_SIDE, parseImageOperations, type ImageOperations } from './image-service.js';
-export { placeholderSvg, renderPlaceholder } from './placeholder.js';
 
 export const isAssetRequest = (pathname: string): boolean => pathname.startsWith('/f/');
 

@@ -9,20 +9,8 @@
  * QueryError messages are written for the 422 body `{"error": message}`.
  */
 export { QueryError } from './errors.js';
-export {
-  FILTER_OPERATIONS,
-  IS_VALUES,
-  parseFilterQuery,
-  splitFilterKey,
-  type FilterAll,
-  type FilterAny,
-  type FilterCondition,
-  type FilterNode,
-  type FilterOperation,
-  type IsValue,
-} from './filter-parse.js';
-export { compileFilter, matchesFilter, type ContentPredicate } from './filter-match.js';
+export { parseFilterQuery, splitFilterKey, type FilterNode } from './filter-parse.js';
+export { matchesFilter } from './filter-match.js';
 export { selectStories, type Candidate } from './select.js';
-export { parseSortBy, sortByKeys, type SortKey } from './sort.js';
-export { searchText } from './search.js';
+export { parseSortBy } from './sort.js';
 export { excludeFields } from './fields.js';

@@ -11,5 +11,4 @@
  */
 export { resolveV1 } from './v1.js';
 export { resolveV2 } from './v2.js';
-export { LIMITS } from './types.js';
-export type { LinksMode, OverflowUuids, ResolveOptions, ResolveSource, V2Extras } from './types.js';
+export type { ResolveOptions, ResolveSource } from './types.js';

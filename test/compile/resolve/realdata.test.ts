@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { backlinks, createResolver, missingReport, type StoryLookup } from '../../../src/compile/resolve/index.js';
 import { deepFreeze } from '../../helpers/freeze.js';

@@ -182,7 +182,9 @@ describe('sharing and no limits', () => {
         references,
         missing,
       } = createResolver({ relations: ['page.related'], links }, lookup).resolve(page);
-      (out.content.related as Story[]).forEach((s, i) => expect(s).toBe(targets[i]));
+      (out.content.related as Story[]).forEach((s, i) => {
+        expect(s).toBe(targets[i]);
+      });
       (out.content.links as Array<Record<string, any>>).forEach((n, i) => {
         expect(n.link.story.uuid).toBe(targets[i]!.uuid);
         expect(n.link.cached_url).toBe(`t/${i}`);

@@ -113,11 +113,13 @@ describe('names from content in generated code', () => {
     for (const f of files) await importFresh(path.join(out, f));
     expect(globalThis.PWNED).toBeUndefined();
 
-    const { datasources, label } = await importFresh<{ datasources: Record<string, any>; label: Function }>(
-      path.join(out, 'datasources.js'),
-    );
+    const { datasources, label } = await importFresh<{
+      datasources: Record<string, any>;
+      label: (...args: unknown[]) => unknown;
+    }>(path.join(out, 'datasources.js'));
     expect(Object.keys(datasources)).toEqual(expect.arrayContaining([quote, '__proto__']));
-    expect(datasources['__proto__'].entries[0].value).toBe(close);
+    // biome-ignore lint/suspicious/noProto: the datasource is named '__proto__'; it must be an own key.
+    expect(datasources.__proto__.entries[0].value).toBe(close);
     expect(datasources[quote].entries.map((e: any) => e.name)).toEqual(HOSTILE);
     expect(label(quote, HOSTILE[0], quote)).toBe(`${HOSTILE[0]}!`);
     expect(label(quote, HOSTILE[0], 'toString')).toBe(HOSTILE[0]);
@@ -137,7 +139,8 @@ describe('names from content in generated code', () => {
       ),
     );
     const lists = (await importFresh<{ default: Record<string, string[]> }>(chunk)).default;
-    expect(Object.hasOwn(lists, '__proto__') && lists['__proto__']).toEqual([close]);
+    // biome-ignore lint/suspicious/noProto: the language is named '__proto__'; it must be an own key.
+    expect(Object.hasOwn(lists, '__proto__') && lists.__proto__).toEqual([close]);
 
     const story = await importFresh<{ default: any }>(path.join(out, 'stories', '901.js'));
     expect(story.default.content.component).toBe(close);

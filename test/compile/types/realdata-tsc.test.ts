@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { TypeInferrer } from '../../../src/compile/types/index.js';
 import type { Story } from '../../../src/api/index.js';
 import { readReal, runTsc, story, storiesOf } from './helpers.js';

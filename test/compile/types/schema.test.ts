@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { TypeInferrer, printType } from '../../../src/compile/types/index.js';
 import type { TypeModel } from '../../../src/compile/types/index.js';
 import { readReal, runTsc, story } from './helpers.js';

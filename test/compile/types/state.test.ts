@@ -145,7 +145,9 @@ describe('determinism and incremental state', () => {
     for (const cut of [1, Math.floor(stories.length / 3), stories.length - 1]) {
       const left = new TypeInferrer();
       const right = new TypeInferrer();
-      stories.forEach((s, i) => (i % 2 && i > cut ? right : left).add(s));
+      stories.forEach((s, i) => {
+        (i % 2 && i > cut ? right : left).add(s);
+      });
       left.merge(JSON.parse(JSON.stringify(right.state())));
       expect(left.emit()).toBe(emitFrom(stories));
     }
@@ -153,7 +155,9 @@ describe('determinism and incremental state', () => {
     for (const s of stories) all.add(s);
     const first = new TypeInferrer();
     const second = new TypeInferrer();
-    stories.forEach((s, i) => (i < stories.length / 2 ? first : second).add(s));
+    stories.forEach((s, i) => {
+      (i < stories.length / 2 ? first : second).add(s);
+    });
     first.merge(second.state());
     expect(first.emit()).toBe(all.emit());
     expect(() => first.merge(new TypeInferrer({ maxLiterals: 3 }).state())).toThrow(/different/);
@@ -164,8 +168,12 @@ describe('determinism and incremental state', () => {
     const withState = new TypeInferrer();
     const withObservations = new TypeInferrer();
     const other = new TypeInferrer();
-    stories.forEach((s, i) => (i % 3 ? other : withState).add(s));
-    stories.forEach((s, i) => (i % 3 ? undefined : withObservations.add(s)));
+    stories.forEach((s, i) => {
+      (i % 3 ? other : withState).add(s);
+    });
+    stories.forEach((s, i) => {
+      i % 3 ? undefined : withObservations.add(s);
+    });
     // Keys in the order they were first seen, not sorted: the text differs, the merge does not.
     expect(JSON.stringify(other.observations())).not.toBe(JSON.stringify(other.state()));
     withState.merge(JSON.parse(JSON.stringify(other.state())));

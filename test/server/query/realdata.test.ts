@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { excludeFields, selectStories } from '../../../src/server/query/index.js';
 import { candidate, filter, loadRealStories, query } from './fixtures.js';
 import { describeRealdata } from '../../helpers/realdata.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { resolveV1, resolveV2 } from '../../../src/server/resolve/index.js';
 import { deepFreeze, folder, realdata, sourceOf, story } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { resolveV1, resolveV2, type ResolveOptions } from '../../../src/server/resolve/index.js';
-import { deepFreeze, realdata, sourceOf, story, storyLinkField, uuid } from './helpers.js';
+import { deepFreeze, realdata, sourceOf, story, storyLinkField } from './helpers.js';
 import { itRealdata } from '../../helpers/realdata.js';
 
 const target = story({ uuid: 'target', slug: 't', full_slug: 'x/t' });
