@@ -9,7 +9,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync }
 import path from 'node:path';
 import type { Story, View } from '../api/index.js';
 import { DEFAULT_LANG, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
-import { sha256 } from '../snapshot/json.js';
+import { isStackOverflow, nestingDepth, sha256 } from '../snapshot/json.js';
 import { materialize, untranslated } from '../snapshot/languages.js';
 import { storyFile, type StoryIndexEntry } from '../snapshot/index-entries.js';
 import { overlayContentTexts, versionLayout } from '../snapshot/record-text.js';
@@ -425,7 +425,7 @@ export class StoryCompiler {
     try {
       return this.#compileStory(e);
     } catch (err) {
-      if (!(err instanceof RangeError) || !/call stack/i.test(err.message)) throw err;
+      if (!isStackOverflow(err)) throw err;
       const content = this.visible(this.records.own(e.id).record)?.story.content;
       throw new Error(
         `story ${e.id} (${e.uuid}): its content is nested ${nestingDepth(content)} levels deep, more than the compile can follow ` +
@@ -609,20 +609,6 @@ function resolveWith(
     memo,
   );
   return { result: resolver.resolve(story), loaded };
-}
-
-/** How many objects and arrays deep a JSON value goes, counted without recursion. */
-export function nestingDepth(value: unknown): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    max = Math.max(max, depth + 1);
-    for (const x of Array.isArray(v) ? v : Object.values(v))
-      if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
-  }
-  return max;
 }
 
 /** Writes generated files, making their directories once. */

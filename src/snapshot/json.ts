@@ -23,6 +23,24 @@ export function canonicalJson(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
+/** How many objects and arrays deep a JSON value goes, counted without recursion (for errors about deep content). */
+export function nestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    max = Math.max(max, depth + 1);
+    for (const x of Array.isArray(v) ? v : Object.values(v))
+      if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  return max;
+}
+
+/** Whether an error is V8's stack overflow, which content nested thousands of levels deep causes in a recursive walk. */
+export const isStackOverflow = (err: unknown): err is RangeError =>
+  err instanceof RangeError && /call stack/i.test(err.message);
+
 export function sha256(text: string | Uint8Array): string {
   // One-shot: cheaper than a Hash object for the many small files hashed.
   return hash('sha256', text, 'hex');

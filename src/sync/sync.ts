@@ -30,7 +30,9 @@ import {
   forgetState,
   indexEntry,
   indexRowsText,
+  isStackOverflow,
   loadState,
+  nestingDepth,
   readText,
   rememberState,
   scanIndexRows,
@@ -177,8 +179,21 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   await pass.txn.put(storyFile(record.id), text);
 }
 
+/**
+ * The version a sync stores for one story. Content nested thousands of levels deep overflows the
+ * canonical writer's walk: refused naming the story (the pass fails, the snapshot stays as it was).
+ */
 function versionOf(group: StoryGroup): StoryVersion {
-  return buildVersion(group.base, group.variants);
+  try {
+    return buildVersion(group.base, group.variants);
+  } catch (err) {
+    if (!isStackOverflow(err)) throw err;
+    const { id, full_slug } = group.base;
+    throw new SyncError(
+      `story ${id} (${full_slug}): its content is nested ${nestingDepth(group.base.content)} levels deep, more than a ` +
+        `sync can store; nothing was written, the snapshot is as it was. Flatten the story in the space.`,
+    );
+  }
 }
 
 /** The record of a story as the snapshot (or this pass's staging) holds it. */
