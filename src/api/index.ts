@@ -4,3 +4,4 @@ export * from './params.js';
 export * from './limits.js';
 export * from './webhook-signature.js';
 export * from './listing.js';
+export * from './richtext.js';

@@ -2,6 +2,7 @@
  * Rich text documents (`{type: 'doc', content}`) with the node and mark types
  * the real editor produces.
  */
+import { RICHTEXT_PLAIN_MARK_TYPES } from '../api/index.js';
 import type { AssetDef, Json, StoryRef } from './fields.js';
 import type { Random } from './random.js';
 import { EMOJIS, type Lang, type Trio } from './vocabulary.js';
@@ -17,19 +18,7 @@ export interface RichTextContext {
   embeddedBlok(): Json;
 }
 
-export const SIMPLE_MARKS = [
-  'bold',
-  'italic',
-  'strike',
-  'underline',
-  'code',
-  'superscript',
-  'subscript',
-  'highlight',
-  'textStyle',
-  'anchor',
-  'styled',
-] as const;
+export const SIMPLE_MARKS = RICHTEXT_PLAIN_MARK_TYPES;
 export type SimpleMark = (typeof SIMPLE_MARKS)[number];
 export const LINK_TYPES = ['story', 'url', 'email', 'asset'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];

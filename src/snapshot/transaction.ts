@@ -272,15 +272,21 @@ export class SnapshotTransaction {
     return this.#dir;
   }
 
-  /** Stages a file (relative path inside the snapshot). */
-  async put(rel: string, text: string): Promise<void> {
-    const safe = safeRelative(rel);
+  /** Where `safe` is staged, its directory made (once per directory). */
+  async #stagedFile(safe: string): Promise<string> {
     const file = path.join(this.#dir, TXN, 'files', safe);
     const parent = path.dirname(file);
     if (!this.#made.has(parent)) {
       await this.#staging(() => fs.mkdir(parent, { recursive: true }));
       this.#made.add(parent);
     }
+    return file;
+  }
+
+  /** Stages a file (relative path inside the snapshot). */
+  async put(rel: string, text: string): Promise<void> {
+    const safe = safeRelative(rel);
+    const file = await this.#stagedFile(safe);
     await this.#staging(() => fs.writeFile(file, text));
     this.#deletes.delete(safe);
     this.#puts.add(safe);
@@ -297,12 +303,7 @@ export class SnapshotTransaction {
     unless?: string,
   ): Promise<string> {
     const safe = safeRelative(rel);
-    const file = path.join(this.#dir, TXN, 'files', safe);
-    const parent = path.dirname(file);
-    if (!this.#made.has(parent)) {
-      await this.#staging(() => fs.mkdir(parent, { recursive: true }));
-      this.#made.add(parent);
-    }
+    const file = await this.#stagedFile(safe);
     const hash = createHash('sha256');
     const handle = await this.#staging(() => fs.open(file, 'w'));
     try {

@@ -4,6 +4,7 @@
  * plain JSON with null-prototype dictionaries so content keys such as
  * `__proto__` are ordinary keys.
  */
+import { RICHTEXT_MARK_TYPES, RICHTEXT_NODE_TYPES } from '../../api/index.js';
 
 export type Dict<T> = Record<string, T>;
 
@@ -116,40 +117,8 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const RICHTEXT_NODES: ReadonlySet<string> = new Set([
-  'doc',
-  'paragraph',
-  'text',
-  'heading',
-  'blockquote',
-  'bullet_list',
-  'ordered_list',
-  'list_item',
-  'code_block',
-  'hard_break',
-  'horizontal_rule',
-  'image',
-  'emoji',
-  'blok',
-  'table',
-  'tableRow',
-  'tableCell',
-  'tableHeader',
-]);
-export const RICHTEXT_MARKS: ReadonlySet<string> = new Set([
-  'bold',
-  'italic',
-  'strike',
-  'underline',
-  'code',
-  'superscript',
-  'subscript',
-  'highlight',
-  'textStyle',
-  'anchor',
-  'styled',
-  'link',
-]);
+export const RICHTEXT_NODES: ReadonlySet<string> = new Set(RICHTEXT_NODE_TYPES);
+export const RICHTEXT_MARKS: ReadonlySet<string> = new Set(RICHTEXT_MARK_TYPES);
 
 export interface ObserveConfig {
   /** Distinct string values kept per position. */
