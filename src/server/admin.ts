@@ -4,8 +4,15 @@
  * cache versions and webhooks.
  */
 import { z } from 'zod';
+import { nestingDepth } from '../snapshot/index.js';
 import { errorReply, reply, type Reply } from './respond.js';
 import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
+
+/**
+ * How deep story content may nest: far beyond any real space (a few dozen levels), and within what
+ * the service's own walks (publishing, resolving, serializing) and a compile can follow.
+ */
+const MAX_CONTENT_NESTING = 1000;
 
 const TranslatedSlugInput = z.object({ path: z.string(), name: z.string().nullable().default(null), lang: z.string() });
 
@@ -19,7 +26,13 @@ const StoryInput = z.strictObject({
   is_folder: z.boolean().optional(),
   is_startpage: z.boolean().optional(),
   position: z.number().int().optional(),
-  content: z.record(z.string(), z.unknown()).optional(),
+  content: z
+    .record(z.string(), z.unknown())
+    .refine((c) => nestingDepth(c) <= MAX_CONTENT_NESTING, {
+      error: (issue) =>
+        `nested ${nestingDepth(issue.input)} levels deep, more than the ${MAX_CONTENT_NESTING} the service accepts`,
+    })
+    .optional(),
   tag_list: z.array(z.string()).optional(),
   lang: z.string().optional(),
   translated_slugs: z.array(TranslatedSlugInput).nullable().optional(),

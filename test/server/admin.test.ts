@@ -222,6 +222,26 @@ describe('control plane', () => {
     expect((await admin('POST', '/stories', { name: 'Elsewhere', slug: 'first-post', parent_id: 2 })).status).toBe(201);
   });
 
+  it('content nested deeper than the service accepts is refused with 422 naming the depth; publishing still works', async () => {
+    const v0 = await spaceVersion();
+    // Arrays in arrays, written as text: small enough for this server's 4 KB body limit.
+    const deep = `${'['.repeat(1200)}1${']'.repeat(1200)}`;
+    for (const [method, path] of [
+      ['PUT', '/stories/12'],
+      ['POST', '/stories'],
+    ] as const) {
+      const a = await admin(
+        method,
+        path,
+        `{"name":"Deep","slug":"deep","content":{"component":"post","body":${deep}}}`,
+      );
+      expect(a.status, `${method} ${path}`).toBe(422);
+      expect(a.body.error).toBe('content: nested 1201 levels deep, more than the 1000 the service accepts');
+    }
+    expect(await spaceVersion()).toBe(v0);
+    expect((await admin('POST', '/stories/12/publish')).status).toBe(200);
+  });
+
   it('moving a folder changes the full slug of every child', async () => {
     const v0 = await spaceVersion();
     const moved = await admin('PUT', '/stories/1', { slug: 'news' });
