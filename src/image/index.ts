@@ -4,8 +4,10 @@
  *
  * A remote asset URL (`.../f/<space>/<W>x<H>/<hash>/<name>`) gets a srcset
  * through the image service (`/m/<w>x0`); a localized asset (a bundled file,
- * its size in a `#WxH` fragment) is its own src. Width and height always come
- * from the URL, so a page reserves the image's space before it loads.
+ * its size in a `#WxH` fragment) gets one from the renditions the build made
+ * (listed in the fragment as `&<width>=<url>`), else it is its own src. Width
+ * and height always come from the URL, so a page reserves the image's space
+ * before it loads.
  */
 
 export interface ImageSize {
@@ -21,19 +23,26 @@ export interface ImageAttributes {
   sizes?: string;
 }
 
+/** The srcset's candidate widths when none are given, and the widths a build resizes localized images to. */
+export const DEFAULT_WIDTHS: readonly number[] = [480, 960, 1440, 1920];
+
 export interface ResponsiveOptions {
-  /** Candidate widths for the srcset (default 480, 960, 1440, 1920); none wider than the original. */
+  /**
+   * Candidate widths for the srcset of a remote asset (default 480, 960, 1440, 1920); none wider than
+   * the original. A localized asset's candidates are the widths the build made (the plugin's `images.widths`).
+   */
   widths?: readonly number[];
   /** The `sizes` attribute (default `100vw`). */
   sizes?: string;
-  /** Width of `src`, for browsers without srcset (default: the largest candidate). */
+  /** Width of `src`, for browsers without srcset (default: the largest candidate below the original). */
   fallbackWidth?: number;
   /** Image service filters, e.g. `format(webp):quality(75)` (remote assets only). */
   filters?: string;
 }
 
 const REMOTE = /^(https?:\/\/[^/]+\/f\/\d+\/(\d+)x(\d+)\/[A-Za-z0-9_-]+\/[^/?#]+)$/;
-const FRAGMENT = /#(\d+)x(\d+)$/;
+/** A localized file's fragment: its size, then the build's renditions (`&<width>=<encoded url>`). */
+const FRAGMENT = /#(\d+)x(\d+)((?:&\d+=[^&#]*)*)$/;
 
 /** The original's width and height, from the URL; undefined when the URL does not say (documents: 0x0). */
 export function imageSize(url: string): ImageSize | undefined {
@@ -45,22 +54,49 @@ export function imageSize(url: string): ImageSize | undefined {
   return width > 0 && height > 0 ? { width, height } : undefined;
 }
 
+interface Candidate {
+  width: number;
+  src: string;
+}
+
+/** The candidates' srcset, with the one nearest below `fallback` (else the narrowest) as src. */
+function pick(candidates: Candidate[], fallback: number, size: ImageSize, sizes: string): ImageAttributes {
+  const src = candidates.filter((c) => c.width <= fallback).at(-1) ?? candidates[0]!;
+  return {
+    src: src.src,
+    width: size.width,
+    height: size.height,
+    srcset: candidates.map((c) => `${c.src} ${c.width}w`).join(', '),
+    sizes,
+  };
+}
+
 /** Attributes for an `<img>` of an asset URL (an asset field's `filename`). */
 export function responsiveImage(url: string, options: ResponsiveOptions = {}): ImageAttributes {
   const size = imageSize(url);
-  const sizeAttrs = size ? { width: size.width, height: size.height } : {};
-  if (!REMOTE.test(url) || !size) return { src: url.replace(FRAGMENT, ''), ...sizeAttrs };
+  const sizes = options.sizes ?? '100vw';
+  const local = FRAGMENT.exec(url);
+  if (local) {
+    const src = url.slice(0, local.index);
+    const made = [...local[3]!.matchAll(/&(\d+)=([^&#]*)/g)]
+      .map((m) => ({ width: Number(m[1]), src: decodeURIComponent(m[2]!) }))
+      .filter((c) => c.width > 0 && c.width < (size?.width ?? 0))
+      .sort((a, b) => a.width - b.width);
+    if (!size || !made.length) return { src, ...size };
+    return pick([...made, { width: size.width, src }], options.fallbackWidth ?? made.at(-1)!.width, size, sizes);
+  }
+  if (!REMOTE.test(url) || !size) return { src: url, ...size };
   const candidates = [
-    ...new Set((options.widths ?? [480, 960, 1440, 1920]).filter((w) => w > 0 && w < size.width).map(Math.round)),
+    ...new Set((options.widths ?? DEFAULT_WIDTHS).filter((w) => w > 0 && w < size.width).map(Math.round)),
   ].sort((a, b) => a - b);
   const filters = options.filters ? `/filters:${options.filters}` : '';
   const at = (w: number) => (w >= size.width && !filters ? url : `${url}/m/${w}x0${filters}`);
-  const widths = [...candidates, size.width];
   const fallback = Math.min(options.fallbackWidth ?? candidates.at(-1) ?? size.width, size.width);
   return {
     src: at(fallback),
-    ...sizeAttrs,
-    srcset: widths.map((w) => `${at(w)} ${w}w`).join(', '),
-    sizes: options.sizes ?? '100vw',
+    width: size.width,
+    height: size.height,
+    srcset: [...candidates, size.width].map((w) => `${at(w)} ${w}w`).join(', '),
+    sizes,
   };
 }

@@ -3,22 +3,28 @@
  * modules become imports of the snapshot's files, so Vite treats them as
  * assets of the build (hashed names in dist, emitted only when a page's
  * modules use them). The original's size stays on the URL as a `#WxH`
- * fragment, so pages still know width and height.
+ * fragment, so pages still know width and height. In a build, raster images
+ * also get resized renditions (renditions.ts), imported the same way and
+ * listed in the fragment as `&<width>=<url>` for the responsive helper:
+ * `/assets/<digest>-<hash>.jpg#2400x1600&480=%2Fassets%2F<digest>-480w-<hash>.jpg`.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseAssetUrl } from '../api/assets.js';
-import { ASSET_INDEX, readAssetIndex, type AssetIndex } from '../snapshot/index.js';
+import { ASSET_INDEX, type AssetFile, type AssetIndex, readAssetIndex } from '../snapshot/index.js';
+import type { Rendition, Renditions } from './renditions.js';
 
 /** A double-quoted string literal holding an asset URL, as the module emitter writes it. */
 const ASSET_LITERAL = /"(https?:\/\/[^"\\\s/]+\/f\/\d+\/\d+x\d+\/[A-Za-z0-9_-]+\/[^"\\/\s]+)"/g;
 
 export class AssetImports {
   readonly #snapshotDir: string;
+  readonly #renditions: Renditions | undefined;
   #cached: { stamp: number; index: Promise<AssetIndex | undefined> } | undefined;
 
-  constructor(snapshotDir: string) {
+  constructor(snapshotDir: string, renditions?: Renditions) {
     this.#snapshotDir = snapshotDir;
+    this.#renditions = renditions;
   }
 
   /** The index as it stands on disk (read again after a sync rewrote it). */
@@ -38,20 +44,43 @@ export class AssetImports {
     if (!code.includes('/f/')) return undefined;
     const index = await this.#index();
     if (!index) return undefined;
-    const imports = new Map<string, string>();
-    const rewritten = code.replace(ASSET_LITERAL, (literal, url: string) => {
-      const asset = parseAssetUrl(url);
+    const used = new Map<string, AssetFile>();
+    for (const [, url] of code.matchAll(ASSET_LITERAL)) {
+      const asset = parseAssetUrl(url!);
       const file = asset && index.files[asset.path];
-      if (!file) return literal;
-      const specifier = `${path.join(this.#snapshotDir, file.file).split(path.sep).join('/')}?no-inline`;
+      if (file) used.set(url!, file);
+    }
+    if (!used.size) return undefined;
+    const renditions = new Map<string, Rendition[]>();
+    if (this.#renditions) {
+      const resizer = this.#renditions;
+      await Promise.all(
+        [...used].map(async ([url, file]) => renditions.set(url, await resizer.of(this.#path(file), file))),
+      );
+    }
+    // Import names in the order of the code, so the same module always compiles to the same output.
+    const imports = new Map<string, string>();
+    const importOf = (file: string) => {
+      const specifier = `${file.split(path.sep).join('/')}?no-inline`;
       let name = imports.get(specifier);
       if (!name) imports.set(specifier, (name = `__contentAsset${imports.size}`));
-      return file.width && file.height ? `(${name} + "#${file.width}x${file.height}")` : name;
+      return name;
+    };
+    const rewritten = code.replace(ASSET_LITERAL, (literal, url: string) => {
+      const file = used.get(url);
+      if (!file) return literal;
+      const original = importOf(this.#path(file));
+      if (!file.width || !file.height) return original;
+      const sized = (renditions.get(url) ?? []).map((r) => `"&${r.width}=" + encodeURIComponent(${importOf(r.file)})`);
+      return `(${[original, `"#${file.width}x${file.height}"`, ...sized].join(' + ')})`;
     });
-    if (!imports.size) return undefined;
     const head = [...imports]
       .map(([specifier, name]) => `import ${name} from ${JSON.stringify(specifier)};`)
       .join('\n');
     return `${head}\n${rewritten}`;
+  }
+
+  #path(file: AssetFile): string {
+    return path.join(this.#snapshotDir, file.file);
   }
 }

@@ -3,6 +3,8 @@
  * that names it.
  */
 import { z } from 'zod';
+import { DEFAULT_WIDTHS } from '../image/index.js';
+import { MAX_OUTPUT_SIDE } from '../server/assets/image-service.js';
 import type { AssetSyncOptions } from '../sync/index.js';
 import { nearest } from './suggest.js';
 
@@ -123,6 +125,28 @@ export const ContentSyncOptions = z.strictObject({
       }),
     ])
     .default('remote'),
+  /** Build-time resizing of localized images (with `assets: 'download'`; needs sharp). */
+  images: z
+    .strictObject({
+      /**
+       * Widths each raster image is resized to (those below its own); the responsive helper's srcset
+       * candidates for localized assets. `[]`: no resizing.
+       * @default [480, 960, 1440, 1920]
+       */
+      widths: z.array(z.number().int().min(16).max(MAX_OUTPUT_SIDE)).default([...DEFAULT_WIDTHS]),
+      /**
+       * Quality of the resized JPEG, WebP and AVIF files (1 to 100).
+       * @default 80
+       */
+      quality: z.number().int().min(1).max(100).default(80),
+      /**
+       * Where resized files are kept, keyed by digest and parameters, relative to the Vite root.
+       * Keep it between CI builds and a warm build resizes nothing.
+       * @default '<dir>/image-cache'
+       */
+      cacheDir: z.string().min(1).optional(),
+    })
+    .default({ widths: [...DEFAULT_WIDTHS], quality: 80 }),
   /**
    * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
    * @default undefined (no polling)

@@ -14,10 +14,11 @@ import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
 import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
-import { Batcher, answer, webhookEndpoint } from '../trigger/index.js';
+import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
-import { assetDownloads, parseOptions, type ContentSyncOptions } from './options.js';
+import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
+import { type RenditionCounts, Renditions } from './renditions.js';
 
 export const IMPORT_PREFIX = 'content:';
 
@@ -32,6 +33,8 @@ export interface ContentSyncApi {
    * `content-sync prepare` runs after Vite resolved the config (so after `configResolved`).
    */
   prepare(): Promise<RefreshResult>;
+  /** Localized images resized by the builds of this plugin so far, and those found in the cache. */
+  readonly images: RenditionCounts;
 }
 
 /**
@@ -51,6 +54,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let logger: Logger = console;
   let root = process.cwd();
   let assetImports: AssetImports | undefined;
+  /** Made only by a build (dev serves the originals), once the root is known. */
+  let renditions: Renditions | undefined;
+  let reported: RenditionCounts = { resized: 0, cached: 0 };
 
   const setup = async (): Promise<ContentPipeline> => {
     if (!pipeline) {
@@ -92,6 +98,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       get pipeline(): ContentPipeline | undefined {
         return pipeline;
       },
+      get images(): RenditionCounts {
+        return { ...(renditions?.counts ?? { resized: 0, cached: 0 }) };
+      },
       async prepare() {
         try {
           return await ensureReady();
@@ -116,6 +125,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         warn: (m) => config.logger.warn(m, { timestamp: true }),
         error: (m) => config.logger.error(m, { timestamp: true }),
       };
+      if (config.command === 'build' && assetDownloads(options) && options.images.widths.length) {
+        const cacheDir = path.resolve(root, options.images.cacheDir ?? path.join(options.dir, 'image-cache'));
+        renditions ??= new Renditions(cacheDir, options.images);
+      }
     },
 
     async buildStart() {
@@ -139,7 +152,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     /** With localized assets, generated modules import the snapshot's files instead of remote URLs. */
     async transform(code, id) {
       if (!assetDownloads(options) || !pipeline || !id.startsWith(pipeline.modulesDir + path.sep)) return null;
-      assetImports ??= new AssetImports(pipeline.snapshotDir);
+      assetImports ??= new AssetImports(pipeline.snapshotDir, renditions);
       const rewritten = await assetImports.rewrite(code);
       return rewritten === undefined ? null : { code: rewritten, map: null };
     },
@@ -214,8 +227,17 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
 
     async closeBundle() {
-      // A build (not the dev server) ends here: stop the embedded service.
+      // A build (not the dev server) ends here: say what it resized, stop the embedded service.
       if (this.meta.watchMode) return;
+      if (renditions) {
+        const { resized, cached } = renditions.counts;
+        if (resized + cached > reported.resized + reported.cached) {
+          logger.info(
+            `content-sync: images: ${resized - reported.resized} resized, ${cached - reported.cached} from the cache (${path.relative(root, renditions.cacheDir) || '.'})`,
+          );
+        }
+        reported = { resized, cached };
+      }
       await pipeline?.close();
     },
   };

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesUnder, launchBrowser, serveStatic, siteApi, type SiteBuild, type StaticServer } from './support.js';
+import { filesUnder, launchBrowser, type SiteBuild, type StaticServer, serveStatic, siteApi } from './support.js';
 
 describe('the built example site, offline', () => {
   let tmp: string;
@@ -54,8 +54,9 @@ describe('the built example site, offline', () => {
       /\.(jpg|png|webp|svg|pdf)$/.test(f),
     );
     expect(assets.length).toBeGreaterThan(20);
-    // Hashed names: the digest of the file, then Vite's own hash.
-    for (const name of assets) expect(name).toMatch(/^[0-9a-f]{64}-[A-Za-z0-9_-]{8}\.(jpg|png|webp|svg|pdf)$/);
+    // Hashed names: the digest of the file (and the width of a rendition the build resized), then Vite's own hash.
+    for (const name of assets) expect(name).toMatch(/^[0-9a-f]{64}(-\d+w)?-[A-Za-z0-9_-]{8}\.(jpg|png|webp|svg|pdf)$/);
+    expect(assets.filter((name) => /-\d+w-/.test(name)).length).toBeGreaterThan(20);
   });
 
   it('loads every <img> of the sampled pages from the site itself, each with width and height, and no page is wider than 1280 px', async () => {

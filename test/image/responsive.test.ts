@@ -1,6 +1,7 @@
 /**
  * The responsive image helper: size from the URL, srcset through the image
- * service for remote assets, the file itself for localized ones.
+ * service for remote assets, the build's renditions (or the file itself) for
+ * localized ones.
  */
 import { describe, expect, it } from 'vitest';
 import { imageSize, responsiveImage } from '../../src/image/index.js';
@@ -37,5 +38,28 @@ describe('responsiveImage', () => {
       height: 900,
     });
     expect(responsiveImage('/assets/manual.pdf')).toEqual({ src: '/assets/manual.pdf' });
+  });
+
+  it("gives a localized asset a srcset of the build's renditions, listed in its fragment", () => {
+    const small = encodeURIComponent('/assets/0a1b-480w-abc.jpg');
+    const medium = encodeURIComponent('https://cdn.example.com/a&b/0a1b-960w-def.jpg');
+    const url = `/assets/0a1b-xyz.jpg#2400x1600&960=${medium}&480=${small}`;
+    expect(imageSize(url)).toEqual({ width: 2400, height: 1600 });
+    expect(responsiveImage(url, { sizes: '50vw' })).toEqual({
+      src: 'https://cdn.example.com/a&b/0a1b-960w-def.jpg',
+      width: 2400,
+      height: 1600,
+      srcset:
+        '/assets/0a1b-480w-abc.jpg 480w, https://cdn.example.com/a&b/0a1b-960w-def.jpg 960w, /assets/0a1b-xyz.jpg 2400w',
+      sizes: '50vw',
+    });
+    expect(responsiveImage(url, { fallbackWidth: 600 }).src).toBe('/assets/0a1b-480w-abc.jpg');
+    expect(responsiveImage(url, { fallbackWidth: 100 }).src).toBe('/assets/0a1b-480w-abc.jpg');
+    // A rendition not narrower than the original is not a candidate.
+    expect(responsiveImage(`/assets/0a1b-xyz.jpg#400x300&480=${small}`)).toEqual({
+      src: '/assets/0a1b-xyz.jpg',
+      width: 400,
+      height: 300,
+    });
   });
 });

@@ -202,7 +202,7 @@ export function focalWindow(
 
 /** Applies the operations to an original image. */
 export async function renderImage(original: Buffer, ops: ImageOperations, format: OutputFormat): Promise<Buffer> {
-  const sharp = await loadSharp();
+  const sharp = await loadSharp('the image service (/m/)');
   let image = sharp(original, { limitInputPixels: 100_000_000 });
   const meta = await image.metadata();
   let sw = meta.width ?? 0;

@@ -11,10 +11,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import PQueue from 'p-queue';
 import { assetContentType, isRasterImage, parseAssetPath } from '../../api/assets.js';
-import { encode, errorReply, notFound, reply, send, type Reply } from '../respond.js';
+import { encode, errorReply, notFound, type Reply, reply, send } from '../respond.js';
 import type { SpaceStore } from '../store.js';
 import { RenderCache } from './cache.js';
-import { AssetCatalog, AssetError, type AssetEntry } from './catalog.js';
+import { AssetCatalog, type AssetEntry, AssetError } from './catalog.js';
 import { etagOf, sendFile } from './http.js';
 import { ImageRequestError, operationsKey, outputFormat, parseImageOperations, renderImage } from './image-service.js';
 import { renderPlaceholder } from './placeholder.js';
@@ -184,7 +184,7 @@ function assetInput(body: unknown, create: boolean): AssetInput {
 /** An uploaded file's width and height (0x0 for documents); an image that cannot be read is refused. */
 async function dimensions(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
   if (!isRasterImage(name) && !name.toLowerCase().endsWith('.svg')) return { width: 0, height: 0 };
-  const sharp = await loadSharp();
+  const sharp = await loadSharp('adding an image through the control plane');
   try {
     const meta = await sharp(bytes).metadata();
     return { width: meta.width ?? 0, height: meta.height ?? 0 };

@@ -5,7 +5,7 @@
  * same URL always gives the same bytes, and they are small (flat shapes).
  */
 import { createHash } from 'node:crypto';
-import { assetExtension, type AssetPath } from '../../api/assets.js';
+import { type AssetPath, assetExtension } from '../../api/assets.js';
 import { loadSharp } from './sharp.js';
 
 /** Renders the stand-in for an asset; undefined for a kind it cannot make. */
@@ -16,7 +16,7 @@ export async function renderPlaceholder(asset: AssetPath): Promise<Buffer | unde
   const height = asset.height || 600;
   const svg = placeholderSvg(width, height, asset.hash + asset.name);
   if (ext === 'svg') return Buffer.from(svg);
-  const sharp = await loadSharp();
+  const sharp = await loadSharp('the asset CDN (stand-in images of assets it holds no file for)');
   // Rasterized small and scaled up: flat shapes lose nothing, and a 2400 px stand-in costs little.
   const scale = Math.min(1, 480 / Math.max(width, height));
   const image = sharp(Buffer.from(svg), { density: 72 * scale }).resize(width, height, {

@@ -1,0 +1,101 @@
+/**
+ * Build-time renditions of localized images: each raster image a generated
+ * module uses, resized with sharp to every configured width below its own, in
+ * its own format. They are kept in a cache directory under the original's
+ * digest and the parameters (`q<quality>/<sha256>-<width>w.<ext>`), so a warm
+ * build resizes nothing, and CI can keep the directory between builds.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import { assetExtension } from '../api/assets.js';
+import { loadSharp } from '../server/assets/sharp.js';
+import type { AssetFile } from '../snapshot/index.js';
+
+export interface RenditionOptions {
+  widths: readonly number[];
+  quality: number;
+  /** The image library's module (tests point it at a missing one). */
+  library?: string;
+}
+
+export interface Rendition {
+  width: number;
+  /** Absolute path of the resized file. */
+  file: string;
+}
+
+/** How many renditions were made and how many were found in the cache. */
+export interface RenditionCounts {
+  resized: number;
+  cached: number;
+}
+
+/** Extensions resized, and the format each is written in (the original's own). */
+const FORMATS = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' } as const;
+type Extension = keyof typeof FORMATS;
+
+const exists = (file: string) =>
+  fs.access(file).then(
+    () => true,
+    () => false,
+  );
+
+export class Renditions {
+  readonly counts: RenditionCounts = { resized: 0, cached: 0 };
+  /** One promise per rendition for the life of the plugin: a client and a server build share them. */
+  readonly #made = new Map<string, Promise<string>>();
+  /** Resizing is CPU-bound and holds decoded images in memory: one per core at a time. */
+  readonly #work = new PQueue({ concurrency: availableParallelism() });
+
+  constructor(
+    readonly cacheDir: string,
+    readonly options: RenditionOptions,
+  ) {}
+
+  /** The renditions of a localized asset, narrowest first; none for what is not a raster image. */
+  async of(original: string, asset: AssetFile): Promise<Rendition[]> {
+    const ext = assetExtension(asset.file) as Extension;
+    if (!(ext in FORMATS) || !asset.width) return [];
+    const widths = [...new Set(this.options.widths)].filter((w) => w < asset.width).sort((a, b) => a - b);
+    return Promise.all(
+      widths.map(async (width) => ({ width, file: await this.#rendition(original, asset.sha256, width, ext) })),
+    );
+  }
+
+  #rendition(original: string, sha256: string, width: number, ext: Extension): Promise<string> {
+    const file = path.join(this.cacheDir, `q${this.options.quality}`, `${sha256}-${width}w.${ext}`);
+    let made = this.#made.get(file);
+    if (!made) {
+      made = this.#make(original, file, width, ext);
+      this.#made.set(file, made);
+    }
+    return made;
+  }
+
+  async #make(original: string, file: string, width: number, ext: Extension): Promise<string> {
+    if (await exists(file)) {
+      this.counts.cached++;
+      return file;
+    }
+    await this.#work.add(async () => {
+      const sharp = await loadSharp('resizing localized images at build time', this.options.library);
+      const bytes = await sharp(original)
+        .resize({ width })
+        .toFormat(FORMATS[ext], { quality: this.options.quality })
+        .toBuffer()
+        .catch((err: Error) => {
+          throw new Error(`cannot resize ${original} to ${width} px: ${err.message}`, { cause: err });
+        });
+      // Written whole, then renamed: a build killed halfway leaves no torn file in the cache.
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      await fs.writeFile(temp, bytes);
+      await fs.rename(temp, file);
+    });
+    this.counts.resized++;
+    return file;
+  }
+}
