@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
-import { UsageError, integer, parse } from './args.js';
+import { integer, parse, UsageError } from './args.js';
 
 export { UsageError };
 
@@ -19,8 +19,11 @@ commands:
          serve a space directory as the Content Delivery API (v1 and v2)
   sync   --base-url URL --token T --out DIR [--api v1|v2] [--version published|draft|both]
          [--full] [--events FILE] [--json] [--concurrency N]
+         [--store s3://BUCKET/PREFIX]
          full or incremental sync of a space into a snapshot directory
          (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
+  store  prune --store s3://BUCKET/PREFIX --keep N [--grace-minutes M]
+         remove the store's snapshot versions beyond the newest N
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
          [--depth N] [--detect-relations] [--keep-unresolved] [--schema FILE] [--version V]
          [--full] [--json]
@@ -147,6 +150,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'sync':
         return await (await import('./sync.js')).syncCommand(rest);
+      case 'store':
+        return await (await import('./store.js')).storeCommand(rest);
       case 'compile':
         return await (await import('./compile.js')).compileCommand(rest);
       case 'prepare':

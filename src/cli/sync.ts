@@ -5,14 +5,15 @@
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import {
-  parseWebhookEvent,
-  sync,
   type AssetSyncOptions,
+  parseWebhookEvent,
+  type SyncOptions,
   type SyncProgress,
   type SyncResult,
+  sync,
   type WebhookEvent,
 } from '../sync/index.js';
-import { UsageError, integer, parse, syncFlags } from './args.js';
+import { integer, parse, syncFlags, UsageError } from './args.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
 
@@ -32,6 +33,8 @@ const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [optio
   --asset-max-bytes N  largest asset accepted (default 52428800)
   --allow-missing-assets  sync without assets that cannot be downloaded (listed)
   --max-response-mb N  largest answer accepted, after decompression (default 64, at most 512)
+  --store s3://BUCKET/PREFIX  share snapshots with other builders through an S3-compatible store
+                     (default: $CONTENT_STORE; AWS SDK v3 configuration from the environment)
 
 Exit status 0 only when the snapshot on disk is complete and consistent.`;
 
@@ -65,6 +68,14 @@ export function summaryLine(r: SyncResult, out: string): string {
       : '') +
     (r.assets?.missing.length ? `, ${r.assets.missing.length} missing` : '')
   );
+}
+
+function transferLine(
+  verb: string,
+  t: { manifest: string; cv: number; objects: number; bytes: number },
+  store: string,
+): string {
+  return `${verb} cv ${t.cv} (${store}/${t.manifest}): ${t.objects} objects, ${formatBytes(t.bytes)}`;
 }
 
 /** Webhook payloads (a JSON object or array) as events; `source` names where they came from in errors. */
@@ -149,6 +160,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
     'asset-max-bytes': { type: 'string' },
     'allow-missing-assets': { type: 'boolean' },
     'max-response-mb': { type: 'string' },
+    store: { type: 'string' },
   });
   if (values.help) {
     console.log(HELP);
@@ -164,6 +176,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const maxResponseMb = integer(values['max-response-mb'] as string | undefined, 'max-response-mb', 64, 1, 512);
   const events = await eventsFor(values.events as string | undefined);
   const assets = assetOptions(values);
+  const store = (values.store as string | undefined) ?? (process.env.CONTENT_STORE || undefined);
 
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
@@ -171,7 +184,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const stop = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', stop);
   try {
-    const result = await sync({
+    const options: SyncOptions = {
       baseUrl,
       token,
       out,
@@ -193,7 +206,10 @@ export async function syncCommand(argv: string[]): Promise<number> {
         last = now;
         process.stderr.write(`\r\x1b[K${progressLine(p)}`);
       },
-    });
+    };
+    // The store's modules (and the AWS SDK) are loaded only when a store is configured.
+    const shared = store ? await (await import('../store/index.js')).fleetSync({ ...options, store }) : undefined;
+    const result = shared?.sync ?? (await sync(options));
     if (tty) process.stderr.write('\r\x1b[K');
     if (values.json) {
       console.log(
@@ -213,10 +229,14 @@ export async function syncCommand(argv: string[]): Promise<number> {
           passes: result.passes,
           duration_ms: Math.round(result.durationMs),
           ...(result.assets ? { assets: result.assets } : {}),
+          ...(shared?.pulled ? { pulled: shared.pulled } : {}),
+          ...(shared?.pushed ? { pushed: shared.pushed } : {}),
         }),
       );
     } else {
       console.log(summaryLine(result, out));
+      if (shared?.pulled) console.log(transferLine('pulled', shared.pulled, store!));
+      if (shared?.pushed) console.log(transferLine('published', shared.pushed, store!));
     }
     return 0;
   } catch (err) {

@@ -148,6 +148,15 @@ export const ContentSyncOptions = z.strictObject({
     })
     .default({ widths: [...DEFAULT_WIDTHS], quality: 80 }),
   /**
+   * Share snapshots with other builders through an S3-compatible store, `s3://bucket/prefix`
+   * (credentials and endpoint: the AWS SDK's standard environment; needs `@aws-sdk/client-s3`).
+   * @default process.env.CONTENT_STORE (no store)
+   */
+  store: z
+    .string()
+    .regex(/^s3:\/\//, { error: 'store must be an S3 location such as s3://my-bucket/content' })
+    .optional(),
+  /**
    * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
    * @default undefined (no polling)
    */

@@ -7,12 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CompileCache, compile, type CompileResult } from '../compile/index.js';
 import { ContentApiError } from '../client/index.js';
+import { CompileCache, type CompileResult, compile } from '../compile/index.js';
 import { writeDemoSpace } from '../demo/index.js';
-import { startServer, type RunningServer } from '../server/index.js';
+import { type RunningServer, startServer } from '../server/index.js';
 import { readSpaceDirectory } from '../snapshot/index.js';
-import { hasSnapshot, sync, type SyncResult, type WebhookEvent } from '../sync/index.js';
+import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 
@@ -68,6 +68,23 @@ export class ContentPipeline {
     const base = path.resolve(root, options.dir);
     this.snapshotDir = path.join(base, 'snapshot');
     this.modulesDir = path.join(base, 'modules');
+  }
+
+  /** A sync, through the store when one is configured (its modules loaded only then). */
+  async #sync(options: SyncOptions): Promise<SyncResult> {
+    const store = this.options.store ?? (process.env.CONTENT_STORE || undefined);
+    if (!store) return sync(options);
+    const { fleetSync } = await import('../store/index.js');
+    const shared = await fleetSync({ ...options, store, log: (m) => this.log.warn(m) });
+    if (shared.pulled)
+      this.log.info(
+        `content-sync: started from cv ${shared.pulled.cv} of ${store} (${shared.pulled.objects} files downloaded)`,
+      );
+    if (shared.pushed)
+      this.log.info(
+        `content-sync: published cv ${shared.pushed.cv} to ${store} (${shared.pushed.objects} files uploaded)`,
+      );
+    return shared.sync;
   }
 
   /** The embedded service, when the plugin runs one. */
@@ -171,7 +188,7 @@ export class ContentPipeline {
         }
       } else {
         try {
-          result = await sync({
+          result = await this.#sync({
             baseUrl: this.#baseUrl,
             token: this.#token,
             out: this.snapshotDir,

@@ -1,0 +1,135 @@
+/**
+ * Moving a snapshot between a local directory and the store. Push uploads the objects the store
+ * lacks, then the manifest; pull downloads the objects the local snapshot lacks, checks each
+ * against its digest, and commits them through the snapshot's own transaction (complete or
+ * absent).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
+import { digestOf, snapshotDigests } from './files.js';
+import {
+  localVersion,
+  manifestKey,
+  newestManifest,
+  objectKey,
+  readManifest,
+  STORE_FORMAT,
+  type StoreManifest,
+} from './manifest.js';
+import type { ObjectStore } from './s3.js';
+
+const CONCURRENCY = 16;
+
+export interface Transfer {
+  /** The manifest's key in the store. */
+  manifest: string;
+  cv: number;
+  /** Objects moved, and their bytes. */
+  objects: number;
+  bytes: number;
+}
+
+/** Objects of the store whose bytes are not what their key says. */
+export class StoreIntegrityError extends Error {
+  override name = 'StoreIntegrityError';
+  constructor(
+    readonly store: string,
+    readonly digests: string[],
+  ) {
+    super(
+      `${digests.length} object(s) of ${store} do not match their digest (${digests.slice(0, 2).join(', ')}): the store is damaged; nothing was committed`,
+    );
+  }
+}
+
+/**
+ * Publishes the snapshot in `dir`: uploads the objects the store lacks, then the manifest.
+ * A manifest already there for this version is left alone, unless `repair` names objects to
+ * upload again (found damaged by a pull).
+ */
+export async function push(
+  store: ObjectStore,
+  dir: string,
+  repair: readonly string[] = [],
+): Promise<Transfer | undefined> {
+  const version = localVersion(dir);
+  if (!version) throw new Error(`${dir} holds no snapshot to publish`);
+  const key = manifestKey(version, version.cv);
+  if (!repair.length && (await store.has(key))) return undefined;
+  const files = await snapshotDigests(dir);
+  // Objects the newest manifest of this kind names are in the store (prune keeps them). Every
+  // other object is uploaded, even when the store has it: the upload makes it young, which
+  // protects it from a prune running until this manifest is written (see prune.ts).
+  const previous = await newestManifest(store, version);
+  const known = new Set(previous ? Object.values((await readManifest(store, previous))?.files ?? {}) : []);
+  for (const d of repair) known.delete(d);
+  const byDigest = new Map<string, string>();
+  for (const [rel, digest] of files) if (!known.has(digest)) byDigest.set(digest, rel);
+  let objects = 0;
+  let bytes = 0;
+  await new PQueue({ concurrency: CONCURRENCY }).addAll(
+    [...byDigest].map(([digest, rel]) => async () => {
+      const body = await fs.readFile(path.join(dir, rel));
+      // The file may have changed since it was hashed (another sync): never store bytes under another digest.
+      if (digestOf(body) !== digest)
+        throw new Error(`${path.join(dir, rel)} changed while it was published; publish again`);
+      await store.put(objectKey(digest), body);
+      objects++;
+      bytes += body.length;
+    }),
+  );
+  const manifest: StoreManifest = {
+    format: STORE_FORMAT,
+    space: version.space,
+    api: version.api,
+    views: [...version.views].sort() as StoreManifest['views'],
+    cv: version.cv,
+    files: Object.fromEntries(files),
+  };
+  await store.put(key, canonicalJson(manifest));
+  return { manifest: key, cv: version.cv, objects, bytes };
+}
+
+/** An object's bytes, checked against its digest; fetched a second time when they do not match. */
+async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8Array | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const bytes = await store.get(objectKey(digest));
+    if (bytes && digestOf(bytes) === digest) return bytes;
+  }
+  return undefined;
+}
+
+/**
+ * Makes the snapshot in `dir` the one the manifest `key` names: downloads only the objects whose
+ * file the local snapshot does not hold, verifies each, and commits in one transaction. A
+ * StoreIntegrityError (nothing committed) when an object is missing or damaged.
+ */
+export async function pull(store: ObjectStore, dir: string, key: string): Promise<Transfer> {
+  const manifest = await readManifest(store, key);
+  if (!manifest) throw new Error(`${store.url}/${key} is gone (pruned?)`);
+  const txn = await SnapshotTransaction.begin(dir);
+  try {
+    const local = await snapshotDigests(dir);
+    const wanted = Object.entries(manifest.files).filter(([rel, digest]) => local.get(rel) !== digest);
+    const damaged: string[] = [];
+    let bytes = 0;
+    await new PQueue({ concurrency: CONCURRENCY }).addAll(
+      wanted.map(([rel, digest]) => async () => {
+        const body = await fetchVerified(store, digest);
+        if (!body) return void damaged.push(digest);
+        bytes += body.length;
+        await txn.putPieces(rel, [body]);
+      }),
+    );
+    if (damaged.length) throw new StoreIntegrityError(store.url, [...new Set(damaged)]);
+    for (const rel of local.keys()) if (!(rel in manifest.files)) txn.delete(rel);
+    await txn.commit();
+    forgetState(dir);
+    return { manifest: key, cv: manifest.cv, objects: wanted.length, bytes };
+  } catch (err) {
+    await txn.abort();
+    throw err;
+  }
+}

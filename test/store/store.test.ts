@@ -1,0 +1,218 @@
+/**
+ * Snapshots shared through an S3-compatible store: real AWS SDK v3 client, real s3rver on
+ * loopback, the real local service.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server/index.js';
+import { digestOf, snapshotDigests } from '../../src/store/files.js';
+import { type FleetOptions, fleetSync, ObjectStore, prune } from '../../src/store/index.js';
+import { manifestFolder, OBJECTS, readManifest } from '../../src/store/manifest.js';
+import { sync } from '../../src/sync/index.js';
+import { collect, spawnCli } from '../helpers/cli.js';
+import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
+import { BUCKET, serveDemo, startS3, type TestS3, TOKEN, useEnv } from './support.js';
+
+let s3: TestS3;
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  s3 = await startS3();
+  restoreEnv = useEnv(s3.env);
+});
+afterAll(async () => {
+  restoreEnv();
+  await s3.close();
+  await removeTempDirs();
+});
+
+let prefixes = 0;
+/** A store location of its own for each test. */
+const freshStore = (): string => `s3://${BUCKET}/t${++prefixes}`;
+
+/** A builder syncing `service` into `out` through `store`, its warnings kept. */
+async function builder(service: RunningServer, out: string, store: string, extra: Partial<FleetOptions> = {}) {
+  const warnings: string[] = [];
+  const result = await fleetSync({
+    baseUrl: service.url,
+    token: TOKEN,
+    out,
+    store,
+    log: (m) => warnings.push(m),
+    ...unpaced(),
+    ...extra,
+  });
+  return { ...result, warnings };
+}
+
+/** A direct sync of `service` into a fresh directory: what every builder must hold. */
+async function direct(service: RunningServer): Promise<Map<string, string>> {
+  const out = await tempDir('direct');
+  await sync({ baseUrl: service.url, token: TOKEN, out, ...unpaced() });
+  return readTree(out);
+}
+
+async function withStore<T>(url: string, use: (store: ObjectStore) => Promise<T>): Promise<T> {
+  const store = await ObjectStore.open(url);
+  try {
+    return await use(store);
+  } finally {
+    store.close();
+  }
+}
+
+describe('store', () => {
+  let service: RunningServer;
+  beforeAll(async () => {
+    service = await serveDemo(60);
+  });
+  afterAll(() => service.close());
+
+  it('a snapshot pushed by one builder and pulled by another equals a direct sync, file by file', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    expect(a.sync.mode).toBe('full');
+    expect(a.pushed?.objects).toBeGreaterThan(60);
+    const bDir = await tempDir('b');
+    const b = await builder(service, bDir, store);
+    expect(b.pulled?.cv).toBe(a.sync.cv);
+    expect(b.pulled?.objects).toBe((await snapshotDigests(bDir)).size);
+    // Started from the pulled snapshot: the sync found it current (one request) and nothing was published again.
+    expect(b.sync.mode).toBe('unchanged');
+    expect(b.pushed).toBeUndefined();
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+    expect(b.warnings).toEqual([]);
+  });
+
+  it('after an incremental change, a pull transfers only the objects that changed', async () => {
+    const store = freshStore();
+    const aDir = await tempDir('a');
+    const bDir = await tempDir('b');
+    await builder(service, aDir, store);
+    await builder(service, bDir, store);
+    const before = await snapshotDigests(bDir);
+    const id = await firstStoryId(aDir);
+    await admin(service.url, 'PUT', `/stories/${id}`, { content: { title: 'changed for the store test' } });
+    await admin(service.url, 'POST', `/stories/${id}/publish`);
+    const a = await builder(service, aDir, store);
+    expect(a.sync.mode).toBe('incremental');
+    expect(a.sync.changed.stories).toEqual([id]);
+    const b = await builder(service, bDir, store);
+    const after = await snapshotDigests(bDir);
+    const changed = [...after].filter(([rel, d]) => before.get(rel) !== d).map(([rel]) => rel);
+    expect(changed).toContain(`stories/${id}.json`);
+    expect(b.pulled?.objects).toBe(changed.length);
+    expect(b.pulled!.objects).toBeLessThan(10);
+    expect(a.pushed!.objects).toBeLessThanOrEqual(changed.length);
+    expect(b.sync.mode).toBe('unchanged');
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+  });
+
+  it('a damaged object is detected by its digest: the sync goes to the API and the object is published again', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const manifest = await withStore(store, (s) => readManifest(s, a.pushed!.manifest));
+    const digest = manifest!.files[Object.keys(manifest!.files).find((k) => k.startsWith('stories/'))!]!;
+    await withStore(store, (s) => s.put(`${OBJECTS}${digest}`, 'not the bytes of the story'));
+    const bDir = await tempDir('b');
+    const b = await builder(service, bDir, store);
+    expect(b.pulled).toBeUndefined();
+    expect(b.warnings.join('\n')).toMatch(/do not match their digest.*syncing from the API instead/);
+    expect(b.sync.mode).toBe('full');
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+    const repaired = await withStore(store, (s) => s.get(`${OBJECTS}${digest}`));
+    expect(digestOf(repaired!)).toBe(digest);
+    // And the next builder pulls cleanly.
+    const c = await builder(service, await tempDir('c'), store);
+    expect(c.pulled?.cv).toBe(a.sync.cv);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('an unreachable store: the sync goes to the API directly, with a clear warning', async () => {
+    const restore = useEnv({ AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' });
+    try {
+      const out = await tempDir('unreachable');
+      const r = await builder(service, out, freshStore());
+      expect(r.sync.mode).toBe('full');
+      expect(r.warnings.join('\n')).toMatch(/cannot be reached .*syncing directly from the API/);
+      expect(r.pushed).toBeUndefined();
+      expect(treeDiff(await readTree(out), await direct(service))).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+
+  it('prune keeps the newest N manifests of each kind and their objects, and spares young objects', async () => {
+    const store = freshStore();
+    const aDir = await tempDir('a');
+    const versions = [(await builder(service, aDir, store)).pushed!.manifest];
+    const id = await firstStoryId(aDir);
+    for (let i = 0; i < 2; i++) {
+      await admin(service.url, 'PUT', `/stories/${id}`, { content: { title: `prune ${i}` } });
+      await admin(service.url, 'POST', `/stories/${id}/publish`);
+      versions.push((await builder(service, aDir, store)).pushed!.manifest);
+    }
+    expect(new Set(versions).size).toBe(3);
+    await withStore(store, async (s) => {
+      const young = await prune(s, { keep: 1, graceMs: 60 * 60_000 });
+      expect(young.manifests).toEqual({ kept: 1, removed: 2 });
+      expect(young.objects.removed).toBe(0);
+      const old = await prune(s, { keep: 1, graceMs: 0, now: new Date(Date.now() + 1000) });
+      expect(old.objects.removed).toBeGreaterThan(0);
+      const kept = await readManifest(s, versions[2]!);
+      const left = new Set<string>();
+      for await (const o of s.list(OBJECTS)) left.add(o.key.slice(OBJECTS.length));
+      expect([...left].sort()).toEqual([...new Set(Object.values(kept!.files))].sort());
+      const manifests: string[] = [];
+      for await (const o of s.list(manifestFolder(kept!))) manifests.push(o.key);
+      expect(manifests).toEqual([versions[2]]);
+    });
+    const bDir = await tempDir('b');
+    const b = await builder(service, bDir, store);
+    expect(b.pulled?.manifest).toBe(versions[2]);
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+  });
+});
+
+/** The id of the first story of the snapshot in `dir`. */
+async function firstStoryId(dir: string): Promise<number> {
+  const file = [...(await readTree(dir)).keys()].find((k) => /^stories\/\d+\.json$/.test(k));
+  return Number(/(\d+)/.exec(file!)![1]);
+}
+
+describe('store: a builder killed while pushing', () => {
+  it('leaves a store every reader can use: no manifest without all its objects', async () => {
+    const service = await serveDemo(200);
+    try {
+      const store = freshStore();
+      const child = spawnCli(
+        ['sync', '--base-url', service.url, '--token', TOKEN, '--out', await tempDir('killed'), '--store', store],
+        s3.env,
+      );
+      const done = collect(child);
+      // Killed as soon as its first objects reach the store (hundreds are still to come).
+      const prefix = store.slice(`s3://${BUCKET}/`.length);
+      await waitFor(() => s3.created.some((k) => k.startsWith(`${prefix}/${OBJECTS}`)), 60_000);
+      child.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+      expect(s3.created.filter((k) => k.startsWith(`${prefix}/manifests/`))).toEqual([]);
+      // A reader finds no snapshot to start from, syncs, and publishes one the next reader uses.
+      const first = await builder(service, await tempDir('r1'), store);
+      expect(first.pulled).toBeUndefined();
+      expect(first.warnings).toEqual([]);
+      const secondDir = await tempDir('r2');
+      const second = await builder(service, secondDir, store);
+      expect(second.pulled?.cv).toBe(first.sync.cv);
+      expect(treeDiff(await readTree(secondDir), await direct(service))).toEqual([]);
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
+});
+
+async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
