@@ -41,6 +41,11 @@ export interface ServiceOptions {
    * request's Host), whose asset CDN serves them; `stored` (default): delivered as stored.
    */
   assetUrls?: 'self' | 'stored';
+  /**
+   * The module images are made with (default `sharp`, an optional peer dependency). Without it,
+   * the image service and stand-in raster images answer 501 saying how to install it.
+   */
+  imageLibrary?: string;
 }
 
 export const DEFAULT_PUBLIC_TOKEN = 'local-public-token';
@@ -68,7 +73,7 @@ export class ContentService {
     this.publicToken = options.publicToken ?? DEFAULT_PUBLIC_TOKEN;
     this.previewToken = options.previewToken ?? DEFAULT_PREVIEW_TOKEN;
     this.#webhook = options.webhook;
-    this.assets = new AssetService(this.store);
+    this.assets = new AssetService(this.store, options.imageLibrary);
     this.#log = options.log ?? (() => undefined);
     const parts: stage.ServiceParts = (this.#parts = {
       store: this.store,

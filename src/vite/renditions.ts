@@ -81,7 +81,11 @@ export class Renditions {
       return file;
     }
     await this.#work.add(async () => {
-      const sharp = await loadSharp('resizing localized images at build time', this.options.library);
+      const sharp = await loadSharp('resizing localized images at build time', this.options.library).catch(
+        (err: Error) => {
+          throw new Error(`${err.message} (or turn resizing off: images: { widths: [] })`, { cause: err });
+        },
+      );
       const bytes = await sharp(original)
         .resize({ width })
         .toFormat(FORMATS[ext], { quality: this.options.quality })

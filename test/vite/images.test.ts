@@ -12,6 +12,7 @@ import { build, type InlineConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageAttributes } from '../../src/image/index.js';
 import { type ContentSyncOptions, contentSync } from '../../src/index.js';
+import { Renditions } from '../../src/vite/renditions.js';
 import { type CapturingLogger, capturingLogger, clearContentEnv, project, removeDir } from './support.js';
 
 const HELPER = path.resolve(import.meta.dirname, '../../src/image/index.ts');
@@ -124,4 +125,18 @@ describe('build-time resizing of localized images', () => {
     expect(none.counts).toEqual({ resized: 0, cached: 0 });
     for (const img of none.images) expect(img.srcset).toBeUndefined();
   }, 120_000);
+
+  it('without sharp, says which feature needs it, how to install it, and how to do without', async () => {
+    const [original] = (await fs.readdir(path.join(root, '.content/snapshot/assets'))).filter((f) =>
+      f.endsWith('.jpg'),
+    );
+    const asset = { url: '', file: `assets/${original}`, sha256: 'f'.repeat(64), bytes: 1, type: 'image/jpeg' };
+    const missing = new Renditions(path.join(root, 'no-cache'), { widths: [100], quality: 80, library: 'not-sharp' });
+    await expect(
+      missing.of(path.join(root, '.content/snapshot', asset.file), { ...asset, width: 800, height: 600 }),
+    ).rejects.toThrow(
+      'resizing localized images at build time needs the image library sharp, an optional peer dependency, and it is not installed: npm i -D sharp (or turn resizing off: images: { widths: [] })',
+    );
+    expect(missing.counts).toEqual({ resized: 0, cached: 0 });
+  });
 });

@@ -12,7 +12,7 @@
  * fill(<hex>|transparent), focal(x1xy1:x2xy2), blur(n), brightness(-100..100),
  * grayscale(), rotate(90|180|270).
  */
-import { loadSharp } from './sharp.js';
+import type { SharpFactory } from './sharp.js';
 
 /** Largest output side in pixels; beyond it a request is refused (422), not rendered. */
 export const MAX_OUTPUT_SIDE = 4000;
@@ -201,8 +201,12 @@ export function focalWindow(
 }
 
 /** Applies the operations to an original image. */
-export async function renderImage(original: Buffer, ops: ImageOperations, format: OutputFormat): Promise<Buffer> {
-  const sharp = await loadSharp('the image service (/m/)');
+export async function renderImage(
+  sharp: SharpFactory,
+  original: Buffer,
+  ops: ImageOperations,
+  format: OutputFormat,
+): Promise<Buffer> {
   let image = sharp(original, { limitInputPixels: 100_000_000 });
   const meta = await image.metadata();
   let sw = meta.width ?? 0;

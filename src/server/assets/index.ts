@@ -18,7 +18,7 @@ import { AssetCatalog, type AssetEntry, AssetError } from './catalog.js';
 import { etagOf, sendFile } from './http.js';
 import { ImageRequestError, operationsKey, outputFormat, parseImageOperations, renderImage } from './image-service.js';
 import { renderPlaceholder } from './placeholder.js';
-import { loadSharp } from './sharp.js';
+import { loadSharp, type SharpFactory, SharpUnavailable } from './sharp.js';
 
 export { AssetCatalog, type AssetEntry } from './catalog.js';
 
@@ -41,9 +41,17 @@ export class AssetService {
   /** Image work is CPU-bound: a few at a time keeps memory bounded and the API responsive. */
   readonly #work = new PQueue({ concurrency: 2 });
 
-  constructor(store: SpaceStore) {
+  /** The image library's module: `sharp`, an optional peer dependency. */
+  readonly #library: string;
+
+  constructor(store: SpaceStore, imageLibrary = 'sharp') {
     this.#store = store;
+    this.#library = imageLibrary;
     this.catalog = new AssetCatalog(store);
+  }
+
+  #sharp(feature: string): Promise<SharpFactory> {
+    return loadSharp(feature, this.#library);
   }
 
   /** Renditions made so far (cache misses of the image service). */
@@ -68,20 +76,28 @@ export class AssetService {
       return 404;
     }
     try {
+      const transform = parsed.transform !== undefined && isRasterImage(entry.name) ? parsed.transform : undefined;
+      const sharp = transform === undefined ? undefined : await this.#sharp('the image service (/m/)');
       const original = await this.#original(entry);
       if (!original) {
         send(res, encode(errorReply(404, `the service holds no file for ${entry.path}`)));
         return 404;
       }
       const type = assetContentType(entry.name);
-      if (parsed.transform === undefined || !isRasterImage(entry.name))
-        return this.#send(req, res, original, type, {}, truncate);
-      const ops = parseImageOperations(parsed.transform);
+      if (transform === undefined || !sharp) return this.#send(req, res, original, type, {}, truncate);
+      const ops = parseImageOperations(transform);
       const format = outputFormat(ops, type, req.headers.accept);
       const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
-      const bytes = await this.#renditions.get(key, () => this.#work.add(() => renderImage(original, ops, format)));
+      const bytes = await this.#renditions.get(key, () =>
+        this.#work.add(() => renderImage(sharp, original, ops, format)),
+      );
       return this.#send(req, res, bytes!, FORMAT_TYPES[format], ops.format ? {} : { vary: 'Accept' }, truncate);
     } catch (err) {
+      // Without the image library, what needs it is not implemented here: 501, saying how to install it.
+      if (err instanceof SharpUnavailable) {
+        send(res, encode(errorReply(501, err.message)));
+        return 501;
+      }
       if (!(err instanceof ImageRequestError)) throw err;
       send(res, encode(errorReply(422, `${err.message}`)));
       return 422;
@@ -108,7 +124,11 @@ export class AssetService {
 
   #original(entry: AssetEntry): Promise<Buffer | undefined> {
     if (entry.bytes) return Promise.resolve(entry.bytes);
-    return this.#originals.get(entry.path, () => this.#work.add(() => renderPlaceholder(entry)));
+    return this.#originals.get(entry.path, () =>
+      this.#work.add(() =>
+        renderPlaceholder(entry, () => this.#sharp('the asset CDN (stand-ins for assets it holds no file for)')),
+      ),
+    );
   }
 
   /**
@@ -139,7 +159,9 @@ export class AssetService {
       const id = m[1] === undefined ? undefined : Number(m[1]);
       if (method === 'POST' && id === undefined) {
         const input = assetInput(body, true);
-        const size = await dimensions(input.name, input.bytes);
+        const size = await dimensions(input.name, input.bytes, () =>
+          this.#sharp('adding an image through the control plane'),
+        );
         const entry = this.catalog.add({ ...input, ...size });
         return {
           reply: reply(201, { asset: entry.meta }),
@@ -160,6 +182,7 @@ export class AssetService {
       return { reply: errorReply(405, `${method} ${pathname} is not a control-plane route`) };
     } catch (err) {
       if (err instanceof AssetError) return { reply: errorReply(err.status, err.message) };
+      if (err instanceof SharpUnavailable) return { reply: errorReply(501, err.message) };
       throw err;
     }
   }
@@ -182,9 +205,13 @@ function assetInput(body: unknown, create: boolean): AssetInput {
 }
 
 /** An uploaded file's width and height (0x0 for documents); an image that cannot be read is refused. */
-async function dimensions(name: string, bytes: Buffer): Promise<{ width: number; height: number }> {
+async function dimensions(
+  name: string,
+  bytes: Buffer,
+  loadSharp: () => Promise<SharpFactory>,
+): Promise<{ width: number; height: number }> {
   if (!isRasterImage(name) && !name.toLowerCase().endsWith('.svg')) return { width: 0, height: 0 };
-  const sharp = await loadSharp('adding an image through the control plane');
+  const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes).metadata();
     return { width: meta.width ?? 0, height: meta.height ?? 0 };

@@ -6,17 +6,20 @@
  */
 import { createHash } from 'node:crypto';
 import { type AssetPath, assetExtension } from '../../api/assets.js';
-import { loadSharp } from './sharp.js';
+import type { SharpFactory } from './sharp.js';
 
-/** Renders the stand-in for an asset; undefined for a kind it cannot make. */
-export async function renderPlaceholder(asset: AssetPath): Promise<Buffer | undefined> {
+/** Renders the stand-in for an asset (loading sharp only for raster images); undefined for a kind it cannot make. */
+export async function renderPlaceholder(
+  asset: AssetPath,
+  loadSharp: () => Promise<SharpFactory>,
+): Promise<Buffer | undefined> {
   const ext = assetExtension(asset.name);
   if (ext === 'pdf') return placeholderPdf(asset.name);
   const width = asset.width || 800;
   const height = asset.height || 600;
   const svg = placeholderSvg(width, height, asset.hash + asset.name);
   if (ext === 'svg') return Buffer.from(svg);
-  const sharp = await loadSharp('the asset CDN (stand-in images of assets it holds no file for)');
+  const sharp = await loadSharp();
   // Rasterized small and scaled up: flat shapes lose nothing, and a 2400 px stand-in costs little.
   const scale = Math.min(1, 480 / Math.max(width, height));
   const image = sharp(Buffer.from(svg), { density: 72 * scale }).resize(width, height, {
