@@ -264,10 +264,12 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // Until this compile finishes, no state: an interrupted compile is followed by a full one.
   rmSync(stateFile, { force: true });
 
+  const { depth, keepUnresolved } = setup.resolve;
   const inferOptions = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
     storyUuids: byUuid,
     schema: options.schema,
+    ...(depth >= 1 ? { resolution: { depth, keepUnresolved } } : {}),
   };
   let inferrer: TypeInferrer;
   try {

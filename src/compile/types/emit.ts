@@ -109,6 +109,46 @@ export type Story<C extends Blok = Blok> = {
 export type Relation<S extends Story = Story> = S | string;
 `;
 
+/** Resolution's depths a declaration can count down (a compile resolving deeper is typed as this deep). */
+const MAX_DEPTH = 10;
+
+/**
+ * What a compile's resolution embeds for a relation: the target resolved one level less than the
+ * story holding it, down to its record as the snapshot has it, whose relations are uuids.
+ */
+function related(depth: number): string {
+  const d = Math.min(Math.max(1, Math.floor(depth)), MAX_DEPTH);
+  const lower = Array.from({ length: MAX_DEPTH + 1 }, (_, n) => Math.max(0, n - 1)).join(', ');
+  return `/** How deep the compile resolved relations (its \`depth\`). */
+type ResolveDepth = ${d};
+
+/** n - 1 (0 stays 0). */
+type Lower = [${lower}];
+
+/**
+ * A story a resolved relation embeds (\`resolveRelations\`): resolved one level less deep than the
+ * story that embeds it, so at the last level its own relations are uuids, as the snapshot has them.
+ */
+export type Related<S extends Story> = Embedded<S, Lower[ResolveDepth]>;
+
+/** A story with its relations resolved \`N\` levels deep (0: uuids). */
+export type Embedded<S, N extends number> = { [K in keyof S]: K extends "content" ? Within<S[K], N> : S[K] };
+
+/** Stories in content, known by fields no blok has (their content is not looked into: relations may be cycles). */
+type StoryLike = { uuid: string; full_slug: string; group_id: string; content: unknown };
+
+type Within<T, N extends number> = T extends StoryLike
+  ? N extends 0
+    ? string
+    : Embedded<T, Lower[N]>
+  : T extends readonly (infer E)[]
+    ? Within<E, N>[]
+    : T extends object
+      ? { [K in keyof T]: Within<T[K], N> }
+      : T;
+`;
+}
+
 const TABLE = `/** A table field. \`fieldtype\` is missing on some deliveries. */
 export type Table = {
   fieldtype?: "table";
@@ -249,6 +289,7 @@ export function emitTypes(model: TypeModel, options: { header?: string } = {}): 
     );
   }
   out.push(RUNTIME_HEAD);
+  out.push(related(model.depth));
   out.push(
     shape(
       'Asset',

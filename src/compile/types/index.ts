@@ -29,6 +29,12 @@ export interface InferOptions {
   datasources?: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   /** A component schema export (like components.237487.json) merged in: fields never filled still exist (optional). */
   schema?: unknown;
+  /**
+   * The stories observed are a compile's output with relations resolved this deep (at least 1):
+   * a resolved relation is typed as the story embedded (`Related`), a uuid left in a listed field
+   * as the kept reference of a target that could not be resolved (see ModelOptions.resolution).
+   */
+  resolution?: { depth: number; keepUnresolved: boolean };
   /** Literal unions for options when distinct observed values are at most this many and repeat (default 12). */
   maxLiterals?: number;
 }
@@ -148,6 +154,7 @@ export class TypeInferrer {
       datasources: this.options.datasources ?? [],
       ...(this.schema ? { schema: this.schema } : {}),
       maxLiterals: this.maxLiterals,
+      ...(this.options.resolution ? { resolution: this.options.resolution } : {}),
     });
   }
 

@@ -55,6 +55,8 @@ export interface TypeModel {
    * again tells; counts built by observing alone (a full compile) never leave this in doubt.
    */
   undecided: boolean;
+  /** How deep the observed stories' relations are resolved (see ModelOptions.resolution); 1 when they are not. */
+  depth: number;
 }
 
 export interface ModelOptions {
@@ -64,6 +66,13 @@ export interface ModelOptions {
   datasources: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   schema?: Schema;
   maxLiterals: number;
+  /**
+   * The observed stories are a compile's output, relations resolved this deep: a story embedded in
+   * a field is typed as what the resolution embeds (`Related`), not as a relation the API may have
+   * left a uuid (`Relation`); and a uuid left in a listed relation field is a target the compile
+   * could not resolve, kept (`keepUnresolved`: every resolved field's type then allows it).
+   */
+  resolution?: { depth: number; keepUnresolved: boolean };
 }
 
 /** Names of the fixed types every emitted module declares. */
@@ -73,6 +82,12 @@ export const RUNTIME_NAMES: readonly string[] = [
   'StoryAlternate',
   'StoryTranslatedSlug',
   'Relation',
+  'Related',
+  'Embedded',
+  'Within',
+  'StoryLike',
+  'Lower',
+  'ResolveDepth',
   'AnyStory',
   'ContentTypes',
   'NumericString',
@@ -223,6 +238,17 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     return union([...targets].sort(compare).map(storyRef));
   };
 
+  /**
+   * A story embedded where a relation was: as a compile's resolution embeds it (and, with
+   * keepUnresolved, the uuid of a target it could not resolve), else as the API delivers it (the
+   * story, or its uuid where the API left it).
+   */
+  const embeddedStory = (components: string[]): TypeExpr => {
+    const targets = union(components.sort(compare).map(storyRef));
+    if (!opts.resolution) return ref('Relation', [targets]);
+    return union([ref('Related', [targets]), ...(opts.resolution.keepUnresolved ? [kw('string')] : [])]);
+  };
+
   const literals = (values: string[]): TypeExpr => union([...new Set(values)].sort(compare).map(lit));
   let undecided = false;
 
@@ -238,6 +264,11 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     const unknown = s.over > 0 && vals.length < opts.maxLiterals;
     const sf = ctx?.schema;
     if (ctx && s.uuid === nonEmpty) {
+      // Resolved by the compile: what is left a uuid names a target it could not resolve (kept).
+      if (opts.resolution && opts.relations.has(`${ctx.component}.${ctx.key}`)) {
+        members.push(kw('string'));
+        return union(members);
+      }
       const configured = opts.relations.has(`${ctx.component}.${ctx.key}`) || sf?.source === 'internal_stories';
       if (configured || (s.uuids !== undefined && Object.keys(s.uuids).every(known))) {
         members.push(ref('Relation', [relationTargets(s.uuids, sf)]));
@@ -289,6 +320,8 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     if (slot.nul) m.push(kw('null'));
     if (slot.bool) m.push(kw('boolean'));
     if (slot.num) m.push(kw('number'));
+    // Before strings: a resolved relation reads `Related<...> | string` where uuids are kept.
+    if (slot.story) m.push(embeddedStory(Object.keys(slot.story)));
     if (slot.str) m.push(stringType(slot.str, mode === 'content', ctx, inArray));
     if (slot.arr) {
       const a = slot.arr;
@@ -317,8 +350,6 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
             .map((p) => ref(plugins.get(p)!)),
         ),
       );
-    // A resolved relation: the embedded story, or its uuid where the target is not there (as delivered).
-    if (slot.story) m.push(ref('Relation', [union(Object.keys(slot.story).sort(compare).map(storyRef))]));
     if (m.length === 0) return kw('unknown');
     return union(m);
   };
@@ -510,5 +541,6 @@ export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
     plugins: pluginModels,
     richText: { nodes: Object.keys(state.rtNodes).sort(compare), marks: Object.keys(state.rtMarks).sort(compare) },
     undecided,
+    depth: opts.resolution?.depth ?? 1,
   };
 }
