@@ -194,14 +194,14 @@ describe('relation targets from the index', () => {
         expect(module).not.toContain(rawModulePath(hidden.id));
         // The index describes the published author: an author.
         const field = /^ {2}author: (.*);$/m.exec(readFileSync(path.join(a, 'types.ts'), 'utf8'))?.[1];
-        expect(field).toContain('Relation<AuthorStory>');
+        expect(field).toContain('Related<AuthorStory>');
         expect(field).not.toContain('CategoryStory');
       } else {
         expect(fromIndex.warnings.join('\n')).not.toContain(hidden.uuid);
         expect(module).toContain(`../${rawModulePath(hidden.id)}`);
         // The draft author is a category in this view: the types say so where articles embed it.
         expect(readFileSync(path.join(a, 'types.ts'), 'utf8')).toContain(
-          'author: Relation<AuthorStory | CategoryStory>;',
+          'author: Related<AuthorStory | CategoryStory>;',
         );
       }
     }, 60_000);
