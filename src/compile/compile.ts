@@ -63,6 +63,7 @@ import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type State } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
 import { TypeInferrer, contentDeclaration, emitTypes } from './types/index.js';
+import { servedModules } from './modules.js';
 import { viewFiles } from './views.js';
 import type { WorkerInput } from './worker-protocol.js';
 
@@ -328,7 +329,13 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   for (const [rel, text] of views) output.write(rel, text);
   const declared =
     declaration !== undefined &&
-    writeIfChanged(declaration, declarationFile(shared, prefix, relativeDir(path.dirname(declaration), out)));
+    writeIfChanged(
+      declaration,
+      declarationFile([...shared, ...views], setup.languages, [...components].sort(), {
+        prefix,
+        modulesDir: relativeDir(path.dirname(declaration), out),
+      }),
+    );
 
   // Files the last compile wrote that this one did not: stories that are gone, chunks of another layout.
   // (An incremental compile changed the last compile's set of modules: it knows which it dropped.)
@@ -376,14 +383,24 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 }
 
 /**
- * content.d.ts: each shared module that has declarations (`index.d.ts`, and `types.ts`, which
- * holds only types) declared under its import specifier, and the story modules' chunks referenced.
+ * content.d.ts: every module the plugin serves (servedModules) declared under its import specifier,
+ * from the declarations this compile wrote for its file (`x.d.ts` beside `x.js`; `types.ts` holds
+ * only types), and the story modules' chunks referenced.
  */
-function declarationFile(shared: ReadonlyArray<readonly [string, string]>, prefix: string, modulesDir: string): string {
-  const modules = shared
-    .filter(([rel]) => (rel.endsWith('.d.ts') && rel !== 'stories.d.ts') || rel === 'types.ts')
-    .map(([rel, declarations]) => ({ name: rel.replace(/\.d\.ts$|\.ts$/, ''), declarations }));
-  return contentDeclaration({ prefix, modulesDir, modules, references: ['stories.d.ts'], header: GENERATED_HEADER });
+function declarationFile(
+  files: ReadonlyArray<readonly [string, string]>,
+  languages: readonly string[],
+  components: readonly string[],
+  options: { prefix: string; modulesDir: string },
+): string {
+  const texts = new Map(files);
+  const modules = servedModules(languages, components).flatMap(({ name, file }) => {
+    const rel = file.replace(/\.js$/, '.d.ts');
+    const declarations = texts.get(rel);
+    // A language without stories of a content type has no module for it: nothing to declare.
+    return declarations === undefined ? [] : [{ name, file: rel, declarations }];
+  });
+  return contentDeclaration({ ...options, modules, references: ['stories.d.ts'], header: GENERATED_HEADER });
 }
 
 /** `./<path>/` from one directory to another, with `/` (an import path). */

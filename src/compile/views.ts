@@ -115,13 +115,14 @@ export function bySlug(fullSlug) {
 }
 
 function viewDeclaration(component?: string): string {
+  const index = stringLiteral('../index.js');
   const entry =
     component === undefined
-      ? `import('../index.js').StoryEntry`
-      : `import('../index.js').StoryEntry<${stringLiteral(component)}>`;
+      ? `import(${index}).StoryEntry`
+      : `import(${index}).StoryEntry<${stringLiteral(component)}>`;
   return `${GENERATED_HEADER}export declare const language: string;
 export declare const entries: ${entry}[];
-export declare function load<C extends string>(entry: import('../index.js').StoryEntry<C>): Promise<import('../index.js').StoryOf<C>>;
+export declare function load<C extends string>(entry: import(${index}).StoryEntry<C>): Promise<import(${index}).StoryOf<C>>;
 export declare function bySlug(fullSlug: string): ${entry} | undefined;
 `;
 }

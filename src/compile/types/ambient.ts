@@ -9,12 +9,15 @@
  * output directory. The story modules are declared per story in the chunks `stories.d.ts`
  * references, which this file references in turn.
  */
+import path from 'node:path';
 import { docText, stringLiteral } from '../escape.js';
 
 /** One module the plugin serves and the text of its declarations (a module without import statements). */
 export interface AmbientModule {
-  /** Its name after the prefix: `index`, `types`, ... */
+  /** Its name after the prefix: `index`, `types`, `index/de/article`, ... */
   name: string;
+  /** The file the declarations come from, relative to the output directory (`views/….d.ts`). */
+  file: string;
   declarations: string;
 }
 
@@ -37,11 +40,7 @@ export function contentDeclaration(options: {
     ...references.map((ref) => `/// <reference path=${stringLiteral(`${modulesDir}${ref}`)} />`),
   ];
   for (const m of modules) {
-    lines.push(
-      `declare module ${stringLiteral(`${prefix}${m.name}`)} {`,
-      ambientBody(m.declarations, header, modulesDir),
-      '}',
-    );
+    lines.push(`declare module ${stringLiteral(`${prefix}${m.name}`)} {`, ambientBody(m, header, modulesDir), '}');
   }
   return `${lines.join('\n')}\n`;
 }
@@ -49,13 +48,17 @@ export function contentDeclaration(options: {
 /**
  * A module's declaration text as the body of its `declare module` block: without the generated
  * header; without `declare` on its exports (a block that is ambient already refuses it, TS1038);
- * its `import("./...")` types led to the output directory. The text is generated: a line starting
- * `export declare ` is such an export (no string of it spans lines), and `import("./` is one of its
- * references (in a string literal from content, stringLiteral escapes that quote: `import(\"./`).
+ * its `import("./...")` and `import("../...")` types, relative to its file, led from content.d.ts
+ * to the output directory. The text is generated: a line starting `export declare ` is such an
+ * export (no string of it spans lines), and `import("./` or `import("../` is one of its references
+ * (in a string literal from content, stringLiteral escapes that quote: `import(\"./`).
  */
-function ambientBody(text: string, header: string, modulesDir: string): string {
-  return (text.startsWith(header) ? text.slice(header.length) : text)
+function ambientBody(m: AmbientModule, header: string, modulesDir: string): string {
+  const dir = path.posix.dirname(m.file);
+  return (m.declarations.startsWith(header) ? m.declarations.slice(header.length) : m.declarations)
     .replace(/^export declare /gm, 'export ')
-    .replaceAll('import("./', `import(${stringLiteral(modulesDir).slice(0, -1)}`)
+    .replace(/import\("(\.\.?\/[^"\\]*)"\)/g, (_, rel: string) => {
+      return `import(${stringLiteral(`${modulesDir}${path.posix.normalize(path.posix.join(dir, rel))}`)})`;
+    })
     .trimEnd();
 }

@@ -2,7 +2,7 @@
  * content.d.ts: one include line types every `content:` import, with no `paths`. A small app
  * imports each module the plugin serves and is checked by the real tsc under the module
  * resolutions apps use (Bundler as create-vite sets it up, Node10, NodeNext) and with a
- * `/// <reference path>` instead of the include; wrong uses must fail.
+ * `/// <reference path>` instead of the include; wrong uses (an unknown module among them) must fail.
  */
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +34,8 @@ import { datasources, label } from 'content:datasources';
 import { tags, type TagName } from 'content:tags';
 import { backlinks, backlinksOf } from 'content:backlinks';
 import type { ArticleStory, AuthorContent, ContentTypes } from 'content:types';
+import * as deIndex from 'content:index/de';
+import { entries as articles, load as loadArticle, bySlug } from 'content:index/default/article';
 
 export const title: string = story.content.title;
 export const german: ArticleStory = de;
@@ -50,6 +52,12 @@ export const tagNames: TagName[] = tags.map((t) => t.name);
 export const referrers: string[] = [...backlinksOf(story.uuid), ...(backlinks[story.uuid] ?? [])];
 export const author = (c: AuthorContent): string => c.name;
 export type Page = ContentTypes['page'];
+export const germanSlugs: string[] = deIndex.entries.map((e) => e.full_slug);
+export const lang: string = deIndex.language;
+export async function firstArticle(): Promise<string | undefined> {
+  const entry: StoryEntry<'article'> | undefined = articles[0] ?? bySlug('blog/first-post');
+  return entry && (await loadArticle(entry)).content.title;
+}
 `;
 
 /** Each line must fail on its own. */
@@ -59,6 +67,11 @@ const WRONG = [
   `import { label } from 'content:datasources'; label('no-such-datasource', 'red');`,
   `import type { NoSuchStory } from 'content:types'; export type X = NoSuchStory;`,
   `import { getStory } from 'content:index'; export const p: Promise<import('content:types').AuthorStory> = getStory('blog/first-post');`,
+  `import { entries } from 'content:index/de/article'; export const e: import('content:index').StoryEntry<'page'>[] = entries;`,
+  `import { entries, load } from 'content:index/de/article'; export const n = entries[0] && load(entries[0]).then((s) => s.content.nmae);`,
+  `import { entries } from 'content:index/fr'; export const n = entries.length;`,
+  `import { entries } from 'content:index/de/no-such-type'; export const n = entries.length;`,
+  `import { entries } from 'content:nothing'; export const n = entries.length;`,
 ];
 
 const BUNDLER = {
@@ -133,8 +146,19 @@ describe('content.d.ts', () => {
     const file = path.join(root, '.content', 'content.d.ts');
     expect(first.declaration).toBe(file);
     const text = readFileSync(file, 'utf8');
-    for (const name of ['index', 'datasources', 'tags', 'backlinks', 'types'])
+    for (const name of [
+      'index',
+      'datasources',
+      'tags',
+      'backlinks',
+      'types',
+      'index/default',
+      'index/de',
+      'index/de/article',
+      'index/default/product',
+    ])
       expect(text).toContain(`declare module "content:${name}" {`);
+    expect(text).not.toMatch(/declare module "content:\*/);
     expect(text).toContain('/// <reference path="./modules/stories.d.ts" />');
     const again = await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' });
     expect(again.declaration).toBeUndefined();
