@@ -4,7 +4,7 @@
  * exactly the old snapshot or exactly the new one: never a mix, never
  * unreadable. The next sync must succeed and give the new snapshot.
  *
- *   node --import tsx scripts/kill-trials.ts --trials 50 [--seed S] [--stories N]
+ *   node --import tsx scripts/kill-trials.ts --trials 50 [--seed S] [--stories N] [--assets]
  *
  * The service runs in this process (a demo space, 5 ms of latency per answer).
  * Two reference snapshots are made first: "old" (a sync before a batch of
@@ -17,7 +17,9 @@
  * - commit: right after `.txn/COMMIT` appears (the commit point), while the
  *   staged files are being moved into place.
  * Odd trials pass `--full` (every file is rewritten: a long commit), even
- * ones sync incrementally.
+ * ones sync incrementally. With `--assets`, every sync also downloads the
+ * referenced assets (inside the same transaction), and the changes add a
+ * story with a new asset: old and new then differ in their assets too.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
@@ -62,6 +64,8 @@ export interface KillTrialsOptions {
   stories?: number;
   /** Service latency per answer in ms (default 5). */
   latencyMs?: number;
+  /** Syncs download assets (`--assets`), and the changes add an asset. */
+  assets?: boolean;
   log?: (line: string) => void;
 }
 
@@ -124,10 +128,29 @@ interface Run {
  * delay from the start, after a delay from the moment `.txn` appears, or as
  * soon as `.txn/COMMIT` appears. Without a plan the run goes to its end.
  */
+/** A story whose image is a new asset, uploaded through the control plane's catalog. */
+function addAssetStory(server: RunningServer): void {
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30" fill="#147"/></svg>';
+  const asset = server.service.assets.catalog.add({
+    name: 'trial.svg',
+    bytes: Buffer.from(svg),
+    width: 40,
+    height: 30,
+  });
+  const { story } = server.service.store.createStory({
+    name: 'With a new asset',
+    slug: 'with-a-new-asset',
+    content: { component: 'page', title: 'With a new asset', image: { ...asset.meta, fieldtype: 'asset' } },
+  });
+  server.service.store.publish(story.id);
+}
+
 function runSync(
   baseUrl: string,
   out: string,
   full: boolean,
+  assets: boolean,
   plan?: { moment: KillMoment; delayMs: number },
 ): Promise<Run> {
   const args = [
@@ -143,6 +166,7 @@ function runSync(
     out,
   ];
   if (full) args.push('--full');
+  if (assets) args.push('--assets');
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -257,24 +281,31 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
       space: generateDemoSpace({ stories: options.stories ?? 200 }),
       rateLimit: false,
       latencyMs: options.latencyMs ?? 5,
+      ...(options.assets ? { assetUrls: 'self' as const } : {}),
     });
+    const assets = options.assets === true;
+    const library = { baseUrl: server.url, token: DEFAULT_PUBLIC_TOKEN, ...(assets ? { assets: {} } : {}) };
     const root = await tempDir('kill-trials');
     const oldDir = path.join(root, 'old');
-    await sync({ baseUrl: server.url, token: DEFAULT_PUBLIC_TOKEN, out: oldDir });
+    await sync({ ...library, out: oldDir });
     const oldTree = await readTree(oldDir);
     const oldManifest = await readFile(path.join(oldDir, 'manifest.json'), 'utf8');
 
     changeContent(server.service.store, data);
+    if (assets) addAssetStory(server);
 
     // The new reference, through the command itself, timed to place the kills.
     const newDir = path.join(root, 'new');
     await cp(oldDir, newDir, { recursive: true });
-    const reference = await runSync(server.url, newDir, true);
+    const reference = await runSync(server.url, newDir, true, assets);
     if (reference.code !== 0 || reference.txnAt === undefined) {
       throw new Error(`the reference sync failed (exit ${reference.code}): ${reference.stderr.trim()}`);
     }
     const newTree = await readTree(newDir);
-    if (treeDiff(newTree, oldTree).length === 0) throw new Error('the changes did not change the snapshot');
+    const changed = treeDiff(newTree, oldTree);
+    if (changed.length === 0) throw new Error('the changes did not change the snapshot');
+    if (assets && !changed.some((f) => f.startsWith('assets/') && f !== 'assets/index.json'))
+      throw new Error('the changes did not change the asset files');
     const total = reference.endedAt;
     const fetching = reference.endedAt - reference.txnAt;
     log(`reference run: ${Math.round(total)} ms, transaction open for ${Math.round(fetching)} ms`);
@@ -288,13 +319,13 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
         moment === 'anywhere' ? rng.next() * total : moment === 'fetching' ? rng.next() * fetching : undefined;
       const dir = path.join(root, `trial-${trial}`);
       await cp(oldDir, dir, { recursive: true });
-      const run = await runSync(server.url, dir, full, { moment, delayMs: delayMs ?? 0 });
+      const run = await runSync(server.url, dir, full, assets, { moment, delayMs: delayMs ?? 0 });
       if (!run.killed && run.code !== 0)
         throw new Error(`trial ${trial}: the sync failed on its own (exit ${run.code}): ${run.stderr.trim()}`);
       const { recovery, verdict, detail } = await judge(dir, oldTree, oldManifest, newTree);
       let nextSyncOk = false;
       try {
-        await sync({ baseUrl: server.url, token: DEFAULT_PUBLIC_TOKEN, out: dir });
+        await sync({ ...library, out: dir });
         nextSyncOk = treeDiff(await readTree(dir), newTree).length === 0;
       } catch {
         nextSyncOk = false;
@@ -344,14 +375,25 @@ export async function runKillTrials(options: KillTrialsOptions): Promise<KillTri
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { trials: { type: 'string' }, seed: { type: 'string' }, stories: { type: 'string' } },
+    options: {
+      trials: { type: 'string' },
+      seed: { type: 'string' },
+      stories: { type: 'string' },
+      assets: { type: 'boolean' },
+    },
   });
   const trials = Number(values.trials ?? 50);
   const seed = Number(values.seed ?? 1);
   const stories = Number(values.stories ?? 200);
   if (!Number.isInteger(trials) || trials < 1)
     throw new Error(`--trials must be a positive integer (got ${values.trials})`);
-  const summary = await runKillTrials({ trials, seed, stories, log: (line) => console.error(line) });
+  const summary = await runKillTrials({
+    trials,
+    seed,
+    stories,
+    assets: values.assets === true,
+    log: (line) => console.error(line),
+  });
   console.error(
     `${summary.diedCommitted} killed inside the commit, ${summary.finishedFirst} had ended before the signal, ` +
       `${summary.nextSyncFailures} next syncs failed`,

@@ -29,6 +29,8 @@ export const AssetFile = z.object({
   /** From the URL (0 for documents). */
   width: z.number().int(),
   height: z.number().int(),
+  /** The CDN's ETag for these bytes, when it sent one: a full sync asks with it whether the file changed. */
+  etag: z.string().optional(),
 });
 export type AssetFile = z.infer<typeof AssetFile>;
 

@@ -6,7 +6,9 @@
  *
  * Incremental: the index remembers which stories use which assets. Only the
  * references of stories this sync changed are read; only assets not held are
- * downloaded; those no story uses any more are removed.
+ * downloaded; those no story uses any more are removed. A full sync also asks
+ * the CDN whether each held file changed (`If-None-Match` with its ETag): an
+ * asset replaced at the same URL is downloaded again, its old file removed.
  *
  * Downloads have their own queue and retries (the asset CDN is not the API and
  * spends nothing of its rate budget), are limited in size, and go only to the
@@ -52,6 +54,8 @@ export interface AssetSyncResult {
   downloaded: number;
   /** Asset paths no story references any more, dropped from the index. */
   removed: number;
+  /** Held files the CDN confirmed unchanged (a full sync asks for each). */
+  unchanged: number;
   bytes: number;
   retries: number;
   /** Assets left out (only with allowMissing). */
@@ -85,6 +89,8 @@ export interface AssetSyncInput {
   changed: ReadonlySet<number>;
   /** The asset references of a story as this pass leaves it. */
   references: (id: number) => Promise<AssetReference[]>;
+  /** Ask the CDN whether each held file changed (a full sync); otherwise held files are trusted. */
+  revalidate?: boolean;
   signal?: AbortSignal;
 }
 
@@ -143,23 +149,27 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
   }
 
   const referenced = new Set(Object.values(next.stories).flat());
-  const toFetch: Reference[] = [];
+  const toFetch: Array<{ ref: Reference; held?: AssetFile }> = [];
   for (const p of [...referenced].sort()) {
     const held = old.files[p];
-    if (held && existsSync(path.join(input.out, held.file))) next.files[p] = held;
-    else {
+    if (held && existsSync(path.join(input.out, held.file))) {
+      next.files[p] = held;
+      if (input.revalidate) toFetch.push({ ref: firstUse.get(p) ?? heldReference(next, p, held), held });
+    } else {
       const ref = firstUse.get(p) ?? (await findReference(input, next, p));
-      if (ref) toFetch.push(ref);
+      if (ref) toFetch.push({ ref });
     }
   }
 
   const downloader = new Downloader(input, options);
-  const results = await Promise.all(toFetch.map((ref) => downloader.fetch(ref)));
+  const results = await Promise.all(toFetch.map(({ ref, held }) => downloader.fetch(ref, held)));
   const missing: AssetFailure[] = [];
   for (const [i, result] of results.entries()) {
-    const ref = toFetch[i]!;
-    if ('reason' in result) missing.push({ ...ref, reason: result.reason });
-    else next.files[parseAssetUrl(ref.url)!.path] = result;
+    const { ref, held } = toFetch[i]!;
+    if ('reason' in result) {
+      const named = held ? ((await findReference(input, next, parseAssetUrl(ref.url)!.path)) ?? ref) : ref;
+      missing.push({ ...named, reason: result.reason });
+    } else next.files[parseAssetUrl(ref.url)!.path] = result;
   }
   if (missing.length && !options.allowMissing) {
     const lines = missing.slice(0, 10).map((m) => `  ${m.url} (story ${m.storyId}, field ${m.field}): ${m.reason}`);
@@ -181,11 +191,18 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
     referenced: referenced.size,
     downloaded: downloader.downloaded,
     removed,
+    unchanged: downloader.unchanged,
     bytes: downloader.bytes,
     retries: downloader.retries,
     missing,
     durationMs: performance.now() - started,
   };
+}
+
+/** A held asset's reference without reading a record: its URL and a story that uses it (the field, only on failure). */
+function heldReference(next: AssetIndex, p: string, held: AssetFile): Reference {
+  const storyId = Object.entries(next.stories).find(([, paths]) => paths.includes(p))?.[0];
+  return { url: held.url, storyId: Number(storyId), field: '(held)' };
 }
 
 /** A held story that references `p` but whose file is gone: read its record to learn the URL. */
@@ -216,6 +233,7 @@ class Downloader {
   /** Digests staged by this sync: a file is stored once however many paths share its bytes. */
   readonly #staged = new Set<string>();
   downloaded = 0;
+  unchanged = 0;
   bytes = 0;
   retries = 0;
 
@@ -227,7 +245,8 @@ class Downloader {
     this.#maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
   }
 
-  async fetch(ref: Reference): Promise<AssetFile | { reason: string }> {
+  /** Downloads the asset; with `held`, only when the CDN says it changed (else `held` comes back). */
+  async fetch(ref: Reference, held?: AssetFile): Promise<AssetFile | { reason: string }> {
     const url = new URL(ref.url);
     if (!this.#hosts.has(url.origin)) {
       return {
@@ -235,8 +254,8 @@ class Downloader {
       };
     }
     try {
-      const bytes = await this.#queue.add(() =>
-        pRetry(() => this.#get(ref.url), {
+      const got = await this.#queue.add(() =>
+        pRetry(() => this.#get(ref.url, held?.etag), {
           retries: this.#options.retries ?? 4,
           minTimeout: this.#options.minBackoffMs ?? 200,
           factor: 2,
@@ -248,20 +267,29 @@ class Downloader {
           shouldRetry: ({ error }) => !(error instanceof DownloadError) || error.retryable,
         }),
       );
-      return await this.#stage(ref, bytes!);
+      if (got === 'not-modified') {
+        this.unchanged++;
+        return held!;
+      }
+      return await this.#stage(ref, got!.bytes, got!.etag);
     } catch (err) {
       if (this.#input.signal?.aborted) throw err;
       return { reason: (err as Error).message };
     }
   }
 
-  async #get(url: string): Promise<Buffer> {
+  async #get(url: string, etag: string | undefined): Promise<{ bytes: Buffer; etag?: string } | 'not-modified'> {
     const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
     const signal = this.#input.signal ? AbortSignal.any([this.#input.signal, timeout]) : timeout;
-    const res = await fetch(url, { signal, redirect: 'error' }).catch((err: unknown) => {
+    const headers: Record<string, string> = etag ? { 'if-none-match': etag } : {};
+    const res = await fetch(url, { signal, redirect: 'error', headers }).catch((err: unknown) => {
       if (this.#input.signal?.aborted) throw new AbortError(err as Error);
       throw new DownloadError(`the download failed: ${(err as Error).message}`, true);
     });
+    if (res.status === 304 && etag) {
+      await res.body?.cancel();
+      return 'not-modified';
+    }
     if (!res.ok) {
       await res.body?.cancel();
       const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
@@ -290,10 +318,11 @@ class Downloader {
     }
     if (Number.isFinite(declared) && size !== declared)
       throw new DownloadError(`the download broke off after ${size} of ${declared} bytes`, true);
-    return Buffer.concat(chunks, size);
+    const sent = res.headers.get('etag');
+    return { bytes: Buffer.concat(chunks, size), ...(sent ? { etag: sent } : {}) };
   }
 
-  async #stage(ref: Reference, bytes: Buffer): Promise<AssetFile> {
+  async #stage(ref: Reference, bytes: Buffer, etag: string | undefined): Promise<AssetFile> {
     const asset = parseAssetUrl(ref.url)!;
     const digest = sha256(bytes);
     const file = assetFileName(digest, asset.name);
@@ -311,6 +340,7 @@ class Downloader {
       type: assetContentType(asset.name),
       width: asset.width,
       height: asset.height,
+      ...(etag ? { etag } : {}),
     };
   }
 }

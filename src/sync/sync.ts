@@ -703,6 +703,7 @@ function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<
       changed: pass.changed,
       references: async (id) =>
         pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
+      revalidate: options.full === true,
       ...(options.signal ? { signal: options.signal } : {}),
     },
     options.assets,
