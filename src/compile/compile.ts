@@ -422,6 +422,13 @@ function writeIfChanged(file: string, text: string): boolean {
   return true;
 }
 
+/**
+ * The generation of what a compile writes: raised with a change to the generated modules or
+ * declarations (2: resolved relations typed `Related`, lean index modules in content.d.ts), so that
+ * an output written before is compiled again in full rather than found unchanged.
+ */
+const OUTPUT_VERSION = 2;
+
 /** What the output depends on besides the snapshot: a state compiled with another fingerprint is not resumed from. */
 function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: string): string {
   return sha256(
@@ -436,6 +443,7 @@ function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: strin
       schema: options.schema ?? null,
       prefix,
       v: STATE_VERSION,
+      output: OUTPUT_VERSION,
     }),
   );
 }
