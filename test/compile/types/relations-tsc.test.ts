@@ -3,10 +3,11 @@
  * compile embeds (the union of the target content types observed there), typed as deep as the
  * compile resolves, and checked by the real tsc in an app that takes content.d.ts in with one
  * include line. A target the compile cannot resolve is left out and named in the warning; the
- * command's `--keep-unresolved` keeps its uuid, and the type says so.
+ * command's `--keep-unresolved` and the plugin's `keepUnresolved` keep its uuid, and the type says so.
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompileOptions, compile } from '../../../src/compile/index.js';
 import { sync } from '../../../src/sync/index.js';
@@ -18,6 +19,8 @@ import { importFresh } from '../support.js';
 import { tscProject } from './helpers.js';
 
 const RELATIONS = ['article.author', 'author.articles', 'page.featured'];
+/** The plugin as a project's Vite config imports it (from source here, from the package in an app). */
+const PLUGIN = fileURLToPath(new URL('../../../src/index.ts', import.meta.url));
 /** Story 15 is a draft only (not in the published view); no story has id 99. */
 const UNPUBLISHED = uuidOf(15);
 const MISSING = uuidOf(99);
@@ -190,13 +193,35 @@ export const titles: string[] = jane.content.articles.map((a) => a.content.title
     const types = readFileSync(path.join(out, 'types.ts'), 'utf8');
     expect(types).toContain('  author: Related<AuthorStory> | string;\n');
     expect(types).toContain('  articles: (Related<ArticleStory> | string)[];\n');
-    await expectTypes(
+    await expectTypes(root, KEPT, KEPT_WRONG);
+  }, 120_000);
+
+  it('the plugin option keepUnresolved does the same through the plugin (content-sync prepare)', async () => {
+    const root = await tempDir('relations-plugin');
+    const options = { baseUrl: servers[1]!.url, token: PUBLIC, resolveRelations: RELATIONS, keepUnresolved: true };
+    await fs.writeFile(
+      path.join(root, 'vite.config.mjs'),
+      `import { contentSync } from ${JSON.stringify(PLUGIN)};\nexport default { plugins: [contentSync(${JSON.stringify(options)})] };\n`,
+    );
+    const prepare = await runCli(
+      ['prepare'],
+      { CONTENT_BASE_URL: '', CONTENT_TOKEN: '', CONTENT_WEBHOOK_SECRET: '' },
       root,
-      `const author = second.content.author;
+    );
+    expect(prepare.code, prepare.stderr).toBe(0);
+    expect(prepare.stdout + prepare.stderr).toContain(`Second post (article.author -> ${UNPUBLISHED})`);
+    const out = path.join(root, '.content', 'modules');
+    expect((await importFresh<{ default: any }>(path.join(out, 'stories', '13.js'))).default.content.author).toBe(
+      UNPUBLISHED,
+    );
+    expect(readFileSync(path.join(out, 'types.ts'), 'utf8')).toContain('  author: Related<AuthorStory> | string;\n');
+    await expectTypes(root, KEPT, KEPT_WRONG);
+  }, 180_000);
+});
+
+/** With kept uuids: a relation is the story or a uuid, and only narrowing reaches the story. */
+const KEPT = `const author = second.content.author;
 export const name: string = typeof author === 'string' ? author : author.content.name;
 export const titles: string[] = jane.content.articles.flatMap((a) => (typeof a === 'string' ? [] : [a.content.title]));
-`,
-      ['post.content.author.content.name;', 'jane.content.articles.map((a) => a.content.title);'],
-    );
-  }, 120_000);
-});
+`;
+const KEPT_WRONG = ['post.content.author.content.name;', 'jane.content.articles.map((a) => a.content.title);'];
