@@ -19,7 +19,7 @@ commands:
          serve a space directory as the Content Delivery API (v1 and v2)
   sync   --base-url URL --token T --out DIR [--api v1|v2] [--version published|draft|both]
          [--full] [--events FILE] [--json] [--concurrency N]
-         [--store s3://BUCKET/PREFIX]
+         [--store s3://BUCKET/PREFIX] [--redis redis://HOST:PORT]
          full or incremental sync of a space into a snapshot directory
          (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
   store  prune --store s3://BUCKET/PREFIX --keep N [--grace-minutes M]

@@ -35,6 +35,9 @@ const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [optio
   --max-response-mb N  largest answer accepted, after decompression (default 64, at most 512)
   --store s3://BUCKET/PREFIX  share snapshots with other builders through an S3-compatible store
                      (default: $CONTENT_STORE; AWS SDK v3 configuration from the environment)
+  --redis redis://HOST:PORT  with --store: one builder syncs, the others take its snapshot; and
+                     one rate budget for every sync on the token (default: $CONTENT_REDIS_URL;
+                     $CONTENT_REDIS_LEASE_MS: how soon a dead syncer is replaced, default 15000)
 
 Exit status 0 only when the snapshot on disk is complete and consistent.`;
 
@@ -68,6 +71,25 @@ export function summaryLine(r: SyncResult, out: string): string {
       : '') +
     (r.assets?.missing.length ? `, ${r.assets.missing.length} missing` : '')
   );
+}
+
+function jsonSummary(result: SyncResult): Record<string, unknown> {
+  return {
+    mode: result.mode,
+    space: result.space.id,
+    cv: result.cv,
+    counts: result.counts,
+    changed: result.changed,
+    files: result.files,
+    requests: result.requests,
+    retries: result.retries,
+    throttled: result.throttled,
+    redirects: result.redirects,
+    bytes: result.bytes,
+    passes: result.passes,
+    duration_ms: Math.round(result.durationMs),
+    ...(result.assets ? { assets: result.assets } : {}),
+  };
 }
 
 function transferLine(
@@ -161,6 +183,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
     'allow-missing-assets': { type: 'boolean' },
     'max-response-mb': { type: 'string' },
     store: { type: 'string' },
+    redis: { type: 'string' },
   });
   if (values.help) {
     console.log(HELP);
@@ -177,6 +200,8 @@ export async function syncCommand(argv: string[]): Promise<number> {
   const events = await eventsFor(values.events as string | undefined);
   const assets = assetOptions(values);
   const store = (values.store as string | undefined) ?? (process.env.CONTENT_STORE || undefined);
+  const redis = (values.redis as string | undefined) ?? (process.env.CONTENT_REDIS_URL || undefined);
+  const leaseMs = integer(process.env.CONTENT_REDIS_LEASE_MS || undefined, 'CONTENT_REDIS_LEASE_MS', 0, 100, 3_600_000);
 
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
@@ -207,35 +232,31 @@ export async function syncCommand(argv: string[]): Promise<number> {
         process.stderr.write(`\r\x1b[K${progressLine(p)}`);
       },
     };
-    // The store's modules (and the AWS SDK) are loaded only when a store is configured.
-    const shared = store ? await (await import('../store/index.js')).fleetSync({ ...options, store }) : undefined;
-    const result = shared?.sync ?? (await sync(options));
+    // The store's modules (and the AWS SDK, the Redis client) are loaded only when configured.
+    const shared =
+      store || redis
+        ? await (await import('../store/index.js')).fleetSync({
+            ...options,
+            store,
+            redis,
+            ...(leaseMs ? { leaseMs } : {}),
+          })
+        : undefined;
+    const result = shared ? shared.sync : await sync(options);
     if (tty) process.stderr.write('\r\x1b[K');
     if (values.json) {
       console.log(
         JSON.stringify({
           ok: true,
-          mode: result.mode,
-          space: result.space.id,
-          cv: result.cv,
-          counts: result.counts,
-          changed: result.changed,
-          files: result.files,
-          requests: result.requests,
-          retries: result.retries,
-          throttled: result.throttled,
-          redirects: result.redirects,
-          bytes: result.bytes,
-          passes: result.passes,
-          duration_ms: Math.round(result.durationMs),
-          ...(result.assets ? { assets: result.assets } : {}),
+          ...(result ? jsonSummary(result) : { mode: 'pulled', cv: shared?.pulled?.cv }),
           ...(shared?.pulled ? { pulled: shared.pulled } : {}),
           ...(shared?.pushed ? { pushed: shared.pushed } : {}),
         }),
       );
     } else {
-      console.log(summaryLine(result, out));
-      if (shared?.pulled) console.log(transferLine('pulled', shared.pulled, store!));
+      if (result) console.log(summaryLine(result, out));
+      if (shared?.pulled)
+        console.log(transferLine(result ? 'started from' : 'took (another builder synced it)', shared.pulled, store!));
       if (shared?.pushed) console.log(transferLine('published', shared.pushed, store!));
     }
     return 0;

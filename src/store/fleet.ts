@@ -1,112 +1,134 @@
 /**
- * A sync that shares its snapshot with other builders through a store: start from the store's
- * newest snapshot when the local one is older or missing, sync (incrementally from it), publish
- * the result. Anything the store does wrong (unreachable, damaged) costs sharing, never the
- * snapshot: the sync goes to the API and says so.
+ * A fleet of builders sharing one sync. With a store, each builder starts from the store's
+ * newest snapshot and publishes its own (see shared-sync.ts). With Redis too, builders that start
+ * together elect one: the holder of the fleet's lease syncs and publishes; the others wait for
+ * what it publishes and pull it, or take the lease over when it ends without publishing (its
+ * holder died). Redis alone shares the token's rate budget. Neither: a plain sync, and nothing of
+ * theirs is loaded.
  */
-import { ContentClient } from '../client/index.js';
-import { type SyncOptions, type SyncResult, sync } from '../sync/index.js';
-import { localVersion, newestManifest, type SnapshotKind } from './manifest.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type SyncOptions, sync } from '../sync/index.js';
+import { Lease } from './lease.js';
+import { connectRedis, fleetKey, type Redis } from './redis.js';
 import { ObjectStore } from './s3.js';
-import { pull, push, StoreIntegrityError, type Transfer } from './transfer.js';
+import { reason, type SharedSync, syncThroughStore } from './shared-sync.js';
+import { pull } from './transfer.js';
 
 export interface FleetOptions extends SyncOptions {
   /** `s3://bucket/prefix`: share snapshots through this store. */
   store?: string;
-  /** Told what happened to the store (warnings, progress); default: console.warn. */
+  /** `redis://...`: elect one syncer among builders that start together (with a store). */
+  redis?: string;
+  /** How long the lease lasts without renewal: how soon a dead syncer is replaced (default 15 s). */
+  leaseMs?: number;
+  /** How long a builder waits for another's snapshot before syncing itself (default 10 minutes). */
+  waitMs?: number;
+  /** Told what happens with the store and Redis (warnings, progress); default: console.warn. */
   log?: (message: string) => void;
 }
 
-export interface FleetResult {
-  /** The sync this process made. */
-  sync: SyncResult;
-  /** The snapshot taken from the store before syncing. */
-  pulled?: Transfer;
-  /** What this process published. */
-  pushed?: Transfer;
+export interface FleetResult extends SharedSync {
+  /** `syncer`: synced (and published); `follower`: took the snapshot another builder published. */
+  role: 'direct' | 'syncer' | 'follower';
 }
 
-/** The cv in a manifest's key. */
-const cvOfKey = (key: string): number => Number(key.slice(key.lastIndexOf('/') + 1, -'.json'.length));
+const PUBLISHED_TTL_S = 7 * 24 * 3600;
+const POLL_MS = 100;
+const PROGRESS_MS = 5_000;
 
-const sameViews = (a: readonly string[], b: readonly string[]): boolean =>
-  [...a].sort().join() === [...b].sort().join();
-
-/** The kind of snapshot this sync makes: its space from the local snapshot, or asked of the API (one request). */
-async function kindOf(options: SyncOptions): Promise<SnapshotKind> {
-  const api = options.api ?? 'v2';
-  const views = options.views ?? ['published'];
-  const local = localVersion(options.out);
-  if (local) return { space: local.space, api, views };
-  const client = new ContentClient({
-    baseUrl: options.baseUrl,
-    token: options.token,
-    api,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...options.client,
-  });
-  return { space: (await client.space()).id, api, views };
-}
-
-/** Whether the local snapshot is missing, of another kind, or older than `cv`. */
-function staleLocally(dir: string, kind: SnapshotKind, cv: number): boolean {
-  const local = localVersion(dir);
-  return (
-    !local ||
-    local.space !== kind.space ||
-    local.api !== kind.api ||
-    !sameViews(local.views, kind.views) ||
-    local.cv < cv
-  );
-}
-
-const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-/** Sync through the store at `options.store` (or a plain sync without one). */
 export async function fleetSync(options: FleetOptions): Promise<FleetResult> {
-  if (!options.store) return { sync: await sync(options) };
+  if (!options.store && !options.redis) return { role: 'direct', sync: await sync(options) };
   const log = options.log ?? ((m: string) => console.warn(m));
-  const store = await ObjectStore.open(options.store);
+  // Both are opened before any request: a missing package is a configuration error, reported first.
+  const store = options.store ? await ObjectStore.open(options.store) : undefined;
+  let redis: Redis | undefined;
   try {
-    return await throughStore(store, options, log);
+    redis = options.redis ? await openRedis(options.redis, log) : undefined;
+    if (!store) return { role: 'direct', sync: await sync(options) };
+    if (!redis) return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
+    return await coordinated(store, redis, options, log);
   } finally {
-    store.close();
+    store?.close();
+    redis?.disconnect();
   }
 }
 
-async function throughStore(store: ObjectStore, options: FleetOptions, log: (m: string) => void): Promise<FleetResult> {
-  // The API's own failures (the space request) propagate as the sync's would.
-  const kind = await kindOf(options);
-  let newest: string | undefined;
-  let reachable = true;
+/** Redis, or undefined with a warning when it cannot be reached (the builders then go uncoordinated). */
+async function openRedis(url: string, log: (m: string) => void): Promise<Redis | undefined> {
   try {
-    newest = await newestManifest(store, kind);
+    return await connectRedis(url);
   } catch (err) {
-    reachable = false;
-    log(
-      `content-sync: the store ${store.url} cannot be reached (${reason(err)}): syncing directly from the API, without sharing`,
-    );
+    if ((err as Error).name === 'StoreConfigError') throw err;
+    log(`content-sync: Redis at ${url} cannot be reached (${reason(err)}): syncing without coordination`);
+    return undefined;
   }
-  let pulled: Transfer | undefined;
-  let repair: string[] = [];
-  if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
-    try {
-      pulled = await pull(store, options.out, newest);
-    } catch (err) {
-      if (err instanceof StoreIntegrityError) repair = err.digests;
-      log(`content-sync: could not start from ${store.url}/${newest} (${reason(err)}): syncing from the API instead`);
+}
+
+async function coordinated(
+  store: ObjectStore,
+  redis: Redis,
+  options: FleetOptions,
+  log: (m: string) => void,
+): Promise<FleetResult> {
+  const key = fleetKey({ ...options, api: options.api ?? 'v2', views: options.views ?? ['published'] });
+  const lease = new Lease(redis, `${key}:lease`, options.leaseMs ?? 15_000, log);
+  const publishedKey = `${key}:published`;
+  // What was published before this builder started is not what it waits for.
+  const before = await redis.get(publishedKey);
+  const started = Date.now();
+  const deadline = started + (options.waitMs ?? 600_000);
+  for (;;) {
+    if (await lease.take()) {
+      try {
+        const result = await syncThroughStore(store, options, log);
+        if (result.published) await redis.set(publishedKey, result.published, 'EX', PUBLISHED_TTL_S);
+        return { role: 'syncer', ...result };
+      } finally {
+        await lease.release();
+      }
     }
-  }
-  const result = await sync(options);
-  let pushed: Transfer | undefined;
-  if (reachable) {
-    try {
-      pushed = await push(store, options.out, repair);
-    } catch (err) {
+    const published = await awaitPublished(redis, lease, publishedKey, before, started, deadline, log);
+    if (published === 'timeout') {
       log(
-        `content-sync: could not publish the snapshot to ${store.url} (${reason(err)}); the local snapshot is complete`,
+        `content-sync: no snapshot was published within ${Math.round((deadline - started) / 1000)} s: syncing without waiting`,
       );
+      return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
+    }
+    if (published === undefined) continue; // The lease is free (its holder died): take it.
+    try {
+      return { role: 'follower', pulled: await pull(store, options.out, published), published };
+    } catch (err) {
+      log(`content-sync: could not take the snapshot ${published} (${reason(err)}): syncing instead`);
+      return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
     }
   }
-  return { sync: result, ...(pulled ? { pulled } : {}), ...(pushed ? { pushed } : {}) };
+}
+
+/**
+ * Waits while another builder holds the lease, telling how long every few seconds: the manifest
+ * it publishes, undefined when its lease ends without one, or 'timeout'.
+ */
+async function awaitPublished(
+  redis: Redis,
+  lease: Lease,
+  publishedKey: string,
+  before: string | null,
+  started: number,
+  deadline: number,
+  log: (m: string) => void,
+): Promise<string | undefined | 'timeout'> {
+  let told = Date.now();
+  for (;;) {
+    const holder = await lease.holder();
+    // Read after the holder: a syncer publishes before it lets the lease go.
+    const published = await redis.get(publishedKey);
+    if (published && published !== before) return published;
+    if (!holder) return undefined;
+    if (Date.now() > deadline) return 'timeout';
+    if (Date.now() - told >= PROGRESS_MS) {
+      told = Date.now();
+      log(`content-sync: waiting for ${holder} to sync and publish (${Math.round((told - started) / 1000)} s)`);
+    }
+    await sleep(POLL_MS);
+  }
 }

@@ -1,3 +1,3 @@
-export { type FleetOptions, type FleetResult, fleetSync } from './fleet.js';
-export { prune } from './prune.js';
+export { fleetSync, type FleetOptions, type FleetResult } from './fleet.js';
 export { ObjectStore } from './s3.js';
+export { prune } from './prune.js';

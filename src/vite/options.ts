@@ -157,6 +157,15 @@ export const ContentSyncOptions = z.strictObject({
     .regex(/^s3:\/\//, { error: 'store must be an S3 location such as s3://my-bucket/content' })
     .optional(),
   /**
+   * With `store`: elect one syncer among builders that start together, through Redis
+   * (`redis://...`; needs `ioredis`); and share the token's rate budget among them.
+   * @default process.env.CONTENT_REDIS_URL (no Redis)
+   */
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\//, { error: 'redis must be a Redis URL such as redis://localhost:6379' })
+    .optional(),
+  /**
    * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
    * @default undefined (no polling)
    */

@@ -70,15 +70,19 @@ export class ContentPipeline {
     this.modulesDir = path.join(base, 'modules');
   }
 
-  /** A sync, through the store when one is configured (its modules loaded only then). */
-  async #sync(options: SyncOptions): Promise<SyncResult> {
+  /**
+   * A sync, through the store and Redis when they are configured (their modules loaded only
+   * then); undefined when the snapshot came from another builder instead.
+   */
+  async #sync(options: SyncOptions): Promise<SyncResult | undefined> {
     const store = this.options.store ?? (process.env.CONTENT_STORE || undefined);
-    if (!store) return sync(options);
+    const redis = this.options.redis ?? (process.env.CONTENT_REDIS_URL || undefined);
+    if (!store && !redis) return sync(options);
     const { fleetSync } = await import('../store/index.js');
-    const shared = await fleetSync({ ...options, store, log: (m) => this.log.warn(m) });
+    const shared = await fleetSync({ ...options, store, redis, log: (m) => this.log.warn(m) });
     if (shared.pulled)
       this.log.info(
-        `content-sync: started from cv ${shared.pulled.cv} of ${store} (${shared.pulled.objects} files downloaded)`,
+        `content-sync: took cv ${shared.pulled.cv} from ${store} (${shared.pulled.objects} files downloaded)`,
       );
     if (shared.pushed)
       this.log.info(
@@ -199,10 +203,11 @@ export class ContentPipeline {
             ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
           });
           this.#fullNext = false;
-          this.log.info(
-            `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
-              `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
-          );
+          if (result)
+            this.log.info(
+              `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
+                `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
+            );
         } catch (err) {
           const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
           if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {

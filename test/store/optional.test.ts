@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import { runCli } from '../helpers/cli.js';
 import { removeTempDirs, tempDir } from '../sync/support.js';
-import { BUCKET, TOKEN, serveDemo } from './support.js';
+import { BUCKET, serveDemo, syncArgs } from './support.js';
 
 const WITHOUT = {
   NODE_OPTIONS: `--import ${fileURLToPath(new URL('./fixtures/without-optional.mjs', import.meta.url))}`,
@@ -24,25 +24,17 @@ describe('optional dependencies', () => {
     await removeTempDirs();
   });
 
-  const syncArgs = async () => [
-    'sync',
-    '--base-url',
-    service.url,
-    '--token',
-    TOKEN,
-    '--out',
-    await tempDir('optional'),
-  ];
+  const args = async () => syncArgs(service, await tempDir('optional'));
 
   it('a sync without a store loads neither the AWS SDK nor the Redis client', async () => {
-    const r = await runCli(await syncArgs(), { ...WITHOUT, CONTENT_STORE: '' });
+    const r = await runCli(await args(), { ...WITHOUT, CONTENT_STORE: '' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/full: \d+ stories written/);
   }, 60_000);
 
   it('a store without the AWS SDK installed: an error that names the feature and the install line', async () => {
-    const r = await runCli([...(await syncArgs()), '--store', `s3://${BUCKET}/x`], WITHOUT);
+    const r = await runCli([...(await args()), '--store', `s3://${BUCKET}/x`], WITHOUT);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       'the store s3://snapshots/x needs the package @aws-sdk/client-s3, which is not installed: npm i -D @aws-sdk/client-s3',

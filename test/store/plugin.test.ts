@@ -46,7 +46,7 @@ it('publishes the snapshot of one build, and the next build starts from it', asy
   const first = await buildProject();
   expect(first.log).toMatch(/published cv \d+ to s3:\/\/snapshots\/plugin/);
   const second = await buildProject();
-  expect(second.log).toMatch(/started from cv \d+ of s3:\/\/snapshots\/plugin/);
+  expect(second.log).toMatch(/took cv \d+ from s3:\/\/snapshots\/plugin/);
   expect(second.log).not.toMatch(/published cv/);
   const snapshot = (root: string) => readTree(path.join(root, '.content', 'snapshot'));
   expect(treeDiff(await snapshot(first.root), await snapshot(second.root))).toEqual([]);

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import { digestOf, snapshotDigests } from '../../src/store/files.js';
-import { type FleetOptions, fleetSync, ObjectStore, prune } from '../../src/store/index.js';
+import { type FleetOptions, ObjectStore, prune } from '../../src/store/index.js';
 import { manifestFolder, OBJECTS, readManifest } from '../../src/store/manifest.js';
 import { sync } from '../../src/sync/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
-import { BUCKET, serveDemo, startS3, type TestS3, TOKEN, useEnv } from './support.js';
+import { BUCKET, runBuilder, serveDemo, startS3, type TestS3, TOKEN, useEnv } from './support.js';
 
 let s3: TestS3;
 let restoreEnv: () => void;
@@ -30,19 +30,8 @@ let prefixes = 0;
 const freshStore = (): string => `s3://${BUCKET}/t${++prefixes}`;
 
 /** A builder syncing `service` into `out` through `store`, its warnings kept. */
-async function builder(service: RunningServer, out: string, store: string, extra: Partial<FleetOptions> = {}) {
-  const warnings: string[] = [];
-  const result = await fleetSync({
-    baseUrl: service.url,
-    token: TOKEN,
-    out,
-    store,
-    log: (m) => warnings.push(m),
-    ...unpaced(),
-    ...extra,
-  });
-  return { ...result, warnings };
-}
+const builder = (service: RunningServer, out: string, store: string, extra: Partial<FleetOptions> = {}) =>
+  runBuilder(service, out, { store, ...extra });
 
 /** A direct sync of `service` into a fresh directory: what every builder must hold. */
 async function direct(service: RunningServer): Promise<Map<string, string>> {
@@ -70,14 +59,14 @@ describe('store', () => {
   it('a snapshot pushed by one builder and pulled by another equals a direct sync, file by file', async () => {
     const store = freshStore();
     const a = await builder(service, await tempDir('a'), store);
-    expect(a.sync.mode).toBe('full');
+    expect(a.sync?.mode).toBe('full');
     expect(a.pushed?.objects).toBeGreaterThan(60);
     const bDir = await tempDir('b');
     const b = await builder(service, bDir, store);
-    expect(b.pulled?.cv).toBe(a.sync.cv);
+    expect(b.pulled?.cv).toBe(a.sync?.cv);
     expect(b.pulled?.objects).toBe((await snapshotDigests(bDir)).size);
     // Started from the pulled snapshot: the sync found it current (one request) and nothing was published again.
-    expect(b.sync.mode).toBe('unchanged');
+    expect(b.sync?.mode).toBe('unchanged');
     expect(b.pushed).toBeUndefined();
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
     expect(b.warnings).toEqual([]);
@@ -94,8 +83,8 @@ describe('store', () => {
     await admin(service.url, 'PUT', `/stories/${id}`, { content: { title: 'changed for the store test' } });
     await admin(service.url, 'POST', `/stories/${id}/publish`);
     const a = await builder(service, aDir, store);
-    expect(a.sync.mode).toBe('incremental');
-    expect(a.sync.changed.stories).toEqual([id]);
+    expect(a.sync?.mode).toBe('incremental');
+    expect(a.sync?.changed.stories).toEqual([id]);
     const b = await builder(service, bDir, store);
     const after = await snapshotDigests(bDir);
     const changed = [...after].filter(([rel, d]) => before.get(rel) !== d).map(([rel]) => rel);
@@ -103,7 +92,7 @@ describe('store', () => {
     expect(b.pulled?.objects).toBe(changed.length);
     expect(b.pulled!.objects).toBeLessThan(10);
     expect(a.pushed!.objects).toBeLessThanOrEqual(changed.length);
-    expect(b.sync.mode).toBe('unchanged');
+    expect(b.sync?.mode).toBe('unchanged');
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
   });
 
@@ -117,13 +106,13 @@ describe('store', () => {
     const b = await builder(service, bDir, store);
     expect(b.pulled).toBeUndefined();
     expect(b.warnings.join('\n')).toMatch(/do not match their digest.*syncing from the API instead/);
-    expect(b.sync.mode).toBe('full');
+    expect(b.sync?.mode).toBe('full');
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
     const repaired = await withStore(store, (s) => s.get(`${OBJECTS}${digest}`));
     expect(digestOf(repaired!)).toBe(digest);
     // And the next builder pulls cleanly.
     const c = await builder(service, await tempDir('c'), store);
-    expect(c.pulled?.cv).toBe(a.sync.cv);
+    expect(c.pulled?.cv).toBe(a.sync?.cv);
     expect(c.warnings).toEqual([]);
   });
 
@@ -132,7 +121,7 @@ describe('store', () => {
     try {
       const out = await tempDir('unreachable');
       const r = await builder(service, out, freshStore());
-      expect(r.sync.mode).toBe('full');
+      expect(r.sync?.mode).toBe('full');
       expect(r.warnings.join('\n')).toMatch(/cannot be reached .*syncing directly from the API/);
       expect(r.pushed).toBeUndefined();
       expect(treeDiff(await readTree(out), await direct(service))).toEqual([]);
@@ -201,7 +190,7 @@ describe('store: a builder killed while pushing', () => {
       expect(first.warnings).toEqual([]);
       const secondDir = await tempDir('r2');
       const second = await builder(service, secondDir, store);
-      expect(second.pulled?.cv).toBe(first.sync.cv);
+      expect(second.pulled?.cv).toBe(first.sync?.cv);
       expect(treeDiff(await readTree(secondDir), await direct(service))).toEqual([]);
     } finally {
       await service.close();

@@ -1,13 +1,17 @@
 /**
  * Real servers for the store tests, on loopback: an S3-compatible server (s3rver, in-process,
- * the real AWS SDK client talks to it over HTTP) and the demo space served by the local service.
+ * the real AWS SDK client talks to it over HTTP), Debian's redis-server, and the demo space
+ * served by the local service.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { generateDemoSpace } from '../../src/demo/index.js';
+import { type FleetOptions, fleetSync } from '../../src/store/index.js';
+import { unpaced } from '../sync/support.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 
 export const BUCKET = 'snapshots';
@@ -82,4 +86,72 @@ export function serveDemo(
     latencyMs: options.latencyMs ?? 0,
     assetUrls: 'self',
   });
+}
+
+export interface TestRedis {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A port free a moment ago (redis-server takes no port 0; another process could take it first, which fails the start loudly). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Debian's redis-server on a free loopback port, without persistence. */
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The arguments of `content-sync sync` from `service` into `out`. */
+export const syncArgs = (service: RunningServer, out: string): string[] => [
+  'sync',
+  '--base-url',
+  service.url,
+  '--token',
+  TOKEN,
+  '--out',
+  out,
+];
+
+/** A builder syncing `service` into `out` through the fleet options given, its warnings kept. */
+export async function runBuilder(service: RunningServer, out: string, options: Partial<FleetOptions>) {
+  const warnings: string[] = [];
+  const result = await fleetSync({
+    baseUrl: service.url,
+    token: TOKEN,
+    out,
+    log: (m) => warnings.push(m),
+    ...unpaced(),
+    ...options,
+  });
+  return { ...result, out, warnings };
 }

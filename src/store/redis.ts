@@ -1,0 +1,62 @@
+/**
+ * The Redis connection of a fleet (ioredis, loaded here and only when Redis is configured), and
+ * the names of a fleet's keys. Builders belong to one fleet when they sync the same service with
+ * the same token, API version and views into the same store; the token itself is never written.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { loadOptional } from './optional.js';
+
+export type { Redis };
+
+export async function connectRedis(url: string): Promise<Redis> {
+  const { Redis } = await loadOptional('ioredis', `the coordination through ${url}`, () => import('ioredis'));
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 5_000,
+    maxRetriesPerRequest: 2,
+    // A few reconnections, then the commands fail (and the builder goes on without Redis).
+    retryStrategy: (times) => (times > 3 ? null : 200 * times),
+  });
+  // Failures reach the caller through the commands that fail; the event would only print them again.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  }
+  return client;
+}
+
+/** The prefix of a fleet's keys. */
+export function fleetKey(parts: {
+  baseUrl: string;
+  token: string;
+  api: string;
+  views: readonly string[];
+  store?: string;
+}): string {
+  const id = createHash('sha256')
+    .update(
+      [
+        new URL(parts.baseUrl).origin,
+        parts.token,
+        parts.api,
+        [...parts.views].sort().join('+'),
+        parts.store ?? '',
+      ].join('\n'),
+    )
+    .digest('hex')
+    .slice(0, 24);
+  return `content-sync:${id}`;
+}
+
+/** The prefix of a token's shared rate budget: one per service and token, whatever is synced with it. */
+export function budgetKey(baseUrl: string, token: string): string {
+  const id = createHash('sha256')
+    .update(`${new URL(baseUrl).origin}\n${token}`)
+    .digest('hex')
+    .slice(0, 24);
+  return `content-sync:budget:${id}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * A sync that shares its snapshot with other builders through a store. Anything the store does wrong (unreachable, damaged) costs sharing, never the
+ * snapshot: the sync goes to the API and says so.
+ */
+import { ContentClient } from '../client/index.js';
+import { type SyncOptions, type SyncResult, sync } from '../sync/index.js';
+import { localVersion, manifestKey, newestManifest, type SnapshotKind } from './manifest.js';
+import type { ObjectStore } from './s3.js';
+import { pull, push, StoreIntegrityError, type Transfer } from './transfer.js';
+
+/** What a sync through the store did. */
+export interface SharedSync {
+  /** The sync this process made (none when it took a snapshot another builder had just published). */
+  sync?: SyncResult;
+  /** The snapshot taken from the store (before syncing, or instead of it). */
+  pulled?: Transfer;
+  /** What this process published. */
+  pushed?: Transfer;
+  /** The manifest in the store that the local snapshot now is, when the store has it. */
+  published?: string;
+}
+
+/** The cv in a manifest's key. */
+const cvOfKey = (key: string): number => Number(key.slice(key.lastIndexOf('/') + 1, -'.json'.length));
+
+const sameViews = (a: readonly string[], b: readonly string[]): boolean =>
+  [...a].sort().join() === [...b].sort().join();
+
+/** The kind of snapshot this sync makes: its space from the local snapshot, or asked of the API (one request). */
+async function kindOf(options: SyncOptions): Promise<SnapshotKind> {
+  const api = options.api ?? 'v2';
+  const views = options.views ?? ['published'];
+  const local = localVersion(options.out);
+  if (local) return { space: local.space, api, views };
+  const client = new ContentClient({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    api,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...options.client,
+  });
+  return { space: (await client.space()).id, api, views };
+}
+
+/** Whether the local snapshot is missing, of another kind, or older than `cv`. */
+function staleLocally(dir: string, kind: SnapshotKind, cv: number): boolean {
+  const local = localVersion(dir);
+  return (
+    !local ||
+    local.space !== kind.space ||
+    local.api !== kind.api ||
+    !sameViews(local.views, kind.views) ||
+    local.cv < cv
+  );
+}
+
+export const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Start from the store's newest snapshot when the local one is older or missing, sync
+ * (incrementally from it), publish the result.
+ */
+export async function syncThroughStore(
+  store: ObjectStore,
+  options: SyncOptions,
+  log: (m: string) => void,
+): Promise<SharedSync> {
+  // The API's own failures (the space request) propagate as the sync's would.
+  const kind = await kindOf(options);
+  let newest: string | undefined;
+  let reachable = true;
+  try {
+    newest = await newestManifest(store, kind);
+  } catch (err) {
+    reachable = false;
+    log(
+      `content-sync: the store ${store.url} cannot be reached (${reason(err)}): syncing directly from the API, without sharing`,
+    );
+  }
+  let pulled: Transfer | undefined;
+  let repair: string[] = [];
+  if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
+    try {
+      pulled = await pull(store, options.out, newest);
+    } catch (err) {
+      if (err instanceof StoreIntegrityError) repair = err.digests;
+      log(`content-sync: could not start from ${store.url}/${newest} (${reason(err)}): syncing from the API instead`);
+    }
+  }
+  const result = await sync(options);
+  let pushed: Transfer | undefined;
+  let published: string | undefined;
+  if (reachable) {
+    try {
+      pushed = await push(store, options.out, repair);
+      const local = localVersion(options.out);
+      published = local && manifestKey(local, local.cv);
+    } catch (err) {
+      log(
+        `content-sync: could not publish the snapshot to ${store.url} (${reason(err)}); the local snapshot is complete`,
+      );
+    }
+  }
+  return {
+    sync: result,
+    ...(pulled ? { pulled } : {}),
+    ...(pushed ? { pushed } : {}),
+    ...(published ? { published } : {}),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Builders coordinated through Redis (Debian's redis-server on loopback) and sharing a store
+ * (s3rver): one syncs, the others take its snapshot; a dead syncer's lease expires and a waiter
+ * takes over.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/server/index.js';
+import type { FleetOptions } from '../../src/store/index.js';
+import { connectRedis } from '../../src/store/redis.js';
+import { collect, spawnCli } from '../helpers/cli.js';
+import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
+import {
+  BUCKET,
+  runBuilder,
+  serveDemo,
+  syncArgs,
+  startRedis,
+  startS3,
+  TOKEN,
+  type TestRedis,
+  type TestS3,
+  useEnv,
+} from './support.js';
+
+let s3: TestS3;
+let redis: TestRedis;
+let restoreEnv: () => void;
+
+beforeAll(async () => {
+  [s3, redis] = await Promise.all([startS3(), startRedis()]);
+  restoreEnv = useEnv(s3.env);
+});
+afterAll(async () => {
+  restoreEnv();
+  await Promise.all([s3.close(), redis.close()]);
+  await removeTempDirs();
+});
+
+let prefixes = 0;
+const freshStore = (): string => `s3://${BUCKET}/fleet${++prefixes}`;
+
+const builder = async (service: RunningServer, store: string, extra: Partial<FleetOptions> = {}) =>
+  runBuilder(service, await tempDir('builder'), { store, redis: redis.url, ...extra });
+
+const requests = async (service: RunningServer): Promise<number> => (await admin(service.url, 'GET', '/stats')).total;
+
+describe('a fleet coordinated through Redis', () => {
+  let service: RunningServer;
+  beforeAll(async () => {
+    service = await serveDemo(60);
+  });
+  afterAll(() => service.close());
+
+  it('three builders started together: one syncs, two take its snapshot; the API sees one sync', async () => {
+    const reference = await tempDir('reference');
+    await admin(service.url, 'POST', '/stats/reset');
+    const { sync } = await import('../../src/sync/index.js');
+    await sync({ baseUrl: service.url, token: TOKEN, out: reference, ...unpaced() });
+    const oneSync = await requests(service);
+    await admin(service.url, 'POST', '/stats/reset');
+    const store = freshStore();
+    const fleet = await Promise.all([builder(service, store), builder(service, store), builder(service, store)]);
+    expect(fleet.map((b) => b.role).sort()).toEqual(['follower', 'follower', 'syncer']);
+    // The syncer's one extra request: the space, to find the store's snapshots (it had none locally).
+    expect(await requests(service)).toBeLessThanOrEqual(oneSync + 1);
+    const expected = await readTree(reference);
+    for (const b of fleet) {
+      expect(treeDiff(await readTree(b.out), expected)).toEqual([]);
+      expect(b.warnings).toEqual([]);
+    }
+  });
+
+  it('Redis unreachable: the builder syncs through the store alone, with a warning', async () => {
+    const r = await builder(service, freshStore(), { redis: 'redis://127.0.0.1:9' });
+    expect(r.role).toBe('syncer');
+    expect(r.sync?.mode).toBe('full');
+    expect(r.warnings.join('\n')).toMatch(/Redis at redis:\/\/127\.0\.0\.1:9 cannot be reached .*without coordination/);
+  });
+});
+
+describe('a fleet whose syncer is killed', () => {
+  it('a waiter takes the lease over when it expires, syncs and publishes', async () => {
+    // Slow answers keep the first syncer at work long enough to be killed while it holds the lease.
+    const service = await serveDemo(30, { latencyMs: 300 });
+    const client = await connectRedis(redis.url);
+    try {
+      const store = freshStore();
+      const env = { ...s3.env, CONTENT_REDIS_URL: redis.url, CONTENT_REDIS_LEASE_MS: '1000' };
+      const args = async () => [...syncArgs(service, await tempDir('k')), '--store', store];
+      const leaseKey = async () => (await client.keys('content-sync:*:lease'))[0] ?? 'none';
+      const clients = async () =>
+        String(await client.call('CLIENT', 'LIST'))
+          .trim()
+          .split('\n').length;
+      const before = await clients();
+      const children = [spawnCli(await args(), env), spawnCli(await args(), env)];
+      const results = children.map(collect);
+      // Both connected, one holding the lease (its value names the holder's pid): that one dies.
+      let holder: string | null = null;
+      while ((await clients()) < before + 2 || !(holder = await client.get(await leaseKey()))) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const pid = Number(holder.split(':')[1]);
+      const victim = children.findIndex((c) => c.pid === pid);
+      expect(victim).toBeGreaterThanOrEqual(0);
+      children[victim]!.kill('SIGKILL');
+      expect((await results[victim]!).signal).toBe('SIGKILL');
+      const done = await results[1 - victim]!;
+      expect(done.stderr).not.toMatch(/content-sync/);
+      expect(done.code).toBe(0);
+      expect(done.stdout).toMatch(/full: \d+ stories written/);
+      expect(done.stdout).toMatch(/published cv \d+/);
+      // The next builder takes what the survivor published.
+      const third = await builder(service, store);
+      expect(third.role).toBe('syncer');
+      expect(third.pulled).toBeDefined();
+      expect(third.sync?.mode).toBe('unchanged');
+    } finally {
+      client.disconnect();
+      await service.close();
+    }
+  }, 60_000);
+});
