@@ -3,13 +3,17 @@
  * - the asset phase of a full sync with assets (every story's references, each asset downloaded
  *   once, staged; the references taken while stories are written are counted apart, inside the
  *   sync's own time) against a plain parallel download of the same files (8 at a time, into memory);
- * - an unchanged re-sync: asset requests the service counted (0 expected).
+ * - an unchanged re-sync: asset requests the service counted (0 expected);
+ * - build-time resizing (a smaller demo, every story in the bundle): a cold build resizes every
+ *   image, a warm build finds each in the cache (0 resizes), as the plugin counts them.
  * The service renders the demo's stand-in files on first request, so one untimed download of every
  * file comes first: both timed runs read warm files.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
+import { build } from 'vite';
+import { contentSync, type ContentSyncOptions } from '../src/index.js';
 import { StoryRecord } from '../src/snapshot/index.js';
 import { recordAssetReferences } from '../src/sync/assets.js';
 import { sync } from '../src/sync/index.js';
@@ -17,6 +21,7 @@ import { DATA, demoSpace, fmt, json, loadavg, serve, timed } from './lib.js';
 
 const STORIES = 10_000;
 const CONCURRENCY = 8;
+const BUILD_STORIES = 1_000;
 
 async function referencedUrls(dir: string, spaceId: number): Promise<string[]> {
   const urls = new Map<string, string>();
@@ -34,6 +39,41 @@ async function plainDownload(urls: string[]): Promise<number> {
     urls.map((u) => queue.add(async () => (bytes += (await (await fetch(u)).arrayBuffer()).byteLength))),
   );
   return bytes;
+}
+
+/** One server build of a project whose entry loads every story; what the plugin resized. */
+async function buildAll(root: string, images?: ContentSyncOptions['images']) {
+  const plugin = contentSync({
+    embedded: { data: 'space', demo: { stories: BUILD_STORIES } },
+    assets: 'download',
+    images,
+  });
+  const [, ms] = await timed(() =>
+    build({
+      root,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [plugin],
+      build: { ssr: 'entry.js', ssrEmitAssets: true, outDir: 'dist', emptyOutDir: true },
+    }),
+  );
+  return { ...plugin.api.images, ms };
+}
+
+async function benchResizing(): Promise<void> {
+  const root = path.join(DATA, `assets-build-${BUILD_STORIES}`);
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.mkdir(root, { recursive: true });
+  await fs.writeFile(
+    path.join(root, 'entry.js'),
+    "import { entries, load } from 'content:index';\nexport const stories = () => Promise.all(entries.map(load));\n",
+  );
+  await buildAll(root, { widths: [] }); // sync and compile first: the timed builds only resize (or not)
+  const cold = await buildAll(root);
+  const warm = await buildAll(root);
+  console.log(
+    `build of the ${BUILD_STORIES.toLocaleString('en-US')}-story demo with every image: cold ${cold.resized} resized (${cold.cached} from the cache), ${fmt(cold.ms, 0)} ms; warm ${warm.resized} resized (${warm.cached} from the cache), ${fmt(warm.ms, 0)} ms`,
+  );
 }
 
 export async function benchAssets(): Promise<void> {
@@ -66,4 +106,5 @@ export async function benchAssets(): Promise<void> {
   } finally {
     await served.stop();
   }
+  await benchResizing();
 }

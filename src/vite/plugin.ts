@@ -56,7 +56,6 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let assetImports: AssetImports | undefined;
   /** Made only by a build (dev serves the originals), once the root is known. */
   let renditions: Renditions | undefined;
-  let reported: RenditionCounts = { resized: 0, cached: 0 };
 
   const setup = async (): Promise<ContentPipeline> => {
     if (!pipeline) {
@@ -229,14 +228,12 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     async closeBundle() {
       // A build (not the dev server) ends here: say what it resized, stop the embedded service.
       if (this.meta.watchMode) return;
-      if (renditions) {
-        const { resized, cached } = renditions.counts;
-        if (resized + cached > reported.resized + reported.cached) {
-          logger.info(
-            `content-sync: images: ${resized - reported.resized} resized, ${cached - reported.cached} from the cache (${path.relative(root, renditions.cacheDir) || '.'})`,
-          );
+      if (renditions && pipeline) {
+        const { resized, cached } = await renditions.settle(pipeline.snapshotDir);
+        if (resized + cached) {
+          const dir = path.relative(root, renditions.cacheDir) || '.';
+          logger.info(`content-sync: images: ${resized} resized, ${cached} from the cache (${dir})`);
         }
-        reported = { resized, cached };
       }
       await pipeline?.close();
     },

@@ -3,7 +3,8 @@
  * module uses, resized with sharp to every configured width below its own, in
  * its own format. They are kept in a cache directory under the original's
  * digest and the parameters (`q<quality>/<sha256>-<width>w.<ext>`), so a warm
- * build resizes nothing, and CI can keep the directory between builds.
+ * build resizes nothing, and CI can keep the directory between builds; files
+ * of assets the snapshot no longer holds are pruned after a build.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { assetExtension } from '../api/assets.js';
 import { loadSharp } from '../server/assets/sharp.js';
-import type { AssetFile } from '../snapshot/index.js';
+import { type AssetFile, readAssetIndex } from '../snapshot/index.js';
 
 export interface RenditionOptions {
   widths: readonly number[];
@@ -45,6 +46,8 @@ const exists = (file: string) =>
 
 export class Renditions {
   readonly counts: RenditionCounts = { resized: 0, cached: 0 };
+  /** The counts at the end of the previous build (a client and a server build share this object). */
+  #settled: RenditionCounts = { resized: 0, cached: 0 };
   /** One promise per rendition for the life of the plugin: a client and a server build share them. */
   readonly #made = new Map<string, Promise<string>>();
   /** Resizing is CPU-bound and holds decoded images in memory: one per core at a time. */
@@ -101,5 +104,30 @@ export class Renditions {
     });
     this.counts.resized++;
     return file;
+  }
+
+  /**
+   * At the end of a build: what it resized and found since the last build, and the cache pruned of
+   * files whose original the snapshot no longer holds.
+   */
+  async settle(snapshotDir: string): Promise<RenditionCounts> {
+    const since = {
+      resized: this.counts.resized - this.#settled.resized,
+      cached: this.counts.cached - this.#settled.cached,
+    };
+    this.#settled = { ...this.counts };
+    const index = await readAssetIndex(snapshotDir);
+    if (index) await this.#prune(new Set(Object.values(index.files).map((f) => f.sha256)));
+    return since;
+  }
+
+  async #prune(digests: ReadonlySet<string>): Promise<void> {
+    const dirs = await fs.readdir(this.cacheDir).catch(() => [] as string[]);
+    for (const dir of dirs.filter((d) => /^q\d+$/.test(d))) {
+      for (const name of await fs.readdir(path.join(this.cacheDir, dir))) {
+        if (digests.has(name.slice(0, 64))) continue;
+        await fs.rm(path.join(this.cacheDir, dir, name), { force: true });
+      }
+    }
   }
 }
