@@ -1,18 +1,19 @@
 /**
  * The example site's build: the client bundle and the server bundle through
- * Vite's `build()`, then one prerendered HTML page per route.
+ * Vite's `build()`, then one prerendered HTML page per route, on every core.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import PQueue from 'p-queue';
 import { build, type Plugin } from 'vite';
-import { PageOutsideOutput, pageFile } from './page-file.js';
-import { siteConfig, siteRoot } from './vite.config.js';
+import { prerender } from './prerender.js';
+import { DEFAULT_STORIES, contentDirFor, siteConfig, siteRoot } from './vite.config.js';
 
 export interface BuildOptions {
   /** Where the site goes; default example-site/dist. */
   outDir?: string;
+  /** Stories in the demo space the site is built over; default 200. */
+  stories?: number;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -26,22 +27,59 @@ export interface BuildResult {
   modulesDir: string;
   /** Pages not written because their URL would leave the output directory (each one warned about). */
   refused: string[];
+  /** Where the time went, in order (ms). */
+  phases: Phase[];
 }
 
-/** Pages rendered and written at once: enough to keep both cores busy, few enough for any file limit. */
-const PAGE_CONCURRENCY = 32;
+export interface Phase {
+  name: 'demo' | 'sync' | 'compile' | 'client bundle' | 'server bundle' | 'render+write';
+  ms: number;
+}
 
-/** The shape of the server bundle (src/entry-server.ts). */
-type ServerEntry = typeof import('./src/entry-server.js');
+/** Stale files removed at once. */
+const PRUNE_CONCURRENCY = 32;
+
+const exists = (file: string): Promise<boolean> =>
+  fs.access(file).then(
+    () => true,
+    () => false,
+  );
+
+/** The files a Vite build wrote, relative to its output directory. */
+function outputFiles(output: Awaited<ReturnType<typeof build>>): string[] {
+  const outputs = Array.isArray(output) ? output : 'output' in output ? [output] : [];
+  return outputs.flatMap((o) => o.output.map((chunk) => chunk.fileName));
+}
+
+/** Removes every file under `dir` that is not in `keep` (absolute paths), and the folders left empty. */
+async function prune(dir: string, keep: ReadonlySet<string>): Promise<void> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  const stale = entries.filter((e) => !e.isDirectory() && !keep.has(path.join(e.parentPath, e.name)));
+  const queue = new PQueue({ concurrency: PRUNE_CONCURRENCY });
+  await queue.addAll(stale.map((e) => () => fs.rm(path.join(e.parentPath, e.name))));
+  const folders = entries.filter((e) => e.isDirectory()).map((e) => path.join(e.parentPath, e.name));
+  // Deepest first, so that a folder whose sub-folders all go is empty by its turn.
+  for (const folder of folders.sort((a, b) => b.length - a.length))
+    if ((await fs.readdir(folder)).length === 0) await fs.rmdir(folder);
+}
+
+/** The client build's time as the content phases that ran inside it (its buildStart) and the bundle itself. */
+function splitContent(clientBuildMs: number, content: Partial<Record<'demo' | 'sync' | 'compile', number>>): Phase[] {
+  const phases = (['demo', 'sync', 'compile'] as const).map((name) => ({ name, ms: content[name] ?? 0 }));
+  const bundle = clientBuildMs - phases.reduce((sum, p) => sum + p.ms, 0);
+  return [...phases, { name: 'client bundle', ms: bundle }];
+}
 
 export async function buildSite(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const outDir = path.resolve(options.outDir ?? path.join(siteRoot, 'dist'));
-  const ssrDir = path.join(siteRoot, '.content', 'ssr');
+  const stories = options.stories ?? DEFAULT_STORIES;
+  const ssrDir = path.join(siteRoot, contentDirFor(stories), 'ssr');
   const logLevel = options.logLevel ?? 'warn';
-  const { config, content } = siteConfig();
+  const { config, content } = siteConfig({ stories });
   const tokens: string[] = [];
   let modulesDir = '';
+  const phases: Phase[] = [];
   const readTokens: Plugin = {
     name: 'example-site:service-tokens',
     renderStart() {
@@ -51,76 +89,65 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
       if (pipeline) modulesDir = pipeline.modulesDir;
     },
   };
+  let phaseStarted = performance.now();
+  const endPhase = (name: Phase['name']) => {
+    const now = performance.now();
+    phases.push({ name, ms: now - phaseStarted });
+    phaseStarted = now;
+  };
 
-  // One plugin instance for both builds: the content is synced and compiled once.
-  await build({
+  // One plugin instance for both builds: the content is synced and compiled once (in the first).
+  // The output is not emptied first: removing 29,000 pages to write them again costs more than
+  // overwriting them; what this build did not write is pruned at the end.
+  const client = await build({
     ...config,
     logLevel,
     plugins: [...(config.plugins ?? []), readTokens],
-    build: { outDir, emptyOutDir: true },
+    build: { outDir, emptyOutDir: false },
   });
+  phases.push(...splitContent(performance.now() - phaseStarted, content.api?.pipeline?.durations ?? {}));
+  phaseStarted = performance.now();
   await build({
     ...config,
     logLevel: logLevel === 'info' ? 'warn' : logLevel,
     ssr: { noExternal: true },
     build: {
-      ssr: 'src/entry-server.ts',
+      ssr: true,
       outDir: ssrDir,
-      emptyOutDir: true,
+      // Kept: the content modules written beside the bundle are then only updated (ssrModules: 'external').
+      emptyOutDir: false,
       // Pages are rendered on the server only: the images they use are emitted by this build.
       ssrEmitAssets: true,
-      rolldownOptions: { output: { entryFileNames: 'entry-server.js', codeSplitting: false } },
+      rolldownOptions: {
+        input: { 'entry-server': 'src/entry-server.ts', prerender: 'prerender-worker.ts' },
+        output: { entryFileNames: '[name].js' },
+      },
     },
   });
-  await fs
-    .cp(path.join(ssrDir, 'assets'), path.join(outDir, 'assets'), { recursive: true, force: true })
-    .catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-
-  const templateFile = path.join(outDir, 'index.html');
-  const template = await fs.readFile(templateFile, 'utf8');
-  const entry = (await import(pathToFileURL(path.join(ssrDir, 'entry-server.js')).href)) as ServerEntry;
-  const refused: string[] = [];
-  const write = async (url: string, html: () => Promise<string>) => {
-    let file: string;
-    try {
-      file = pageFile(outDir, url);
-    } catch (error) {
-      if (!(error instanceof PageOutsideOutput)) throw error;
-      refused.push(url);
-      console.warn(`example-site: ${error.message}`);
-      return;
-    }
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, await html());
-  };
-  const routes = entry.routes();
-  const seen = new Set<string>();
-  for (const route of routes) {
-    if (seen.has(route.url)) throw new Error(`two pages at ${route.url}`);
-    seen.add(route.url);
+  endPhase('server bundle');
+  const keep = new Set(outputFiles(client).map((f) => path.join(outDir, f)));
+  const ssrAssets = await fs.readdir(path.join(ssrDir, 'assets')).catch(() => []);
+  await fs.mkdir(path.join(outDir, 'assets'), { recursive: true });
+  for (const file of ssrAssets) {
+    const to = path.join(outDir, 'assets', file);
+    keep.add(to);
+    // Asset names carry a digest of their bytes: one already there is the same file.
+    if (!(await exists(to))) await fs.copyFile(path.join(ssrDir, 'assets', file), to);
   }
-  const contexts = new Map<string, ReturnType<typeof entry.pageContext>>();
-  const contextOf = (lang: string) => contexts.get(lang) ?? contexts.set(lang, entry.pageContext(lang)).get(lang)!;
-  // Bounded: one promise per page at once opened a file per page (EMFILE on large sites).
-  const pages = new PQueue({ concurrency: PAGE_CONCURRENCY });
-  await Promise.all(
-    routes.map((route) =>
-      pages.add(() =>
-        write(route.url, async () =>
-          entry.fillTemplate(template, await entry.renderRoute(route, await contextOf(route.lang))),
-        ),
-      ),
-    ),
-  );
-  await write('/404.html', async () => entry.fillTemplate(template, await entry.renderNotFound('/404')));
+
+  const template = await fs.readFile(path.join(outDir, 'index.html'), 'utf8');
+  const results = await prerender(path.join(ssrDir, 'prerender.js'), { outDir, template });
+  for (const result of results) for (const file of result.files) keep.add(file);
+  await prune(outDir, keep);
+  endPhase('render+write');
+  const refused = results.flatMap((r) => r.refused);
   return {
     outDir,
-    pages: routes.length - refused.length,
+    pages: results.reduce((sum, r) => sum + r.pages, 0),
     durationMs: performance.now() - started,
     tokens,
     modulesDir,
     refused,
+    phases,
   };
 }

@@ -15,6 +15,13 @@ export const RELATIONS = [
   'product.related_products',
 ];
 
+/** The size of the demo space the site is built over unless told otherwise. */
+export const DEFAULT_STORIES = 200;
+
+/** Each demo size has its own content directory: switching sizes regenerates nothing. */
+export const contentDirFor = (stories: number): string =>
+  stories === DEFAULT_STORIES ? '.content' : `.content-${stories}`;
+
 export interface SiteConfig {
   config: InlineConfig;
   /** The content-sync plugin of this config: its `api.pipeline` reaches the embedded service. */
@@ -22,20 +29,26 @@ export interface SiteConfig {
 }
 
 /**
- * The site's Vite config. `contentDir` (relative to example-site) holds the
- * demo space, the snapshot and the generated modules. `dev` serves the embedded service's control plane
+ * The site's Vite config over a demo space of `stories` stories (default 200). `contentDir` (relative to
+ * example-site; default `.content`, `.content-<stories>` for other sizes) holds the demo space, the snapshot
+ * and the generated modules. `dev` serves the embedded service's control plane
  * and has it post signed webhooks to the dev server, so content edits reach
  * open pages.
  */
-export function siteConfig(options: { dev?: boolean; webhookSecret?: string; contentDir?: string } = {}): SiteConfig {
-  const dir = options.contentDir ?? '.content';
+export function siteConfig(
+  options: { dev?: boolean; webhookSecret?: string; contentDir?: string; stories?: number } = {},
+): SiteConfig {
+  const stories = options.stories ?? DEFAULT_STORIES;
+  const dir = options.contentDir ?? contentDirFor(stories);
   const content = contentSync({
     dir,
-    embedded: { data: `${dir}/space`, demo: { stories: 200 }, admin: options.dev ?? false },
+    embedded: { data: `${dir}/space`, demo: { stories }, admin: options.dev ?? false },
     resolveRelations: RELATIONS,
     resolveLinks: 'url',
     // Images and documents come with the snapshot and are bundled: the built site needs no asset host.
     assets: 'download',
+    // The prerender imports the content modules from disk: bundling 20,000 of them is slow.
+    ssrModules: 'external',
     ...(options.dev ? { webhook: { secret: options.webhookSecret ?? 'example-dev-secret' } } : {}),
   });
   return {
@@ -45,7 +58,7 @@ export function siteConfig(options: { dev?: boolean; webhookSecret?: string; con
       configFile: false,
       appType: 'custom',
       plugins: [content],
-      server: { watch: { ignored: ['**/.content/**', '**/dist/**'] } },
+      server: { watch: { ignored: ['**/.content*/**', '**/dist/**'] } },
     },
   };
 }

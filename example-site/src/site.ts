@@ -19,17 +19,57 @@ export const htmlLang = (lang: string): string => (lang === DEFAULT_LANGUAGE ? '
 /** `/` for the default language, `/de/` for de. */
 export const languageRoot = (lang: string): string => (lang === DEFAULT_LANGUAGE ? '/' : `/${lang}/`);
 
-let home: { of: readonly StoryEntry[]; id: number | undefined } | undefined;
+/**
+ * What the per-page lookups need, computed once per index (a dev update brings a new `entries`
+ * array): a page then costs map lookups, not scans of every entry (29,000 pages over 30,000 entries).
+ */
+interface SiteMap {
+  homeId: number | undefined;
+  /** Each story's entry in each of its languages, by story id. */
+  variants: Map<number, Map<string, StoryEntry>>;
+  /** The start page of each folder (path without the language prefix), by language. */
+  starts: Map<string, Map<string, StoryEntry>>;
+  /** The start pages of sub-folders and the other stories directly in a folder, by language and folder. */
+  folders: Map<string, { folders: StoryEntry[]; stories: StoryEntry[] }>;
+}
 
-function homeId(): number | undefined {
-  if (home?.of !== entries)
-    home = { of: entries, id: entries.find((e) => e.lang === DEFAULT_LANGUAGE && e.full_slug === HOME_SLUG)?.id };
-  return home.id;
+let siteMap: { of: readonly StoryEntry[]; map: SiteMap } | undefined;
+
+function mapOf(): SiteMap {
+  if (siteMap?.of === entries) return siteMap.map;
+  const map: SiteMap = {
+    homeId: entries.find((e) => e.lang === DEFAULT_LANGUAGE && e.full_slug === HOME_SLUG)?.id,
+    variants: new Map(),
+    starts: new Map(),
+    folders: new Map(),
+  };
+  const folderOf = (lang: string, folder: string) => {
+    const key = `${lang}\0${folder}`;
+    return map.folders.get(key) ?? map.folders.set(key, { folders: [], stories: [] }).get(key)!;
+  };
+  for (const e of entries) {
+    const variants = map.variants.get(e.id) ?? map.variants.set(e.id, new Map()).get(e.id)!;
+    variants.set(e.lang, e);
+    const folder = localFolder(e);
+    if (e.is_startpage) {
+      const starts = map.starts.get(e.lang) ?? map.starts.set(e.lang, new Map()).get(e.lang)!;
+      starts.set(folder, e);
+      folderOf(e.lang, parentFolder(folder)).folders.push(e);
+    } else {
+      folderOf(e.lang, folder).stories.push(e);
+    }
+  }
+  for (const contents of map.folders.values()) {
+    contents.folders.sort(byOrder);
+    contents.stories.sort(byOrder);
+  }
+  siteMap = { of: entries, map };
+  return map;
 }
 
 /** The URL of a story in its language: its full slug as a folder path; the home story at the language's root. */
 export function urlOf(entry: StoryEntry): string {
-  if (entry.id === homeId()) return languageRoot(entry.lang);
+  if (entry.id === mapOf().homeId) return languageRoot(entry.lang);
   return `${entry.path}/`;
 }
 
@@ -83,18 +123,12 @@ const parentFolder = (folder: string): string => folder.split('/').slice(0, -1).
 
 /** Start pages of the top-level folders: the main navigation. */
 export function topNavigation(lang: string): StoryEntry[] {
-  return byLanguage(lang)
-    .filter((e) => e.is_startpage && !localFolder(e).includes('/'))
-    .sort(byOrder);
+  return mapOf().folders.get(`${lang}\0`)?.folders ?? [];
 }
 
 /** The start pages of the folders above a story, outermost first. */
 export function breadcrumbs(entry: StoryEntry): StoryEntry[] {
-  const starts = new Map(
-    byLanguage(entry.lang)
-      .filter((e) => e.is_startpage)
-      .map((e) => [localFolder(e), e]),
-  );
+  const starts = mapOf().starts.get(entry.lang) ?? new Map<string, StoryEntry>();
   const folder = localFolder(entry);
   const chain: StoryEntry[] = [];
   let current = entry.is_startpage ? parentFolder(folder) : folder;
@@ -108,13 +142,10 @@ export function breadcrumbs(entry: StoryEntry): StoryEntry[] {
 
 /** What a folder's start page lists: the start pages of its sub-folders and the stories in it. */
 export function folderContents(start: StoryEntry): { folders: StoryEntry[]; stories: StoryEntry[] } {
-  const folder = localFolder(start);
-  const all = byLanguage(start.lang);
+  const contents = mapOf().folders.get(`${start.lang}\0${localFolder(start)}`);
   return {
-    folders: all
-      .filter((e) => e.is_startpage && parentFolder(localFolder(e)) === folder && e.id !== start.id)
-      .sort(byOrder),
-    stories: all.filter((e) => !e.is_startpage && localFolder(e) === folder).sort(byOrder),
+    folders: contents?.folders.filter((e) => e.id !== start.id) ?? [],
+    stories: contents?.stories ?? [],
   };
 }
 
@@ -123,7 +154,7 @@ export function alternates(route: Route): Array<{ lang: string; url: string }> {
   return languages.flatMap((lang) => {
     if (route.kind === 'tags') return [{ lang, url: `${languageRoot(lang)}tags/` }];
     if (route.kind === 'tag') return [{ lang, url: tagUrl(route.tag, lang) }];
-    const variant = entries.find((e) => e.id === route.entry.id && e.lang === lang);
+    const variant = mapOf().variants.get(route.entry.id)?.get(lang);
     return variant ? [{ lang, url: urlOf(variant) }] : [];
   });
 }

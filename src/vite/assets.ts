@@ -41,23 +41,8 @@ export class AssetImports {
 
   /** The module with its asset URLs replaced by imports of the local files; undefined when it has none. */
   async rewrite(code: string): Promise<string | undefined> {
-    if (!code.includes('/f/')) return undefined;
-    const index = await this.#index();
-    if (!index) return undefined;
-    const used = new Map<string, AssetFile>();
-    for (const [, url] of code.matchAll(ASSET_LITERAL)) {
-      const asset = parseAssetUrl(url!);
-      const file = asset && index.files[asset.path];
-      if (file) used.set(url!, file);
-    }
-    if (!used.size) return undefined;
-    const renditions = new Map<string, Rendition[]>();
-    if (this.#renditions) {
-      const resizer = this.#renditions;
-      await Promise.all(
-        [...used].map(async ([url, file]) => renditions.set(url, await resizer.of(this.#path(file), file))),
-      );
-    }
+    const used = await this.#used(code);
+    if (!used) return undefined;
     // Import names in the order of the code, so the same module always compiles to the same output.
     const imports = new Map<string, string>();
     const importOf = (file: string) => {
@@ -67,17 +52,57 @@ export class AssetImports {
       return name;
     };
     const rewritten = code.replace(ASSET_LITERAL, (literal, url: string) => {
-      const file = used.get(url);
-      if (!file) return literal;
+      const asset = used.get(url);
+      if (!asset) return literal;
+      const { file, renditions } = asset;
       const original = importOf(this.#path(file));
       if (!file.width || !file.height) return original;
-      const sized = (renditions.get(url) ?? []).map((r) => `"&${r.width}=" + encodeURIComponent(${importOf(r.file)})`);
+      const sized = renditions.map((r) => `"&${r.width}=" + encodeURIComponent(${importOf(r.file)})`);
       return `(${[original, `"#${file.width}x${file.height}"`, ...sized].join(' + ')})`;
     });
     const head = [...imports]
       .map(([specifier, name]) => `import ${name} from ${JSON.stringify(specifier)};`)
       .join('\n');
     return `${head}\n${rewritten}`;
+  }
+
+  /**
+   * The module with its asset URLs replaced by string literals: the URL `urlOf` gives each local file
+   * (the snapshot's file or a rendition, by absolute path), in the same shape as `rewrite` gives
+   * once bundled. Undefined when it has none.
+   */
+  async localize(code: string, urlOf: (file: string) => string): Promise<string | undefined> {
+    const used = await this.#used(code);
+    if (!used) return undefined;
+    return code.replace(ASSET_LITERAL, (literal, url: string) => {
+      const asset = used.get(url);
+      if (!asset) return literal;
+      const { file, renditions } = asset;
+      const original = urlOf(this.#path(file));
+      if (!file.width || !file.height) return JSON.stringify(original);
+      const sized = renditions.map((r) => `&${r.width}=${encodeURIComponent(urlOf(r.file))}`).join('');
+      return JSON.stringify(`${original}#${file.width}x${file.height}${sized}`);
+    });
+  }
+
+  /** The asset URLs of a module whose files the snapshot has, each with its renditions (in a build). */
+  async #used(code: string): Promise<Map<string, { file: AssetFile; renditions: Rendition[] }> | undefined> {
+    if (!code.includes('/f/')) return undefined;
+    const index = await this.#index();
+    if (!index) return undefined;
+    const used = new Map<string, { file: AssetFile; renditions: Rendition[] }>();
+    for (const [, url] of code.matchAll(ASSET_LITERAL)) {
+      const asset = parseAssetUrl(url!);
+      const file = asset && index.files[asset.path];
+      if (file) used.set(url!, { file, renditions: [] });
+    }
+    if (!used.size) return undefined;
+    const resizer = this.#renditions;
+    if (resizer)
+      await Promise.all(
+        [...used.values()].map(async (u) => (u.renditions = await resizer.of(this.#path(u.file), u.file))),
+      );
+    return used;
   }
 
   #path(file: AssetFile): string {

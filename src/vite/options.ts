@@ -166,6 +166,14 @@ export const ContentSyncOptions = z.strictObject({
     .regex(/^rediss?:\/\//, { error: 'redis must be a Redis URL such as redis://localhost:6379' })
     .optional(),
   /**
+   * How server builds (SSR, prerender) get the content modules. `bundle`: like any module.
+   * `external`: left out of the bundle and written beside it under `content/` (with localized
+   * assets, pointing at the asset files written beside it under the assets folder), imported by
+   * Node at run time; a large space then no longer makes the server bundle slow.
+   * @default 'bundle'
+   */
+  ssrModules: z.enum(['bundle', 'external']).default('bundle'),
+  /**
    * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
    * @default undefined (no polling)
    */

@@ -59,6 +59,8 @@ export class ContentPipeline {
   #fullNext = false;
   /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
   readonly #compileCache = new CompileCache();
+  /** How long the demo space took to write (when this process wrote it), the last sync and the last compile, in ms. */
+  readonly durations: { demo?: number; sync?: number; compile?: number } = {};
 
   constructor(
     readonly options: ResolvedOptions,
@@ -114,10 +116,12 @@ export class ContentPipeline {
         this.log.info(
           `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`,
         );
+        const started = performance.now();
         await writeDemoSpace(data, {
           stories: embedded.demo.stories,
           ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}),
         });
+        this.durations.demo = performance.now() - started;
       }
       // Tokens live only in this process: nothing to configure, nothing to leak.
       const publicToken = randomBytes(12).toString('hex');
@@ -203,11 +207,13 @@ export class ContentPipeline {
             ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
           });
           this.#fullNext = false;
-          if (result)
+          if (result) {
+            this.durations.sync = result.durationMs;
             this.log.info(
               `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
                 `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
             );
+          }
         } catch (err) {
           const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
           if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
@@ -237,6 +243,7 @@ export class ContentPipeline {
       ...(this.#schema !== undefined ? { schema: this.#schema } : {}),
       cache: this.#compileCache,
     });
+    this.durations.compile = compiled.durationMs;
     for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
     if (compiled.written.length || compiled.deleted.length) {
       this.log.info(

@@ -19,6 +19,7 @@ import { AssetImports } from './assets.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
+import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
 
 export const IMPORT_PREFIX = 'content:';
 
@@ -141,7 +142,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       const modules = pipeline!.modulesDir;
       const file = servedFile(rest);
       // A module of a story, language or content type the snapshot does not have is none either.
-      if (file !== undefined && existsSync(path.join(modules, file))) return path.join(modules, file);
+      if (file !== undefined && existsSync(path.join(modules, file))) {
+        const server = externalServerBuild(options.ssrModules, this.environment);
+        return (server && externalModule(server, file)) ?? path.join(modules, file);
+      }
       this.error(
         `vite-plugin-content-sync: unknown import "${id}"; use ${MODULE_FORMS.map((f) => `${IMPORT_PREFIX}${f}`).join(', ')}` +
           (file === undefined ? '' : ' (the snapshot has no such story, language or content type)'),
@@ -217,6 +221,23 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           service.setWebhook({ url: new URL(options.webhook.path, url).toString(), secret });
         }
       });
+    },
+
+    renderChunk(code, chunk) {
+      const server = externalServerBuild(options.ssrModules, this.environment);
+      const relative = server && relativeImports(server, code, chunk.fileName);
+      return relative === undefined ? null : { code: relative, map: null };
+    },
+
+    /** `ssrModules: 'external'`: the content modules go beside the server bundle instead of into it. */
+    async writeBundle() {
+      const server = externalServerBuild(options.ssrModules, this.environment);
+      if (!server || !pipeline) return;
+      if (assetDownloads(options)) assetImports ??= new AssetImports(pipeline.snapshotDir, renditions);
+      const written = await writeServerModules(server, pipeline.modulesDir, pipeline.snapshotDir, assetImports);
+      logger.info(
+        `content-sync: ${written.modules} content modules and ${written.assets} assets beside the server bundle`,
+      );
     },
 
     async buildEnd() {

@@ -1,0 +1,158 @@
+/**
+ * `ssrModules: 'external'`: the content modules of a server build (SSR, prerender) are left out of
+ * its bundle and written beside it, under `<outDir>/content/`, for Node to import at run time.
+ * A space of 10,000 stories is 20,000 modules: bundling them is most of a large site's server build,
+ * while Node loads only what the pages import. The copies keep their relative imports, so the
+ * output is self-contained; with localized assets, their asset URLs (and those of the resized
+ * renditions) point at the files written beside them under `<outDir>/<assetsDir>/` (the way
+ * `ssrEmitAssets` would), at `<base><assetsDir>/<file name>`.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import { ASSET_INDEX } from '../snapshot/index.js';
+import type { AssetImports } from './assets.js';
+
+/** The folder of the server output that holds the content modules. */
+const CONTENT_DIR = 'content';
+
+/** Files read, rewritten and written at once: enough to keep the disk busy, few enough for any file limit. */
+const COPY_CONCURRENCY = 32;
+
+/** What the plugin hooks see of a build environment (Vite 7 and 8 alike). */
+interface Environment {
+  mode: string;
+  config: { consumer: string; root: string; base: string; build: { outDir: string; assetsDir: string } };
+}
+
+/** The environment, when it is a server build whose content modules stay external. */
+export function externalServerBuild(
+  ssrModules: 'bundle' | 'external',
+  environment: Environment | undefined,
+): Environment | undefined {
+  return ssrModules === 'external' && environment?.mode === 'build' && environment.config.consumer === 'server'
+    ? environment
+    : undefined;
+}
+
+const outDirOf = (environment: Environment): string =>
+  path.resolve(environment.config.root, environment.config.build.outDir);
+
+/**
+ * How the bundle imports a generated file: from its copy in the output, by its absolute path until
+ * `relativeImports` makes that relative to the chunk. Undefined for what Node cannot import as it
+ * is (declarations, TypeScript).
+ */
+export function externalModule(
+  environment: Environment,
+  file: string,
+): { id: string; external: 'absolute' } | undefined {
+  if (!file.endsWith('.js')) return undefined;
+  return { id: path.join(outDirOf(environment), CONTENT_DIR, file), external: 'absolute' };
+}
+
+/**
+ * A chunk's imports of the content modules made relative to the chunk, so that the output can move.
+ * (Rolldown's `external: 'relative'` makes them relative to the importing source file instead.)
+ */
+export function relativeImports(environment: Environment, code: string, chunkFile: string): string | undefined {
+  const outDir = outDirOf(environment);
+  const absolute = `${path.join(outDir, CONTENT_DIR)}/`;
+  if (!code.includes(absolute)) return undefined;
+  let relative = path.relative(path.dirname(path.join(outDir, chunkFile)), path.join(outDir, CONTENT_DIR));
+  relative = relative.split(path.sep).join('/');
+  if (!relative.startsWith('.')) relative = `./${relative}`;
+  return code.replaceAll(`"${absolute}`, `"${relative}/`).replaceAll(`'${absolute}`, `'${relative}/`);
+}
+
+/** Every generated `.js` file under `dir`, relative to it. */
+async function modulesUnder(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.js'))
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+/** Beside the copies: what they were made with and when, so that a rebuild copies only what changed since. */
+const STAMP_FILE = '.content-sync.json';
+
+interface Stamp {
+  /** Where assets are served from and the asset index the copies were localized with: a change rewrites all. */
+  key: string;
+  /** When the last copy started (ms since the epoch): a module modified before it was copied then. */
+  started: number;
+}
+
+async function keyOf(environment: Environment, snapshotDir: string, assets: AssetImports | undefined): Promise<string> {
+  const { base, build } = environment.config;
+  const index = assets ? await fs.stat(path.join(snapshotDir, ASSET_INDEX)).catch(() => undefined) : undefined;
+  return JSON.stringify({ base, assetsDir: build.assetsDir, assetIndex: index?.mtimeMs ?? null });
+}
+
+async function readStamp(file: string): Promise<Stamp | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as Stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the generated modules into the server output, after the bundle (writeBundle), and the
+ * asset files they show. When the output kept the copies of the last build (`emptyOutDir: false`),
+ * only the modules changed since are written again and those of removed stories deleted. Returns how
+ * many modules and assets it wrote.
+ */
+export async function writeServerModules(
+  environment: Environment,
+  modulesDir: string,
+  snapshotDir: string,
+  assets: AssetImports | undefined,
+): Promise<{ modules: number; assets: number }> {
+  const outDir = outDirOf(environment);
+  const target = path.join(outDir, CONTENT_DIR);
+  const assetsOut = path.join(outDir, environment.config.build.assetsDir);
+  const stampFile = path.join(target, STAMP_FILE);
+  const stamp: Stamp = { key: await keyOf(environment, snapshotDir, assets), started: Date.now() };
+  const last = await readStamp(stampFile);
+  if (last?.key !== stamp.key) await fs.rm(target, { recursive: true, force: true });
+  // Written again last: copies a killed build left half-written are never trusted.
+  await fs.rm(stampFile, { force: true });
+  const [files, copies] = await Promise.all([modulesUnder(modulesDir), modulesUnder(target).catch(() => [])]);
+  const current = new Set(files);
+  const copied = new Set(copies);
+  const queue = new PQueue({ concurrency: COPY_CONCURRENCY });
+  await queue.addAll(copies.filter((f) => !current.has(f)).map((f) => () => fs.rm(path.join(target, f))));
+  for (const dir of new Set(files.map((f) => path.dirname(f))))
+    await fs.mkdir(path.join(target, dir), { recursive: true });
+  await fs.mkdir(assetsOut, { recursive: true });
+  const shown = new Set<string>();
+  const urlOf = (file: string) => {
+    shown.add(file);
+    return `${environment.config.base}${environment.config.build.assetsDir}/${path.basename(file)}`;
+  };
+  let modules = 0;
+  await queue.addAll(
+    files.map((file) => async () => {
+      const source = path.join(modulesDir, file);
+      if (last?.key === stamp.key && copied.has(file) && (await fs.stat(source)).mtimeMs < last.started) return;
+      const code = await fs.readFile(source, 'utf8');
+      const localized = assets && (await assets.localize(code, urlOf));
+      await fs.writeFile(path.join(target, file), localized ?? code);
+      modules++;
+    }),
+  );
+  let written = 0;
+  await queue.addAll(
+    [...shown].map((file) => async () => {
+      const to = path.join(assetsOut, path.basename(file));
+      // Named by its digest (and a rendition's width): one of the same size is the same file.
+      const [from, there] = await Promise.all([fs.stat(file), fs.stat(to).catch(() => undefined)]);
+      if (there?.size === from.size) return;
+      await fs.copyFile(file, to);
+      written++;
+    }),
+  );
+  await fs.writeFile(stampFile, JSON.stringify(stamp));
+  return { modules, assets: written };
+}

@@ -1,0 +1,152 @@
+/**
+ * `ssrModules: 'external'`: a server build leaves the content modules out of its bundle, writes them
+ * beside it (asset URLs pointing at the asset files written there), and Node imports them at run
+ * time; the output works wherever it is moved, and a rebuild writes only the modules that changed.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build, type InlineConfig } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentSync } from '../../src/index.js';
+import { capturingLogger, clearContentEnv, project, removeDir, type CapturingLogger } from './support.js';
+
+/** The server entry: every story's title and the image URLs of its content, through the generated index. */
+const SERVER = [
+  "import { entries, load } from 'content:index';",
+  'export async function render() {',
+  '  const out = [];',
+  "  for (const entry of entries.filter((e) => e.lang === 'default')) {",
+  '    const story = await load(entry);',
+  '    const text = JSON.stringify(story.content);',
+  '    out.push({ id: entry.id, name: story.name, images: [...text.matchAll(/"(\\/assets\\/[^"]+)"/g)].map((m) => m[1]) });',
+  '  }',
+  '  return out;',
+  '}',
+  '',
+].join('\n');
+
+/** Where the bundle goes: in a sub-folder of the output, so its imports of `content/` must climb. */
+const ENTRY_FILE = 'server/entry.js';
+
+function config(root: string, logger: CapturingLogger): InlineConfig {
+  return {
+    root,
+    configFile: false,
+    customLogger: logger,
+    logLevel: 'info',
+    plugins: [
+      contentSync({ embedded: { data: 'space', demo: { stories: 20 } }, assets: 'download', ssrModules: 'external' }),
+    ],
+    ssr: { noExternal: true },
+    build: {
+      ssr: 'server.js',
+      outDir: 'out',
+      emptyOutDir: false,
+      rolldownOptions: { output: { entryFileNames: ENTRY_FILE } },
+    },
+  };
+}
+
+interface Rendered {
+  id: number;
+  name: string;
+  images: string[];
+}
+
+/** Imports the built entry in a plain Node process (no Vite, no test runner in between) and renders. */
+async function renderIn(outDir: string): Promise<Rendered[]> {
+  const url = pathToFileURL(path.join(outDir, ENTRY_FILE)).href;
+  const script = `const m = await import(${JSON.stringify(url)}); console.log(JSON.stringify(await m.render()));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+  return JSON.parse(stdout) as Rendered[];
+}
+
+/** What the plugin reported writing beside the bundle. */
+function written(logger: CapturingLogger): { modules: number; assets: number } {
+  const match = /content-sync: (\d+) content modules and (\d+) assets beside the server bundle/.exec(
+    logger.text('info'),
+  );
+  expect(match, logger.text()).not.toBeNull();
+  return { modules: Number(match![1]), assets: Number(match![2]) };
+}
+
+describe("a server build with ssrModules: 'external'", () => {
+  let root: string;
+  let first: CapturingLogger;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project('');
+    await fs.writeFile(path.join(root, 'server.js'), SERVER);
+    first = capturingLogger();
+    await build(config(root, first));
+  }, 60_000);
+  afterAll(() => removeDir(root));
+
+  it('leaves the content out of the bundle and imports it from beside it, relative to the chunk', async () => {
+    const bundle = await fs.readFile(path.join(root, 'out', ENTRY_FILE), 'utf8');
+    expect(bundle).toContain('"../content/index.js"');
+    expect(bundle).not.toContain(path.join(root, 'out')); // no machine path in the imports
+    const generated = (await fs.readdir(path.join(root, '.content', 'modules', 'stories'))).length;
+    expect(generated).toBeGreaterThan(0);
+    expect((await fs.readdir(path.join(root, 'out', 'content', 'stories'))).length).toBe(generated);
+    expect(written(first).modules).toBeGreaterThan(generated);
+  });
+
+  it('renders every story in Node from the copies, with images at the asset files written beside them', async () => {
+    const rendered = await renderIn(path.join(root, 'out'));
+    expect(rendered.length).toBeGreaterThan(0);
+    const images = rendered.flatMap((r) => r.images);
+    expect(images.length).toBeGreaterThan(0);
+    // `/assets/<digest>.jpg#WxH&480=<url of the 480 px rendition>...`, as the bundled form gives.
+    const files = new Set<string>();
+    for (const image of images) {
+      const [original, fragment = ''] = image.split('#');
+      expect(original).toMatch(/^\/assets\/[0-9a-f]{64}\.\w+$/);
+      files.add(original!);
+      for (const [, rendition] of fragment.matchAll(/&\d+=([^&]+)/g)) {
+        const url = decodeURIComponent(rendition!);
+        expect(url).toMatch(/^\/assets\/[0-9a-f]{64}-\d+w\.\w+$/);
+        files.add(url);
+      }
+    }
+    expect(
+      [...files].some((f) => /-\d+w\./.test(f)),
+      'resized renditions',
+    ).toBe(true);
+    for (const file of files) expect(existsSync(path.join(root, 'out', file)), file).toBe(true);
+    expect(written(first).assets).toBe(files.size);
+  });
+
+  it('works wherever the output is moved', async () => {
+    const moved = path.join(root, 'moved', 'elsewhere');
+    await fs.mkdir(path.dirname(moved), { recursive: true });
+    await fs.cp(path.join(root, 'out'), moved, { recursive: true });
+    await fs.rm(path.join(root, '.content', 'modules'), { recursive: true, force: true });
+    try {
+      expect((await renderIn(moved)).length).toBeGreaterThan(0);
+    } finally {
+      await fs.rm(path.join(root, 'moved'), { recursive: true, force: true });
+    }
+  });
+
+  it('writes only what changed on a rebuild over the same output', async () => {
+    // The previous test removed the generated modules: this build compiles them all again.
+    await build(config(root, capturingLogger()));
+    const unchanged = capturingLogger();
+    await build(config(root, unchanged));
+    expect(written(unchanged)).toEqual({ modules: 0, assets: 0 });
+
+    const story = (await fs.readdir(path.join(root, '.content', 'modules', 'stories')))[0]!;
+    const source = path.join(root, '.content', 'modules', 'stories', story);
+    const later = new Date(Date.now() + 5_000);
+    await fs.utimes(source, later, later);
+    const touched = capturingLogger();
+    await build(config(root, touched));
+    expect(written(touched).modules).toBe(1);
+    expect((await renderIn(path.join(root, 'out'))).length).toBeGreaterThan(0);
+  }, 60_000);
+});
