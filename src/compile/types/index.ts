@@ -18,7 +18,10 @@ export { pascalCase } from './names.js';
 export type { TypeModel } from './model.js';
 
 export interface InferOptions {
-  /** component.field pairs resolved as relations (API syntax) — typed as the related story (resolved) | its uuid. */
+  /**
+   * component.field pairs resolved as relations (API syntax): typed as the related story or its uuid
+   * (`Relation`), or as the compile embeds the story (`Related`, with `resolution`).
+   */
   relations?: readonly string[];
   /**
    * Also detect relation fields: uuid strings or uuid arrays whose values name stories of the
