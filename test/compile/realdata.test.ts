@@ -2,7 +2,7 @@
  * Real content end to end: every recorded story file of ../shared/realdata
  * loaded into an empty space of the local service through the control plane,
  * synced, compiled; the output typechecks under tsc --strict, the recorded
- * stories are assignable to the generated types, the relations of the closed
+ * stories as the compile resolves them are assignable to the generated types, the relations of the closed
  * sets are embedded and the dangling relation of ep16 is reported.
  */
 import { promises as fs } from 'node:fs';
@@ -27,7 +27,7 @@ function storiesOf(json: { story?: Story; stories?: Story[]; rels?: Story[] }): 
 interface Case {
   key: string;
   label: string;
-  /** The stories as recorded (what the type test assigns). */
+  /** The stories as recorded (their fields are checked as typed; their compiled modules are assigned to the types). */
   recorded: Story[];
   /** The stories loaded into the space (the recorded ones, with uuids made distinct where the recording shares one). */
   space: Story[];
@@ -171,6 +171,8 @@ interface Loaded {
   order: number[];
   out: string;
   result: CompileResult;
+  /** Each recorded story as its module exports it (relations resolved), in recorded order. */
+  compiled: Story[];
 }
 
 /** Fills an empty space through the control plane, syncs it and compiles the snapshot. */
@@ -221,7 +223,10 @@ async function load(c: Case, root: string): Promise<Loaded> {
     await sync({ baseUrl: server.url, token: TOKEN, out: snapshot, ...unpaced() });
     const out = path.join(root, c.key, 'out');
     const result = await compile({ snapshot, out, ...c.options });
-    return { c, ids, order, out, result };
+    const compiled: Story[] = [];
+    for (const id of order)
+      compiled.push((await importFresh<{ default: Story }>(path.join(out, 'stories', `${id}.js`))).default);
+    return { c, ids, order, out, result, compiled };
   } finally {
     await server.close();
   }
@@ -273,12 +278,14 @@ function checkModule(l: Loaded): string {
         `export const typed${i}_${key.replace(/[^A-Za-z0-9_]/g, '_')}: IsUnknown<(typeof s${i})["content"][${JSON.stringify(key)}]> = false;`,
       );
     }
-    const missing = REQUIRED.filter((k) => !(k in s));
+    // What the module holds (the recorded story, its relations resolved as the compile resolves them).
+    const compiled = l.compiled[i]!;
+    const missing = REQUIRED.filter((k) => !(k in compiled));
     const type =
       missing.length === 0
         ? `StoryTypes[${JSON.stringify(component)}]`
         : `Trimmed<StoryTypes[${JSON.stringify(component)}], ${missing.map((k) => JSON.stringify(k)).join(' | ')}>`;
-    lines.push(`export const recorded${i}: ${type} = ${JSON.stringify(s)};`);
+    lines.push(`export const recorded${i}: ${type} = ${JSON.stringify(compiled)};`);
   });
   const first = l.c.recorded[0]!;
   lines.push(`export async function use(): Promise<string> {
