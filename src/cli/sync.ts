@@ -69,6 +69,7 @@ export function summaryLine(r: SyncResult, out: string): string {
     (r.assets
       ? `; assets: ${r.assets.referenced} referenced, ${r.assets.downloaded} downloaded (${formatBytes(r.assets.bytes)}), ${r.assets.removed} removed`
       : '') +
+    (r.assets?.unchanged ? `, ${r.assets.unchanged} confirmed unchanged` : '') +
     (r.assets?.missing.length ? `, ${r.assets.missing.length} missing` : '')
   );
 }

@@ -53,6 +53,23 @@ it('serve delivers its own asset URLs, and sync --assets downloads every one of 
       expect(sha256(await fs.readFile(path.join(out, file.file)))).toBe(file.sha256);
     for (const file of Object.values(index.files)) expect(file.url.startsWith(`${url}/f/`)).toBe(true);
 
+    // A full sync asks after every held file: none changed, none downloaded.
+    const full = await runCli([
+      'sync',
+      '--base-url',
+      url,
+      '--token',
+      'local-public-token',
+      '--out',
+      out,
+      '--assets',
+      '--full',
+    ]);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toContain(
+      `assets: ${summary.assets.referenced} referenced, 0 downloaded (0 B), 0 removed, ${summary.assets.referenced} confirmed unchanged`,
+    );
+
     const usage = await runCli([
       'sync',
       '--base-url',
