@@ -193,7 +193,11 @@ export interface SiteDevServer {
 }
 
 export interface SiteApi {
-  buildSite(options: { outDir?: string; logLevel?: 'info' | 'warn' | 'error' | 'silent' }): Promise<SiteBuild>;
+  buildSite(options: {
+    outDir?: string;
+    stories?: number;
+    logLevel?: 'info' | 'warn' | 'error' | 'silent';
+  }): Promise<SiteBuild>;
   startDevServer(options: {
     port?: number;
     logLevel?: 'info' | 'warn' | 'error' | 'silent';
