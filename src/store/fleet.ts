@@ -3,13 +3,14 @@
  * newest snapshot and publishes its own (see shared-sync.ts). With Redis too, builders that start
  * together elect one: the holder of the fleet's lease syncs and publishes; the others wait for
  * what it publishes and pull it, or take the lease over when it ends without publishing (its
- * holder died). Redis alone shares the token's rate budget. Neither: a plain sync, and nothing of
- * theirs is loaded.
+ * holder died). With Redis, every sync on the token draws from one rate budget (budget.ts), with
+ * or without a store. Neither: a plain sync, and nothing of theirs is loaded.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type SyncOptions, sync } from '../sync/index.js';
 import { Lease } from './lease.js';
-import { connectRedis, fleetKey, type Redis } from './redis.js';
+import { RedisBudget } from './budget.js';
+import { budgetKey, connectRedis, fleetKey, type Redis } from './redis.js';
 import { ObjectStore } from './s3.js';
 import { reason, type SharedSync, syncThroughStore } from './shared-sync.js';
 import { pull } from './transfer.js';
@@ -17,7 +18,7 @@ import { pull } from './transfer.js';
 export interface FleetOptions extends SyncOptions {
   /** `s3://bucket/prefix`: share snapshots through this store. */
   store?: string;
-  /** `redis://...`: elect one syncer among builders that start together (with a store). */
+  /** `redis://...`: one rate budget for every sync on the token; with a store, one syncer among builders that start together. */
   redis?: string;
   /** How long the lease lasts without renewal: how soon a dead syncer is replaced (default 15 s). */
   leaseMs?: number;
@@ -44,13 +45,21 @@ export async function fleetSync(options: FleetOptions): Promise<FleetResult> {
   let redis: Redis | undefined;
   try {
     redis = options.redis ? await openRedis(options.redis, log) : undefined;
-    if (!store) return { role: 'direct', sync: await sync(options) };
-    if (!redis) return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
-    return await coordinated(store, redis, options, log);
+    const paced = redis ? withSharedBudget(options, redis, log) : options;
+    if (!store) return { role: 'direct', sync: await sync(paced) };
+    if (!redis) return { role: 'syncer', ...(await syncThroughStore(store, paced, log)) };
+    return await coordinated(store, redis, paced, log);
   } finally {
     store?.close();
     redis?.disconnect();
   }
+}
+
+/** The options with the token's rate budget shared through Redis (unless the caller brought a budget of its own). */
+function withSharedBudget(options: FleetOptions, redis: Redis, log: (m: string) => void): FleetOptions {
+  if (options.client?.pacer) return options;
+  const pacer = new RedisBudget(redis, budgetKey(options.baseUrl, options.token), log);
+  return { ...options, client: { ...options.client, pacer } };
 }
 
 /** Redis, or undefined with a warning when it cannot be reached (the builders then go uncoordinated). */
