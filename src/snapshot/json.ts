@@ -45,3 +45,38 @@ export function sha256(text: string | Uint8Array): string {
   // One-shot: cheaper than a Hash object for the many small files hashed.
   return hash('sha256', text, 'hex');
 }
+
+/** A value JSON.stringify writes under an object key (undefined, functions and symbols it leaves out). */
+const shown = (v: unknown): boolean => v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+
+/**
+ * Whether two values have the same JSON text: with `ordered`, the text of JSON.stringify (keys in
+ * their order); without, the canonical text (keys sorted, see canonicalJson). Compared in place,
+ * without building either text: a sync compares every language of every story this way.
+ */
+export function sameJson(a: unknown, b: unknown, ordered = false): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    // Two primitives can still print alike (NaN and null, say); an object never prints like one.
+    if ((typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null)) return false;
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    // In an array, what an object would leave out prints as null.
+    for (let i = 0; i < a.length; i++)
+      if (!sameJson(shown(a[i]) ? a[i] : null, shown(b[i]) ? b[i] : null, ordered)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const xKeys = Object.keys(x).filter((k) => shown(x[k]));
+  const yKeys = Object.keys(y).filter((k) => shown(y[k]));
+  if (xKeys.length !== yKeys.length) return false;
+  for (let i = 0; i < xKeys.length; i++) {
+    const k = xKeys[i]!;
+    if (ordered ? yKeys[i] !== k : !Object.hasOwn(y, k) || !shown(y[k])) return false;
+    if (!sameJson(x[k], y[k], ordered)) return false;
+  }
+  return true;
+}

@@ -4,6 +4,7 @@
  */
 import type { Story } from '../api/index.js';
 import { DEFAULT_LANG, type LanguageOverlay, type StoryVersion } from './format.js';
+import { sameJson } from './json.js';
 
 /**
  * The story as the service delivers it in `lang` (a language of the space).
@@ -56,17 +57,13 @@ export function overlayOf(base: Story, variant: Story): LanguageOverlay {
   for (const key of Object.keys(variant)) {
     if (key === 'content' || key === 'full_slug') continue;
     const v = (variant as Record<string, unknown>)[key];
-    if (!jsonEqual(v, (base as Record<string, unknown>)[key])) overlay[key] = v;
+    if (!sameJson(v, (base as Record<string, unknown>)[key], true)) overlay[key] = v;
   }
   const content: Record<string, unknown> = {};
   for (const key of Object.keys(variant.content)) {
     const v = variant.content[key];
-    if (!jsonEqual(v, base.content[key])) content[key] = v;
+    if (!sameJson(v, base.content[key], true)) content[key] = v;
   }
   if (Object.keys(content).length > 0) overlay.content = content;
   return overlay as LanguageOverlay;
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

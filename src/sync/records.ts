@@ -14,7 +14,7 @@ import {
   type StoryVersion,
 } from '../snapshot/format.js';
 import type { DatasourceIndexEntry, StoryIndexEntry } from '../snapshot/index-entries.js';
-import { canonicalJson, sha256 } from '../snapshot/json.js';
+import { sameJson, sha256 } from '../snapshot/json.js';
 import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
 
 /**
@@ -26,11 +26,11 @@ export function buildVersion(base: Story, variants: ReadonlyMap<string, Story>):
   const languages: Record<string, LanguageOverlay> = {};
   for (const lang of [...variants.keys()].sort()) {
     const variant = variants.get(lang)!;
-    const plain = canonicalJson(variant);
-    if (plain === canonicalJson(materialize({ story: base, languages: { [lang]: untranslated(base, lang) } }, lang)))
+    // Compared as their canonical texts would be, without building them (the bulk of a sync's work otherwise).
+    if (sameJson(variant, materialize({ story: base, languages: { [lang]: untranslated(base, lang) } }, lang)))
       continue;
     let overlay = overlayOf(base, variant);
-    if (canonicalJson(materialize({ story: base, languages: { [lang]: overlay } }, lang)) !== plain) {
+    if (!sameJson(materialize({ story: base, languages: { [lang]: overlay } }, lang), variant)) {
       // Keys the variant lacks cannot be expressed as a merge: keep its content whole.
       overlay = {
         ...overlay,
@@ -48,7 +48,7 @@ export function buildRecord(published: StoryVersion | undefined, draft: StoryVer
   const any = (published ?? draft)!;
   const record: StoryRecord = { id: any.story.id, uuid: any.story.uuid };
   record.published = published ?? null;
-  if (draft && (!published || canonicalJson(draft) !== canonicalJson(published))) record.draft = draft;
+  if (draft && (!published || !sameJson(draft, published))) record.draft = draft;
   return record;
 }
 
