@@ -1,5 +1,5 @@
 /**
- * Reads a response body as text, at most `limit` bytes of it after decompression: an endless body,
+ * Reads a response body's bytes, at most `limit` bytes of it after decompression: an endless body,
  * a compression bomb or a body too large for one string ends with `BodyTooLarge` once the limit is
  * passed, with the memory of `limit` bytes at most.
  */
@@ -29,14 +29,15 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-export async function readCapped(res: Response, limit: number): Promise<string> {
+/** The body's bytes: decoded by who reads them (see parseJsonBody), not here. */
+export async function readCapped(res: Response, limit: number): Promise<Buffer> {
   // A declared length is of the bytes on the wire; when they are not compressed it is the body's.
   const declared = Number(res.headers.get('content-length'));
   if (!res.headers.get('content-encoding') && Number.isFinite(declared) && declared > limit) {
     await res.body?.cancel().catch(() => undefined);
     throw new BodyTooLarge(limit, declared);
   }
-  if (!res.body) return '';
+  if (!res.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
@@ -50,5 +51,5 @@ export async function readCapped(res: Response, limit: number): Promise<string> 
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }

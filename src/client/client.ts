@@ -9,19 +9,20 @@ import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
 import {
-  MAX_LISTING_ITEMS,
+  type ApiVersion,
   itemsOnPage,
+  type ListingCount,
   lastPage,
+  MAX_LISTING_ITEMS,
   readListingCount,
   requestCost,
-  SpaceEnvelope,
-  type ApiVersion,
-  type ListingCount,
   type Space,
+  SpaceEnvelope,
 } from '../api/index.js';
 import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
-import { ContentApiError, SchemaError, isUnreachable, networkMessage, statusMessage } from './errors.js';
-import { serviceBudget, type RateBudget } from './pacer.js';
+import { ContentApiError, isUnreachable, networkMessage, SchemaError, statusMessage } from './errors.js';
+import { parseJsonBody } from './json-body.js';
+import { type RateBudget, serviceBudget } from './pacer.js';
 import { retryAfterSeconds } from './retry-after.js';
 
 export type Params = Record<string, string | number | boolean | undefined>;
@@ -211,22 +212,32 @@ export class ContentClient {
     const started = performance.now();
     // A redirect (a cache version the service no longer serves) is followed by hand, at most twice.
     for (let hop = 0; ; hop++) {
-      const { res, text } = await this.#exchange(url, endpoint, attempt, started);
+      const { res, body: bytes } = await this.#exchange(url, endpoint, attempt, started);
       if ((res.status === 301 || res.status === 302) && hop < 2) {
         url = this.#redirect(res, url, endpoint);
         continue;
       }
-      if (res.status === 429) throw this.#throttled(res, endpoint, text, deadline);
+      if (res.status === 429) throw this.#throttled(res, endpoint, bytes.toString(), deadline);
       if (res.status >= 500 || res.status === 408) {
-        throw new ContentApiError(statusMessage(res.status, endpoint, text, ''), res.status, endpoint, true);
+        throw new ContentApiError(
+          statusMessage(res.status, endpoint, bytes.toString(), ''),
+          res.status,
+          endpoint,
+          true,
+        );
       }
       if (res.status !== 200) {
         const hint = this.#options.tokenHint ?? 'set CONTENT_TOKEN';
         throw new AbortError(
-          new ContentApiError(statusMessage(res.status, endpoint, text, hint, this.#base), res.status, endpoint, false),
+          new ContentApiError(
+            statusMessage(res.status, endpoint, bytes.toString(), hint, this.#base),
+            res.status,
+            endpoint,
+            false,
+          ),
         );
       }
-      const body = this.#parse(spec.schema, res, text, endpoint);
+      const body = this.#parse(spec.schema, res, bytes, endpoint);
       const bodyCv = (body as { cv?: unknown }).cv;
       if (spec.withCv && typeof bodyCv === 'number' && this.cv !== undefined && bodyCv !== this.cv) {
         this.movedTo = Math.max(this.movedTo ?? 0, bodyCv);
@@ -242,12 +253,12 @@ export class ContentClient {
     endpoint: string,
     attempt: number,
     started: number,
-  ): Promise<{ res: Response; text: string }> {
+  ): Promise<{ res: Response; body: Buffer }> {
     const signal = this.#options.signal;
     const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
     const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     let res: Response | undefined;
-    let text: string;
+    let body: Buffer;
     this.stats.requests++;
     try {
       res = await fetch(url, {
@@ -255,7 +266,7 @@ export class ContentClient {
         headers: { accept: 'application/json' },
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
-      text = await readCapped(res, limit);
+      body = await readCapped(res, limit);
     } catch (err) {
       if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       this.#options.onAttempt?.({ endpoint, status: res?.status, bytes: 0, ms: performance.now() - started });
@@ -278,10 +289,10 @@ export class ContentClient {
       failure.unreachable = isUnreachable(err);
       throw failure;
     }
-    const bytes = Buffer.byteLength(text);
+    const bytes = body.length;
     this.stats.bytes += bytes;
     this.#options.onAttempt?.({ endpoint, status: res.status, bytes, ms: performance.now() - started });
-    return { res, text };
+    return { res, body };
   }
 
   /** Where a redirect leads, when that is within the configured origin: the token goes nowhere else. */
@@ -333,10 +344,10 @@ export class ContentClient {
   }
 
   /** A 200's body, parsed and checked against the schema. */
-  #parse<T extends z.ZodType>(schema: T, res: Response, text: string, endpoint: string): z.output<T> {
+  #parse<T extends z.ZodType>(schema: T, res: Response, body: Buffer, endpoint: string): z.output<T> {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseJsonBody(body);
     } catch {
       const type = res.headers.get('content-type');
       if (type && !/json/i.test(type)) {
@@ -352,7 +363,7 @@ export class ContentClient {
       }
       // A cut connection: worth another attempt.
       throw new ContentApiError(
-        `200 from ${endpoint} with a body that is not complete JSON (${Buffer.byteLength(text)} bytes)`,
+        `200 from ${endpoint} with a body that is not complete JSON (${body.length} bytes)`,
         200,
         endpoint,
         true,

@@ -15,23 +15,24 @@
  * `.txn`, and a journal is deleted by first renaming it to a name of the
  * deleting process's own, so nothing deletes another process's journal.
  */
-import { existsSync, promises as fs } from 'node:fs';
-import path from 'node:path';
+
 import { createHash } from 'node:crypto';
+import { existsSync, promises as fs, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { FILES } from './format.js';
 import {
   LOCK_FILE,
-  ReaderMark,
-  SnapshotBusyError,
-  SnapshotLockedError,
-  WriterLock,
   liveReaders,
   lockHolder,
   newOwner,
   processRunning,
+  ReaderMark,
+  SnapshotBusyError,
+  SnapshotLockedError,
   sleep,
   sweep,
   transientName,
+  WriterLock,
 } from './lock.js';
 
 export { SnapshotBusyError, SnapshotLockedError } from './lock.js';
@@ -287,7 +288,9 @@ export class SnapshotTransaction {
   async put(rel: string, text: string): Promise<void> {
     const safe = safeRelative(rel);
     const file = await this.#stagedFile(safe);
-    await this.#staging(() => fs.writeFile(file, text));
+    // Synchronous: a record is a few kilobytes landing in the page cache; the thread pool's open,
+    // write and close cost about 0.1 ms more processor time per file than writing it here.
+    await this.#staging(async () => writeFileSync(file, text));
     this.#deletes.delete(safe);
     this.#puts.add(safe);
   }
