@@ -9,6 +9,7 @@ import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
 import { benchCompile } from './compile.js';
 import { benchHostile } from './hostile.js';
 import { benchLeanIndex } from './lean-index.js';
+import { benchSite } from './site.js';
 
 const suites: Record<string, () => Promise<void>> = {
   service: benchService,
@@ -20,6 +21,7 @@ const suites: Record<string, () => Promise<void>> = {
   hostile: benchHostile,
   assets: benchAssets,
   index: benchLeanIndex,
+  site: benchSite,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
