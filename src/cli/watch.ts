@@ -53,6 +53,7 @@ const log = (line: string) => process.stderr.write(`${clock()} ${line}\n`);
 
 function describeEvent(e: WebhookEvent): string {
   if ('story_id' in e) return `${e.action} story ${e.story_id}${e.full_slug ? ` (${e.full_slug})` : ''}`;
+  if ('asset_id' in e) return `${e.action} asset ${e.asset_id}`;
   return `${e.action} datasource ${e.datasource_slug}`;
 }
 

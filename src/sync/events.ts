@@ -19,14 +19,22 @@ export const DatasourceEvent = z.looseObject({
   datasource_slug: z.string().min(1),
 });
 
-export const WebhookEvent = z.union([StoryEvent, DatasourceEvent]);
+/** An asset created, replaced or deleted: a replaced file keeps its URL, so no story changes. */
+export const AssetEvent = z.looseObject({
+  text: z.string().optional(),
+  action: z.string(),
+  space_id: z.number().int(),
+  asset_id: z.number().int(),
+});
+
+export const WebhookEvent = z.union([StoryEvent, DatasourceEvent, AssetEvent]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
 export class WebhookEventError extends Error {
   override name = 'WebhookEventError';
 }
 
-/** Parses one payload; events of kinds a sync does not act on (assets, ...) give undefined. */
+/** Parses one payload; events of kinds a sync does not act on (pipelines, releases, ...) give undefined. */
 export function parseWebhookEvent(value: unknown): WebhookEvent | undefined {
   if (value === null || typeof value !== 'object')
     throw new WebhookEventError('a webhook payload must be a JSON object');
@@ -45,5 +53,13 @@ export function parseWebhookEvent(value: unknown): WebhookEvent | undefined {
       );
     return r.data;
   }
+  if ('asset_id' in v) {
+    const r = AssetEvent.safeParse(v);
+    if (!r.success)
+      throw new WebhookEventError(`asset webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
+    return r.data;
+  }
   return undefined;
 }
+
+export const isAssetEvent = (e: WebhookEvent): e is z.infer<typeof AssetEvent> => 'asset_id' in e;

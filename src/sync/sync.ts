@@ -58,7 +58,7 @@ import {
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot } from './records.js';
 import type { View } from '../api/index.js';
-import type { WebhookEvent } from './events.js';
+import { isAssetEvent, type WebhookEvent } from './events.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -703,7 +703,8 @@ function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<
       changed: pass.changed,
       references: async (id) =>
         pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
-      revalidate: options.full === true,
+      // A replaced asset keeps its URL: a full sync, or an asset webhook, asks after every held file.
+      revalidate: options.full === true || (options.events ?? []).some(isAssetEvent),
       ...(options.signal ? { signal: options.signal } : {}),
     },
     options.assets,

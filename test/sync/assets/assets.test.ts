@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../../src/demo/index.js';
 import { startServer, type RunningServer, type ServiceOptions } from '../../../src/server/index.js';
 import { readAssetIndex } from '../../../src/snapshot/index.js';
-import { sync, type SyncOptions } from '../../../src/sync/index.js';
+import { parseWebhookEvent, sync, type SyncOptions } from '../../../src/sync/index.js';
 import { admin, readTree, removeTempDirs, tempDir, unpaced, walk } from '../support.js';
 
 const PUBLIC = 'assets-public';
@@ -147,40 +147,44 @@ describe('sync with assets', () => {
     await expect(fs.access(path.join(out, before.files[lonelyPath!]!.file))).rejects.toThrow();
   });
 
-  it('an asset replaced through the control plane is downloaded again by the next full sync, its old file removed', async () => {
-    const server = await serve();
-    const out = await tempDir('assets-replaced');
-    const png = (background: string) =>
-      sharp({ create: { width: 40, height: 30, channels: 3, background } })
-        .png()
-        .toBuffer();
-    const first = await png('#114477');
-    const added = await admin(server.url, 'POST', '/assets', { name: 'swap.png', data: first.toString('base64') });
-    const story = await admin(server.url, 'POST', '/stories', {
-      name: 'Swap',
-      slug: 'swap',
-      content: { component: 'page', image: { ...added.asset, fieldtype: 'asset' } },
-    });
-    await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
-    await run(server, out);
-    const assetPath = new URL(added.asset.filename).pathname;
-    const before = (await readAssetIndex(out))!;
-    expect(before.files[assetPath]!.sha256).toBe(sha(first));
+  for (const trigger of ['full', 'webhook'] as const) {
+    it(`an asset replaced through the control plane is downloaded again by the next ${trigger === 'full' ? 'full sync' : 'sync given its asset webhook'}, its old file removed`, async () => {
+      const server = await serve();
+      const out = await tempDir('assets-replaced');
+      const png = (background: string) =>
+        sharp({ create: { width: 40, height: 30, channels: 3, background } })
+          .png()
+          .toBuffer();
+      const first = await png('#114477');
+      const added = await admin(server.url, 'POST', '/assets', { name: 'swap.png', data: first.toString('base64') });
+      const story = await admin(server.url, 'POST', '/stories', {
+        name: 'Swap',
+        slug: 'swap',
+        content: { component: 'page', image: { ...added.asset, fieldtype: 'asset' } },
+      });
+      await admin(server.url, 'POST', `/stories/${story.story.id}/publish`);
+      await run(server, out);
+      const assetPath = new URL(added.asset.filename).pathname;
+      const before = (await readAssetIndex(out))!;
+      expect(before.files[assetPath]!.sha256).toBe(sha(first));
 
-    const second = await png('#ee9900');
-    await admin(server.url, 'PUT', `/assets/${added.asset.id}`, { data: second.toString('base64') });
-    const requests = assetRequests(server);
-    const result = await run(server, out, { full: true });
-    // Every held file is asked after with its ETag; only the replaced one comes back with bytes.
-    expect(result.assets).toMatchObject({ downloaded: 1, unchanged: Object.keys(before.files).length - 1 });
-    expect(assetRequests(server) - requests).toBe(Object.keys(before.files).length);
-    const after = (await readAssetIndex(out))!;
-    expect(after.files[assetPath]!.sha256).toBe(sha(second));
-    expect(await fs.readFile(path.join(out, after.files[assetPath]!.file))).toEqual(second);
-    await expect(fs.access(path.join(out, before.files[assetPath]!.file))).rejects.toThrow();
-    // The other files are as they were.
-    for (const [p, file] of Object.entries(before.files)) if (p !== assetPath) expect(after.files[p]).toEqual(file);
-  });
+      const second = await png('#ee9900');
+      await admin(server.url, 'PUT', `/assets/${added.asset.id}`, { data: second.toString('base64') });
+      const requests = assetRequests(server);
+      // The webhook the real service sends on a replaced asset (no story changes, the cache version stays).
+      const event = parseWebhookEvent({ text: 'replaced', action: 'replaced', space_id: 1, asset_id: added.asset.id });
+      const result = await run(server, out, trigger === 'full' ? { full: true } : { events: [event!] });
+      // Every held file is asked after with its ETag; only the replaced one comes back with bytes.
+      expect(result.assets).toMatchObject({ downloaded: 1, unchanged: Object.keys(before.files).length - 1 });
+      expect(assetRequests(server) - requests).toBe(Object.keys(before.files).length);
+      const after = (await readAssetIndex(out))!;
+      expect(after.files[assetPath]!.sha256).toBe(sha(second));
+      expect(await fs.readFile(path.join(out, after.files[assetPath]!.file))).toEqual(second);
+      await expect(fs.access(path.join(out, before.files[assetPath]!.file))).rejects.toThrow();
+      // The other files are as they were.
+      for (const [p, file] of Object.entries(before.files)) if (p !== assetPath) expect(after.files[p]).toEqual(file);
+    });
+  }
 
   it('a snapshot synced without assets gets them on the first sync that asks', async () => {
     const server = await serve();
