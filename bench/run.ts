@@ -3,6 +3,7 @@
  * Pass names to run some: `npm run bench -- service`; `sync` is `sync-bound` and `sync-memory`.
  */
 import { benchAssets } from './assets.js';
+import { benchFleet } from './fleet.js';
 import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
 import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
@@ -22,6 +23,7 @@ const suites: Record<string, () => Promise<void>> = {
   assets: benchAssets,
   index: benchLeanIndex,
   site: benchSite,
+  fleet: benchFleet,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
