@@ -107,6 +107,10 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   });
   phases.push(...splitContent(performance.now() - phaseStarted, content.api?.pipeline?.durations ?? {}));
   phaseStarted = performance.now();
+  // The server output is kept for the content modules beside the bundle and the assets they show;
+  // the rest is the last bundle's.
+  for (const entry of await fs.readdir(ssrDir).catch(() => []))
+    if (entry !== 'content' && entry !== 'assets') await fs.rm(path.join(ssrDir, entry), { recursive: true });
   await build({
     ...config,
     logLevel: logLevel === 'info' ? 'warn' : logLevel,
@@ -120,13 +124,15 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
       ssrEmitAssets: true,
       rolldownOptions: {
         input: { 'entry-server': 'src/entry-server.ts', prerender: 'prerender-worker.ts' },
-        output: { entryFileNames: '[name].js' },
+        // Shared chunks beside the entries, not in assets/: what is there is copied to the public output.
+        output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
       },
     },
   });
   endPhase('server bundle');
   const keep = new Set(outputFiles(client).map((f) => path.join(outDir, f)));
-  const ssrAssets = await fs.readdir(path.join(ssrDir, 'assets')).catch(() => []);
+  // Only the images and documents pages show: no server code (an older layout put chunks there).
+  const ssrAssets = (await fs.readdir(path.join(ssrDir, 'assets')).catch(() => [])).filter((f) => !f.endsWith('.js'));
   await fs.mkdir(path.join(outDir, 'assets'), { recursive: true });
   for (const file of ssrAssets) {
     const to = path.join(outDir, 'assets', file);

@@ -190,6 +190,12 @@ describe('the built example site', () => {
     expect([...missing].slice(0, 10)).toEqual([]);
   });
 
+  it('publishes no server code: every script of the site is from the client bundle', async () => {
+    const scripts = (await filesUnder(site.outDir)).filter((f) => f.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const file of scripts) expect(await fs.readFile(file, 'utf8'), file).not.toContain('renderNotFound');
+  });
+
   it('writes no token of the content service to the site or the generated modules', async () => {
     expect(site.tokens.length).toBe(2);
     for (const token of site.tokens) expect(token.length).toBeGreaterThan(8);
