@@ -2,7 +2,8 @@
  * One rate budget across processes: clients on one token, each with its own queue, draw from one
  * bucket in Redis (Debian's redis-server on loopback) against the local service enforcing the
  * contract's rates. Every request asks for another story, so none is answered from the service's
- * CDN cache (which does not count against the limit). (The same clients each pacing themselves
+ * CDN cache (which does not count against the limit). The service runs in a process of its own,
+ * as it does for real, so that its answers are not held up by the clients' event loop. (The same clients each pacing themselves
  * alone are measured by the fleet bench: on this machine's in-process service they seldom exceed
  * it, the service itself being slower than the limit.)
  */
@@ -11,24 +12,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ContentClient, type RateBudget } from '../../src/client/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
-import type { RunningServer } from '../../src/server/index.js';
 import { RedisBudget } from '../../src/store/budget.js';
 import { connectRedis, type Redis } from '../../src/store/redis.js';
 import { admin } from '../sync/support.js';
-import { serveDemo, startRedis, type TestRedis, TOKEN } from './support.js';
+import { serveDemoProcess, startRedis, type TestRedis, TOKEN } from './support.js';
 
 const CLIENTS = 3;
 const EACH = 50;
 
 describe('a rate budget shared through Redis', () => {
-  let service: RunningServer;
+  let service: { url: string; close(): Promise<void> };
   let redis: TestRedis;
   let connection: Redis;
   const ids = generateDemoSpace({ stories: 200, seed: 7 })
     .stories.filter((s) => s.published)
     .map((s) => s.id);
   beforeAll(async () => {
-    [service, redis] = await Promise.all([serveDemo(200, { rateLimit: true }), startRedis()]);
+    [service, redis] = await Promise.all([serveDemoProcess(200), startRedis()]);
     connection = await connectRedis(redis.url);
   });
   afterAll(async () => {

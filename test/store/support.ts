@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { generateDemoSpace } from '../../src/demo/index.js';
+import { writeSpaceDirectory } from '../../src/snapshot/index.js';
+import { spawnCli } from '../helpers/cli.js';
 import { type FleetOptions, fleetSync } from '../../src/store/index.js';
 import { unpaced } from '../sync/support.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
@@ -154,4 +156,29 @@ export async function runBuilder(service: RunningServer, out: string, options: P
     ...options,
   });
   return { ...result, out, warnings };
+}
+
+/** The demo space served with its rate limits by `content-sync serve` in a process of its own. */
+export async function serveDemoProcess(stories: number): Promise<{ url: string; close(): Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-served-'));
+  await writeSpaceDirectory(dir, generateDemoSpace({ stories, seed: 7 }));
+  const child = spawnCli(['serve', '--data', dir, '--port', '0', '--public-token', TOKEN, '--admin']);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`serve exited (${code})`)));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+  });
+  return {
+    url,
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
 }
