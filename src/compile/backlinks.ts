@@ -1,14 +1,14 @@
 /**
  * Backlinks: for each target, the uuids of the stories that reference it,
- * written in chunks by target (`bucketOfUuid`). A full compile gathers them
+ * written in chunks by target (`chunkOfUuid`). A full compile gathers them
  * as its chunks finish (`BacklinkGatherer`); an incremental compile reads the
  * last compile's chunks back (`PreviousBacklinks`), learns from them which
  * stories referred to what changed, and patches the chunks that changed
  * (`patchBacklinks`).
  */
-import { CHUNKS, bucketOfUuid } from './emit.js';
+import { CHUNKS, chunkOfUuid } from './emit.js';
 import type { Output } from './output.js';
-import type { StoryState } from './story.js';
+import type { LedgerEntry } from './story.js';
 
 /**
  * A full compile's backlinks, gathered as its chunks finish. Referrers are held as their
@@ -46,13 +46,13 @@ export class BacklinkGatherer {
   }
 
   /**
-   * Every list, by chunk of its target (`bucketOfUuid`): the referrers' uuids, sorted. The targets
+   * Every list, by chunk of its target (`chunkOfUuid`): the referrers' uuids, sorted. The targets
    * of each chunk come in the order of their uuids (those outside the index after the others).
    * Called once: the gathered lists are sorted in place.
    */
-  byChunk(buckets: number): Array<Map<string, string[]>> {
+  byChunk(chunkTotal: number): Array<Map<string, string[]>> {
     const { order, rank } = this.#ranked();
-    const chunks = Array.from({ length: buckets }, () => new Map<string, string[]>());
+    const chunks = Array.from({ length: chunkTotal }, () => new Map<string, string[]>());
     const sorted = (referrers: number[]): string[] => {
       if (referrers.length === 1) return [this.#uuids[referrers[0]!]!];
       // Most lists are short: sorted in place; a long one as a typed array (sorted numerically, natively).
@@ -70,7 +70,7 @@ export class BacklinkGatherer {
       return uuids;
     };
     const put = (target: string, referrers: number[]) =>
-      chunks[bucketOfUuid(target, buckets)]!.set(target, sorted(referrers));
+      chunks[chunkOfUuid(target, chunkTotal)]!.set(target, sorted(referrers));
     for (const p of order) {
       const referrers = this.#byTarget[p];
       if (referrers) put(this.#uuids[p]!, referrers);
@@ -99,7 +99,7 @@ export class PreviousBacklinks {
 
   constructor(
     readonly output: Output,
-    readonly buckets: number,
+    readonly chunkTotal: number,
   ) {}
 
   chunk(b: number): Record<string, unknown> | undefined {
@@ -120,7 +120,7 @@ export class PreviousBacklinks {
   referrersOf(uuids: ReadonlySet<string>, byUuid: ReadonlyMap<string, number>): number[] | undefined {
     const ids: number[] = [];
     for (const u of uuids) {
-      const lists = this.chunk(bucketOfUuid(u, this.buckets));
+      const lists = this.chunk(chunkOfUuid(u, this.chunkTotal));
       if (!lists) return undefined;
       const list = Object.hasOwn(lists, u) ? lists[u] : [];
       if (!Array.isArray(list)) return undefined;
@@ -135,8 +135,8 @@ export class PreviousBacklinks {
 
 /** What an incremental compile changed in the stories: the stories after it, what it replaced or removed, what it added. */
 export interface StoryChanges {
-  stories: ReadonlyMap<number, StoryState>;
-  replaced: ReadonlyMap<number, StoryState>;
+  stories: ReadonlyMap<number, LedgerEntry>;
+  replaced: ReadonlyMap<number, LedgerEntry>;
   added: readonly number[];
 }
 
@@ -151,12 +151,12 @@ export function patchBacklinks(
   changes: StoryChanges,
   index: ReadonlyArray<{ id: number; uuid: string }>,
 ): Array<Map<string, string[]> | undefined> {
-  const { buckets, output } = previous;
+  const { chunkTotal, output } = previous;
   const changedTargets = new Set<string>();
   /** The stories whose references may have changed (compiled again, or gone), by uuid. */
   const changedReferrers = new Set<string>();
   /** Those compiled again, as they refer now. */
-  const referring: StoryState[] = [];
+  const referring: LedgerEntry[] = [];
   // The stories this compile changed: those that left (gone from the index, or compiled to nothing,
   // like a story unpublished) refer no more, the others as they do now.
   const now = (id: number): void => {
@@ -172,13 +172,13 @@ export function patchBacklinks(
     now(id);
   }
   for (const id of changes.added) now(id);
-  const backlinkBuckets = new Set<number>();
-  for (const u of changedTargets) backlinkBuckets.add(bucketOfUuid(u, buckets));
-  const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: buckets }, () => undefined);
+  const backlinkChunks = new Set<number>();
+  for (const u of changedTargets) backlinkChunks.add(chunkOfUuid(u, chunkTotal));
+  const backlinks: Array<Map<string, string[]> | undefined> = Array.from({ length: chunkTotal }, () => undefined);
   /** Chunks without a readable previous version: every list collected from the stories. */
   const complete = new Set<number>();
-  for (let b = 0; b < buckets; b++) {
-    if (!backlinkBuckets.has(b) && output.keep(CHUNKS.backlinks(b))) continue;
+  for (let b = 0; b < chunkTotal; b++) {
+    if (!backlinkChunks.has(b) && output.keep(CHUNKS.backlinks(b))) continue;
     const previousLists = previous.chunk(b);
     const lists = new Map<string, string[]>();
     if (previousLists) {
@@ -199,7 +199,7 @@ export function patchBacklinks(
   for (const s of referring) {
     for (const u of s.references) {
       if (!changedTargets.has(u)) continue;
-      const b = bucketOfUuid(u, buckets);
+      const b = chunkOfUuid(u, chunkTotal);
       if (complete.has(b)) continue;
       const lists = backlinks[b]!;
       const list = lists.get(u);
@@ -212,7 +212,7 @@ export function patchBacklinks(
       const s = changes.stories.get(e.id);
       if (!s) continue;
       for (const u of s.references) {
-        const b = bucketOfUuid(u, buckets);
+        const b = chunkOfUuid(u, chunkTotal);
         if (!complete.has(b)) continue;
         const lists = backlinks[b]!;
         const list = lists.get(u);

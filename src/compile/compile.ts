@@ -60,7 +60,7 @@ import { CompileWorkers, defaultThreads } from './parallel.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
 import { RUNTIME_FILE, RUNTIME_SOURCE } from './serialize.js';
 import { openSnapshot, readDatasources, readTags } from './source.js';
-import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type State } from './state.js';
+import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type CompileLedger } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
 import { TypeInferrer, contentDeclaration, emitTypes } from './types/index.js';
 import { servedModules } from './modules.js';
@@ -219,7 +219,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       ? undefined
       : path.resolve(options.declaration ?? path.join(out, '..', 'content.d.ts'));
   const fingerprint = fingerprintOf(options, setup, prefix);
-  const buckets = chunkCount(index.length, options.chunkSize);
+  const chunkTotal = chunkCount(index.length, options.chunkSize);
 
   // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
   // (a full compile, or one with other options, still removes the files it no longer writes).
@@ -229,14 +229,14 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // died before writing it), the modules and chunks in the directory stand for it: the files of stories
   // gone since are removed all the same. Listed now, before this compile adds its own.
   const leftovers = previous ? undefined : generatedFiles(out);
-  let state: State | undefined =
-    !options.full && previous?.fingerprint === fingerprint && previous.buckets === buckets ? previous : undefined;
+  let state: CompileLedger | undefined =
+    !options.full && previous?.fingerprint === fingerprint && previous.chunkTotal === chunkTotal ? previous : undefined;
 
   const byUuid = new Map<string, number>();
   for (const e of index) byUuid.set(e.uuid, e.id);
   const output = new Output(out, state?.files ?? {});
   const records = recordsOf(snapshot, index);
-  const previousBacklinks = new PreviousBacklinks(output, buckets);
+  const previousBacklinks = new PreviousBacklinks(output, chunkTotal);
   const invalid =
     state && invalidation(state, index, records, setup.view, setup.resolve.depth, previousBacklinks, byUuid);
   const digests = manifest.digests as Record<string, string> | undefined;
@@ -288,7 +288,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     setup,
     prefix,
     index,
-    buckets,
+    chunkTotal,
     byUuid,
     records,
     output,
@@ -317,7 +317,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const types = typeModel(ctx, inferOptions);
   const shared = sharedFiles(
     types.model,
-    buckets,
+    chunkTotal,
     setup.languages,
     readDatasources(snapshot),
     readTags(snapshot, setup.view),
@@ -345,10 +345,10 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       : [...(previous?.modules ?? [])].filter((id) => !result.withModules.has(id));
   const deleted = output.removeStale(previous?.files, goneModules, leftovers, result.withModules);
   mkdirSync(out, { recursive: true });
-  const newState: State = {
+  const newState: CompileLedger = {
     v: STATE_VERSION,
     fingerprint,
-    buckets,
+    chunkTotal,
     snapshotDigests,
     stories: result.stories,
     modules: result.withModules,
@@ -471,7 +471,7 @@ function typeModel(
 /** The files besides the stories' modules and the chunks: types, runtime, index, datasources, tags, backlinks. */
 function sharedFiles(
   model: ReturnType<TypeInferrer['model']>,
-  buckets: number,
+  chunkTotal: number,
   languages: readonly string[],
   datasources: readonly DatasourceRecord[],
   tags: readonly Tag[],
@@ -481,14 +481,14 @@ function sharedFiles(
   return [
     ['types.ts', emitTypes(model)],
     [RUNTIME_FILE, RUNTIME_SOURCE],
-    ['stories.d.ts', storiesDeclaration(buckets)],
-    ['index.js', indexModule(buckets, languages)],
-    ['index.d.ts', indexDeclaration(buckets, storyTypes)],
+    ['stories.d.ts', storiesDeclaration(chunkTotal)],
+    ['index.js', indexModule(chunkTotal, languages)],
+    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes)],
     ['datasources.js', datasourcesModule(datasources)],
     ['datasources.d.ts', datasourcesDeclaration(datasources)],
     ['tags.js', tagsModule(tags)],
     ['tags.d.ts', tagsDeclaration(tags)],
-    ['backlinks.js', backlinksModule(buckets)],
+    ['backlinks.js', backlinksModule(chunkTotal)],
     ['backlinks.d.ts', backlinksDeclaration],
   ];
 }

@@ -1,7 +1,7 @@
 /** What every part of one compile works over: the snapshot as read, the options, and the output. */
 import type { IndexRow } from '../snapshot/stories-index.js';
 import type { Output } from './output.js';
-import type { MissingIn, RecordCache, StoryCompiler, StorySetup, StoryState } from './story.js';
+import type { MissingIn, RecordCache, StoryCompiler, StorySetup, LedgerEntry } from './story.js';
 import type { TypeInferrer } from './types/index.js';
 
 export interface CompileContext {
@@ -11,7 +11,7 @@ export interface CompileContext {
   /** Every story of the snapshot, sorted by id. */
   readonly index: IndexRow[];
   /** How many chunks the index, its declarations and the backlinks are split into. */
-  readonly buckets: number;
+  readonly chunkTotal: number;
   readonly byUuid: ReadonlyMap<string, number>;
   readonly records: RecordCache;
   readonly output: Output;
@@ -25,7 +25,7 @@ export interface CompileContext {
 
 /** The stories after a full or incremental compile, and what it took. */
 export interface CompiledStories {
-  stories: Map<number, StoryState>;
+  stories: Map<number, LedgerEntry>;
   /** The stories that have modules. */
   withModules: Set<number>;
   /** Story modules, one a language. */

@@ -117,23 +117,23 @@ export function chunkCount(stories: number, perChunk = DEFAULT_CHUNK_SIZE): numb
 
 export const DEFAULT_CHUNK_SIZE = 256;
 
-export const bucketOfId = (id: number, buckets: number) => id % buckets;
+export const chunkOfId = (id: number, chunkTotal: number) => id % chunkTotal;
 
 /**
  * The stories of each chunk, in index order: what the calling thread and every
  * worker thread of a compile split the index into alike.
  */
-export function chunkMembers<T extends { id: number }>(index: readonly T[], buckets: number): T[][] {
-  const members: T[][] = Array.from({ length: buckets }, () => []);
-  for (const e of index) members[bucketOfId(e.id, buckets)]!.push(e);
+export function chunkMembers<T extends { id: number }>(index: readonly T[], chunkTotal: number): T[][] {
+  const members: T[][] = Array.from({ length: chunkTotal }, () => []);
+  for (const e of index) members[chunkOfId(e.id, chunkTotal)]!.push(e);
   return members;
 }
 
 /** The chunk of a story uuid in the backlinks (FNV-1a over its characters). */
-export function bucketOfUuid(uuid: string, buckets: number): number {
+export function chunkOfUuid(uuid: string, chunkTotal: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < uuid.length; i++) h = Math.imul(h ^ uuid.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % buckets;
+  return (h >>> 0) % chunkTotal;
 }
 
 export const CHUNKS = {
@@ -239,20 +239,20 @@ export function storiesChunkDeclaration(prefix: string, modules: readonly Declar
 }
 
 /** stories.d.ts: what a tsconfig includes to type \`content:stories/<id>\` imports (it references every chunk). */
-export function storiesDeclaration(buckets: number): string {
-  return `${GENERATED_HEADER}${range(buckets)
+export function storiesDeclaration(chunkTotal: number): string {
+  return `${GENERATED_HEADER}${range(chunkTotal)
     .map((b) => `/// <reference path="./${CHUNKS.stories(b)}" />`)
     .join('\n')}\n`;
 }
 
 /** index.js: every entry's metadata, lazy loaders and lookups. */
-export function indexModule(buckets: number, languages: readonly string[]): string {
-  return `${GENERATED_HEADER}${range(buckets)
+export function indexModule(chunkTotal: number, languages: readonly string[]): string {
+  return `${GENERATED_HEADER}${range(chunkTotal)
     .map((b) => `import e${b} from './${CHUNKS.entries(b)}';`)
     .join('\n')}
 export const languages = ${jsonExpression(languages)};
 /** Every story in every language, by language, then id. */
-export const entries = [${range(buckets)
+export const entries = [${range(chunkTotal)
     .map((b) => `e${b}`)
     .join(', ')}].flat().sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : a.id - b.id));
 const exportNames = ${jsonExpression(Object.fromEntries(languageExports(languages)))};
@@ -300,7 +300,7 @@ export async function getStory(fullSlug, lang = 'default') {
  * types and has no import statements, so the same text also declares the module inside content.d.ts
  * (see types/ambient.ts).
  */
-export function indexDeclaration(buckets: number, storyTypes: ReadonlyMap<string, string>): string {
+export function indexDeclaration(chunkTotal: number, storyTypes: ReadonlyMap<string, string>): string {
   const types = (name: string) => `import(${stringLiteral('./types.js')}).${name}`;
   const typeLines = [...storyTypes.keys()]
     .sort()
@@ -330,7 +330,7 @@ export interface StoryEntry<C extends string = ComponentName> {
   folder: string;
 }
 /** The content type of every full slug of the snapshot (language variants carry their prefix). */
-export type SlugComponents = ${range(buckets)
+export type SlugComponents = ${range(chunkTotal)
     .map((b) => `import(${stringLiteral(`./${CHUNKS.entries(b)}`)}).Slugs`)
     .join(' & ')};
 /** Every full slug of the snapshot and its story type. */
@@ -431,11 +431,11 @@ function isArrayIndex(key: string): boolean {
   return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
 }
 
-export function backlinksModule(buckets: number): string {
-  return `${GENERATED_HEADER}${range(buckets)
+export function backlinksModule(chunkTotal: number): string {
+  return `${GENERATED_HEADER}${range(chunkTotal)
     .map((b) => `import b${b} from './${CHUNKS.backlinks(b)}';`)
     .join('\n')}
-export const backlinks = Object.assign(Object.create(null), ${range(buckets)
+export const backlinks = Object.assign(Object.create(null), ${range(chunkTotal)
     .map((b) => `b${b}`)
     .join(', ')});
 /** The uuids of the stories that reference a story (relations and links). */

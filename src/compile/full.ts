@@ -9,7 +9,7 @@ import type { CompileContext, CompiledStories } from './context.js';
 import { chunkMembers } from './emit.js';
 import { compileInThreads, type CompileWorkers } from './parallel.js';
 import { encodeRefs, storedRefs, type EncodedIndex } from './state.js';
-import { compileFullChunk, positionOfId, type ChunkResult, type StoryState } from './story.js';
+import { compileFullChunk, positionOfId, type ChunkResult, type LedgerEntry } from './story.js';
 
 export interface FullCompile extends CompiledStories {
   /** The state's stored references, worked out as the chunks came in (see EncodedIndex). */
@@ -22,10 +22,10 @@ export async function compileFull(
   threads: number,
   workers: () => CompileWorkers,
 ): Promise<FullCompile> {
-  const { index, buckets, output } = ctx;
+  const { index, chunkTotal, output } = ctx;
   const languages = ctx.setup.languages;
-  const members = chunkMembers(index, buckets);
-  const stories = new Map<number, StoryState>();
+  const members = chunkMembers(index, chunkTotal);
+  const stories = new Map<number, LedgerEntry>();
   const withModules = new Set<number>();
   /** The state's stored references (see stateText), by position in the index. */
   const encoded = { refs: new Array<string>(index.length), imports: new Array<string>(index.length), index };
@@ -66,7 +66,7 @@ export async function compileFull(
     ctx.onProgress?.(compiled, index.length);
   };
   const local = (b: number) => compileFullChunk(ctx.compiler, b, members[b]!, ctx.prefix, output.writer);
-  if (threads > 1 && buckets > 1) {
+  if (threads > 1 && chunkTotal > 1) {
     const parallel = await compileInThreads(
       workers(),
       index,
@@ -77,11 +77,11 @@ export async function compileFull(
     );
     for (const types of parallel.types) ctx.inferrer.merge(JSON.parse(types));
   } else {
-    for (let b = 0; b < buckets; b++) take(b, local(b));
+    for (let b = 0; b < chunkTotal; b++) take(b, local(b));
   }
-  for (let b = 0; b < buckets; b++) {
+  for (let b = 0; b < chunkTotal; b++) {
     for (const [rel, digest] of filesOf[b]!) output.wrote(rel, digest);
     ctx.missing.push(...missingOf[b]!);
   }
-  return { stories, withModules, modules, compiled, backlinks: gatherer.byChunk(buckets), encoded };
+  return { stories, withModules, modules, compiled, backlinks: gatherer.byChunk(chunkTotal), encoded };
 }

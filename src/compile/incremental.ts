@@ -13,7 +13,7 @@ import { type PreviousBacklinks, patchBacklinks, type StoryChanges } from './bac
 import type { CompileContext, CompiledStories } from './context.js';
 import {
   CHUNKS,
-  bucketOfId,
+  chunkOfId,
   chunkFiles,
   chunkMembers,
   languageExports,
@@ -24,8 +24,8 @@ import {
 } from './emit.js';
 import type { Invalidation } from './invalidation.js';
 import { evaluateModule } from './serialize.js';
-import type { State } from './state.js';
-import type { StoryState } from './story.js';
+import type { CompileLedger } from './state.js';
+import type { LedgerEntry } from './story.js';
 import { chunkOfView, viewChunkFiles } from './views.js';
 
 export interface IncrementalCompile extends CompiledStories {
@@ -36,21 +36,21 @@ export interface IncrementalCompile extends CompiledStories {
 /** The last compile's `state` (changed in place) after the changes `invalid` found; `backlinks`: the last compile's. */
 export function compileIncremental(
   ctx: CompileContext,
-  state: State,
+  state: CompileLedger,
   invalid: Invalidation,
   backlinks: PreviousBacklinks,
 ): IncrementalCompile {
-  const { index, buckets, output, inferrer } = ctx;
+  const { index, chunkTotal, output, inferrer } = ctx;
   const languages = ctx.setup.languages;
   const { affected, removed } = invalid;
   const stories = state.stories;
   /** The stories that have modules after this compile: the last compile's set, changed in place. */
   const withModules = state.modules;
-  const changes = { stories, replaced: new Map<number, StoryState>(), added: [] as number[] };
+  const changes = { stories, replaced: new Map<number, LedgerEntry>(), added: [] as number[] };
   const droppedModules: number[] = [];
   const exportNames = languageExports(languages);
   /** Sets a story's state, noting what it replaces. */
-  const setStory = (id: number, s: StoryState): void => {
+  const setStory = (id: number, s: LedgerEntry): void => {
     const old = stories.get(id);
     if (old === s) return;
     if (!old) changes.added.push(id);
@@ -86,7 +86,7 @@ export function compileIncremental(
       return readModule(target);
     });
   /** Compiles one story: its modules, and its metadata in every language. */
-  const compileStory = (e: IndexRow, old: StoryState | undefined): EntryMeta[] | undefined => {
+  const compileStory = (e: IndexRow, old: LedgerEntry | undefined): EntryMeta[] | undefined => {
     if (old) forget(e.id);
     const compiled = ctx.compiler.compile(e);
     if (!compiled) {
@@ -105,18 +105,18 @@ export function compileIncremental(
   for (const [id] of removed) dropStory(id);
   let modules = 0;
   let compiled = 0;
-  const removedBuckets = new Set(removed.map(([id]) => bucketOfId(id, buckets)));
-  const members = chunkMembers(index, buckets);
+  const removedChunks = new Set(removed.map(([id]) => chunkOfId(id, chunkTotal)));
+  const members = chunkMembers(index, chunkTotal);
   /** The last compile's view chunks (see views.ts), by chunk: kept with the chunk. */
   const views = new Map<number, string[]>();
   for (const rel of Object.keys(state.files)) {
     const b = chunkOfView(rel);
     if (b !== undefined) (views.get(b) ?? views.set(b, []).get(b)!).push(rel);
   }
-  for (let b = 0; b < buckets; b++) {
+  for (let b = 0; b < chunkTotal; b++) {
     const rows = members[b]!;
     // (Each story is changed only when its chunk is compiled: what the state held is still there for the others.)
-    const touched = removedBuckets.has(b) || rows.some((e) => affected.has(e.id) || !stories.has(e.id));
+    const touched = removedChunks.has(b) || rows.some((e) => affected.has(e.id) || !stories.has(e.id));
     if (
       !touched &&
       [CHUNKS.entries(b), CHUNKS.entriesTypes(b), CHUNKS.stories(b), ...(views.get(b) ?? [])].every((rel) =>

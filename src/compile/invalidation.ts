@@ -8,15 +8,15 @@
  */
 import type { IndexRow } from '../snapshot/stories-index.js';
 import type { PreviousBacklinks } from './backlinks.js';
-import { refersToAny, type State } from './state.js';
-import { visibleVersion, type RecordCache, type StoryState } from './story.js';
+import { refersToAny, type CompileLedger } from './state.js';
+import { visibleVersion, type RecordCache, type LedgerEntry } from './story.js';
 import type { View } from '../api/index.js';
 
 export interface Invalidation {
   /** Stories of the index whose record digest is not the state's (new ones too). */
   dirty: Set<number>;
   /** Stories of the state the index lacks. */
-  removed: Array<[number, StoryState]>;
+  removed: Array<[number, LedgerEntry]>;
   /** Those of `dirty` and `removed` that left the view or changed content type, by uuid. */
   reshaped: Set<string>;
   /** `dirty` and the stories a change reaches: every story compiled again. */
@@ -24,7 +24,7 @@ export interface Invalidation {
 }
 
 export function invalidation(
-  state: State,
+  state: CompileLedger,
   index: readonly IndexRow[],
   records: RecordCache,
   view: View,
@@ -33,7 +33,7 @@ export function invalidation(
   byUuid: ReadonlyMap<string, number>,
 ): Invalidation {
   const dirty = new Set<number>();
-  const removed: Array<[number, StoryState]> = [];
+  const removed: Array<[number, LedgerEntry]> = [];
   let known = 0;
   for (const e of index) {
     const old = state.stories.get(e.id);
@@ -61,7 +61,7 @@ export function invalidation(
 
 /** `dirty` and the stories that refer to what changed (`changed`, uuids), level by level up to the depth. */
 function reached(
-  state: State,
+  state: CompileLedger,
   dirty: ReadonlySet<number>,
   changed: ReadonlySet<string>,
   reshaped: ReadonlySet<string>,
@@ -73,7 +73,7 @@ function reached(
   let frontier = new Set(changed);
   for (let level = 0; level < Math.max(1, depth) && frontier.size; level++) {
     const next = new Set<string>();
-    const reach = (id: number, s: StoryState): void => {
+    const reach = (id: number, s: LedgerEntry): void => {
       if (affected.has(id) || !refersToAny(s, frontier, reshaped)) return;
       affected.add(id);
       next.add(s.uuid);

@@ -150,7 +150,7 @@ export async function compileInThreads(
     else
       s.worker.postMessage({
         index: (columns ??= indexColumns(index)),
-        buckets: members.length,
+        chunkTotal: members.length,
         counter,
       } satisfies WorkerWork);
     await s.exited;

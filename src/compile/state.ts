@@ -8,21 +8,21 @@
 import { promises as fs } from 'node:fs';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { fileStamp, readJsonFile } from '../snapshot/read.js';
-import { sortedById, type StoryState } from './story.js';
+import { sortedById, type LedgerEntry } from './story.js';
 import type { TypeInferrer } from './types/index.js';
 
 export const STATE_FILE = '.content-sync-compile.json';
-export const STATE_VERSION = 3;
+export const STATE_VERSION = 4;
 /** What the state notes of a story module (its bytes are compared when it is compiled again). */
 const STORY_MODULE = 'm';
 
-export interface State {
+export interface CompileLedger {
   v: number;
   fingerprint: string;
-  buckets: number;
+  chunkTotal: number;
   /** Digests of the snapshot's datasources and tags when compiled. */
   snapshotDigests?: { datasources?: string | undefined; tags?: string | undefined };
-  stories: Map<number, StoryState>;
+  stories: Map<number, LedgerEntry>;
   /** The stories that have a module (`stories/<id>.js`). */
   modules: Set<number>;
   /** Digest of every other generated file, by relative path. */
@@ -35,8 +35,8 @@ export interface State {
 interface StoredState {
   v: number;
   fingerprint: string;
-  buckets: number;
-  snapshotDigests?: State['snapshotDigests'];
+  chunkTotal: number;
+  snapshotDigests?: CompileLedger['snapshotDigests'];
   components: string[];
   ids: number[];
   digests: string[];
@@ -57,7 +57,7 @@ interface StoredState {
 export type StoredRefs = [refs: Array<number | string>, imports: number[]];
 
 /** `positions`: where each of the story's references is in the state's uuids (undefined: outside them). */
-export function storedRefs(s: StoryState, positions: ReadonlyArray<number | undefined>): StoredRefs {
+export function storedRefs(s: LedgerEntry, positions: ReadonlyArray<number | undefined>): StoredRefs {
   // Both lists are sorted, the imports a subset: found walking the references once.
   let k = 0;
   return [
@@ -86,7 +86,7 @@ export interface EncodedIndex {
 }
 
 /** The state file's text. `encoded`: the references worked out beforehand; without it they are encoded here. */
-function stateText(state: State, types: unknown, encoded?: EncodedIndex): string {
+function stateText(state: CompileLedger, types: unknown, encoded?: EncodedIndex): string {
   // The stories in the order of their ids: the index's when it is theirs (sorted by id, as sync writes it).
   const inIndex = encoded && sortedById(encoded.index);
   const ids = inIndex ? encoded.index.map((e) => e.id) : Array.from(Float64Array.from(state.stories.keys()).sort());
@@ -108,7 +108,7 @@ function stateText(state: State, types: unknown, encoded?: EncodedIndex): string
   const stored: Omit<StoredState, 'refs' | 'imports'> = {
     v: state.v,
     fingerprint: state.fingerprint,
-    buckets: state.buckets,
+    chunkTotal: state.chunkTotal,
     ...(state.snapshotDigests ? { snapshotDigests: state.snapshotDigests } : {}),
     components,
     ids,
@@ -148,7 +148,7 @@ function stateText(state: State, types: unknown, encoded?: EncodedIndex): string
  * for: an incremental compile asks for those of the few stories that changed, and learns which
  * stories a change reaches from the positions (refersToAny), so most are never decoded.
  */
-class StoredStory implements StoryState {
+class StoredStory implements LedgerEntry {
   #references: string[] | undefined;
   #imports: string[] | undefined;
   constructor(
@@ -192,13 +192,13 @@ class StoredStory implements StoryState {
  * Whether a story refers to a uuid of `frontier` so that it changes with it: embeds it or points
  * at it, or only imports it but it left the snapshot or changed content type (`reshaped`).
  */
-export function refersToAny(s: StoryState, frontier: ReadonlySet<string>, reshaped: ReadonlySet<string>): boolean {
+export function refersToAny(s: LedgerEntry, frontier: ReadonlySet<string>, reshaped: ReadonlySet<string>): boolean {
   if (s instanceof StoredStory) return s.refersToAny(frontier, reshaped);
   return s.references.some((u) => frontier.has(u) && (reshaped.has(u) || !s.imports.includes(u)));
 }
 
 /** The state of a state file, or undefined when it is not one this version reads. */
-function decodeState(raw: unknown): State | undefined {
+function decodeState(raw: unknown): CompileLedger | undefined {
   const s = raw as StoredState | undefined;
   if (!s || typeof s !== 'object' || s.v !== STATE_VERSION) return undefined;
   const { ids, digests, uuids, component, components, refs, modules, imports } = s;
@@ -207,7 +207,7 @@ function decodeState(raw: unknown): State | undefined {
     return undefined;
   }
   if (!s.files || typeof s.files !== 'object') return undefined;
-  const stories: State['stories'] = new Map();
+  const stories: CompileLedger['stories'] = new Map();
   const files: Record<string, string> = { ...s.files };
   const withModule = new Set<number>();
   for (let i = 0; i < ids.length; i++) {
@@ -219,7 +219,7 @@ function decodeState(raw: unknown): State | undefined {
   return {
     v: s.v,
     fingerprint: s.fingerprint,
-    buckets: s.buckets,
+    chunkTotal: s.chunkTotal,
     snapshotDigests: s.snapshotDigests,
     stories,
     modules: withModule,
@@ -230,7 +230,7 @@ function decodeState(raw: unknown): State | undefined {
 
 /** The last compile's state with the type inferrer it ended with, as a CompileCache keeps it. */
 export interface LastCompile {
-  state: State;
+  state: CompileLedger;
   inferrer: TypeInferrer;
 }
 
@@ -260,7 +260,7 @@ export async function readState(
   stateFile: string,
   stamp: string | undefined,
   cache: CompileCache | undefined,
-): Promise<{ state: State | undefined; kept: LastCompile | undefined }> {
+): Promise<{ state: CompileLedger | undefined; kept: LastCompile | undefined }> {
   const kept = cache?.take(stateFile, stamp);
   if (kept) return { state: kept.state, kept };
   try {
@@ -273,7 +273,7 @@ export async function readState(
 /** Writes the state file, and keeps the state in `cache` once it is on disk. */
 export async function writeState(
   stateFile: string,
-  state: State,
+  state: CompileLedger,
   inferrer: TypeInferrer,
   cache: CompileCache | undefined,
   encoded?: EncodedIndex,

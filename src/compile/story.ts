@@ -34,7 +34,7 @@ import { viewChunkFiles } from './views.js';
 import { exportsSource, overlayModuleSource, storyModuleSource, type RawRef } from './serialize.js';
 import { STAND_IN, type TypeInferrer } from './types/index.js';
 
-export interface StoryState {
+export interface LedgerEntry {
   digest: string;
   uuid: string;
   /** uuids the story's modules embed or point at (drives invalidation). */
@@ -71,7 +71,7 @@ export interface MissingIn {
 
 export interface CompiledStory {
   metas: EntryMeta[];
-  state: StoryState;
+  state: LedgerEntry;
   /** The story module's source (`stories/<id>.js`). */
   source: string;
   /** The raw module's source (`raw/<id>.js`): the story as the snapshot has it, each language. */
@@ -500,7 +500,7 @@ export const fileDigest = (text: string): string => sha256(text).slice(0, 20);
 /** What compiling one chunk of a full compile wrote and learned. */
 export interface ChunkResult {
   /** The chunk's stories that have a module, in index order. */
-  stories: Array<[number, StoryState]>;
+  stories: Array<[number, LedgerEntry]>;
   /** The chunk's files besides story modules, with their digests (each story's two modules are written too). */
   files: Array<[string, string]>;
   missing: MissingIn[];

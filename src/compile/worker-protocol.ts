@@ -20,10 +20,10 @@ export interface WorkerInput {
 
 /** The work, posted once the calling thread has read the index. */
 export interface WorkerWork {
-  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of bucket b). */
+  /** Every story of the snapshot (targets are looked up among them; chunk b holds those of chunk b). */
   index: IndexColumns;
   /** How many chunks the index is split into. */
-  buckets: number;
+  chunkTotal: number;
   /** The next chunk to compile, shared by every thread (see claimedChunks). */
   counter: Int32Array;
 }

@@ -22,8 +22,8 @@ function run(input: WorkerInput, work: WorkerWork): void {
   const byUuid = new Map(index.map((e) => [e.uuid, e.id]));
   const compiler = new StoryCompiler(input.setup, byUuid, inferrer, recordsOf(input.setup.snapshot, index));
   const writer = new FileWriter(input.out);
-  const members = chunkMembers(index, work.buckets);
-  for (const b of claimedChunks(input.thread, work.counter, work.buckets)) {
+  const members = chunkMembers(index, work.chunkTotal);
+  for (const b of claimedChunks(input.thread, work.counter, work.chunkTotal)) {
     const result = compileFullChunk(compiler, b, members[b]!, input.prefix, writer);
     parentPort!.postMessage({ kind: 'chunk', b, result } satisfies WorkerMessage);
   }

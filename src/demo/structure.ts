@@ -58,7 +58,7 @@ export interface FolderNode {
 }
 
 export type StoryType = 'home' | 'startpage' | 'article' | 'author' | 'category' | 'product' | 'page';
-export type StoryState = 'published' | 'changed' | 'unpublished';
+export type Publication = 'published' | 'changed' | 'unpublished';
 
 export interface StoryPlan {
   id: number;
@@ -80,7 +80,7 @@ export interface StoryPlan {
   firstPublishedAt: number | null;
   publishedAt: number | null;
   updatedAt: number;
-  state: StoryState;
+  state: Publication;
   workflowStageId: number;
   releaseIds: number[];
   /** Articles: index into the authors list and the categories list. */

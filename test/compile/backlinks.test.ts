@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BacklinkGatherer } from '../../src/compile/backlinks.js';
-import { backlinksChunk, bucketOfUuid } from '../../src/compile/emit.js';
+import { backlinksChunk, chunkOfUuid } from '../../src/compile/emit.js';
 import { random } from '../helpers/random.js';
 
 const uuidOf = (next: () => number): string =>
@@ -29,13 +29,13 @@ describe('backlinks gathered by position', () => {
           (expected.get(uuid) ?? expected.set(uuid, []).get(uuid)!).push(uuids[referrer]!);
         }
       }
-      const buckets = 7;
-      const chunks = gatherer.byChunk(buckets);
-      expect(chunks).toHaveLength(buckets);
+      const chunkTotal = 7;
+      const chunks = gatherer.byChunk(chunkTotal);
+      expect(chunks).toHaveLength(chunkTotal);
       const seen = new Map<string, string[]>();
       chunks.forEach((lists, b) => {
         for (const [target, list] of lists) {
-          expect(bucketOfUuid(target, buckets)).toBe(b);
+          expect(chunkOfUuid(target, chunkTotal)).toBe(b);
           seen.set(target, list);
         }
       });

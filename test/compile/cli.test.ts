@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortedWithModules } from '../../src/compile/output.js';
-import { bucketOfId, chunkCount } from '../../src/compile/emit.js';
+import { chunkOfId, chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
@@ -22,9 +22,9 @@ const stories = published.length;
  * language and for each content type.
  */
 function leanIndexFiles(): number {
-  const buckets = chunkCount(stories);
+  const chunkTotal = chunkCount(stories);
   const inChunks = new Set(
-    published.map((r) => `${bucketOfId(r.id, buckets)} ${r.published!.story.content.component}`),
+    published.map((r) => `${chunkOfId(r.id, chunkTotal)} ${r.published!.story.content.component}`),
   );
   const components = new Set(published.map((r) => r.published!.story.content.component));
   return 2 * inChunks.size + 2 * 2 * (components.size + 1);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompileCache, compile } from '../../src/compile/index.js';
-import { CHUNKS, bucketOfId, chunkCount } from '../../src/compile/emit.js';
+import { CHUNKS, chunkOfId, chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { walk } from './support.js';
@@ -31,7 +31,7 @@ describe('compile twice in one process', () => {
     const opts = { snapshot, out, resolveLinks: 'url' as const, chunkSize: 4, cache: new CompileCache() };
     await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot });
     const first = await compile(opts);
-    const chunk = CHUNKS.entries(bucketOfId(13, chunkCount(first.stories, opts.chunkSize)));
+    const chunk = CHUNKS.entries(chunkOfId(13, chunkCount(first.stories, opts.chunkSize)));
 
     const put = await fetch(`${server.url}/__admin/stories/13`, {
       method: 'PUT',

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { CompileCache, compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
-import { CHUNKS, GENERATED_NAMES, bucketOfId, chunkCount } from '../../src/compile/emit.js';
+import { CHUNKS, GENERATED_NAMES, chunkOfId, chunkCount } from '../../src/compile/emit.js';
 import { chunkOfView } from '../../src/compile/views.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
@@ -161,9 +161,9 @@ describe('incremental compile over the demo space', () => {
     const storyFiles = (files: string[]) => files.filter((r) => r.startsWith('stories/') || r.startsWith('raw/'));
     expect(storyFiles(changed)).toEqual([`raw/${lonely.id}.js`]);
     // Its chunk of the index (its publication date moved), nothing else of the index.
-    const buckets = chunkCount(first.stories, OPTIONS.chunkSize);
-    expect(buckets).toBe(16);
-    const chunk = bucketOfId(lonely.id, buckets);
+    const chunkTotal = chunkCount(first.stories, OPTIONS.chunkSize);
+    expect(chunkTotal).toBe(16);
+    const chunk = chunkOfId(lonely.id, chunkTotal);
     expect(changed).toContain(CHUNKS.entries(chunk));
     // (And the files of that chunk in the lean index modules: see views.ts.)
     const allowed = [

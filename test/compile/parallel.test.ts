@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/index.js';
-import { bucketOfId, chunkCount, rawModulePath } from '../../src/compile/emit.js';
+import { chunkOfId, chunkCount, rawModulePath } from '../../src/compile/emit.js';
 import { indexColumns, indexRows } from '../../src/compile/worker-protocol.js';
 import type { IndexRow } from '../../src/snapshot/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
@@ -100,9 +100,9 @@ describe('a full compile in several threads', () => {
   it('stops with the error of a worker thread that fails', async () => {
     const out = await tempDir('parallel-fail');
     const index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];
-    const buckets = chunkCount(index.filter((e) => e.published).length, OPTIONS.chunkSize);
+    const chunkTotal = chunkCount(index.filter((e) => e.published).length, OPTIONS.chunkSize);
     // A story of the last chunk (any thread may take it) whose raw module cannot be written (a directory is in the way).
-    const victim = index.filter((e) => e.published && bucketOfId(e.id, buckets) === buckets - 1).at(-1)!;
+    const victim = index.filter((e) => e.published && chunkOfId(e.id, chunkTotal) === chunkTotal - 1).at(-1)!;
     mkdirSync(path.join(out, rawModulePath(victim.id)), { recursive: true });
     await expect(compile({ snapshot, out, ...OPTIONS, threads: 2 })).rejects.toThrow(/EISDIR/);
     // Nothing is left half-done: the next compile into a clean directory works, in threads.

@@ -9,7 +9,7 @@ import type { TypeModel } from './model.js';
 import { parseSchema } from './schema.js';
 import type { Schema } from './schema.js';
 import { Observer, adoptStoryCounts, canonical, emptyState, mergeState } from './stats.js';
-import type { InferState, ObserveConfig } from './stats.js';
+import type { TypeCounts, ObserveConfig } from './stats.js';
 
 export { emitTypes, printType } from './emit.js';
 export { contentDeclaration } from './ambient.js';
@@ -53,14 +53,14 @@ function fingerprint(config: ObserveConfig): string {
 }
 
 export class TypeInferrer {
-  private readonly data: InferState;
+  private readonly data: TypeCounts;
   private readonly observer: Observer;
   private readonly schema: Schema | undefined;
   private readonly maxLiterals: number;
 
   constructor(
     private readonly options: InferOptions = {},
-    state?: InferState,
+    state?: TypeCounts,
   ) {
     this.maxLiterals = Math.max(0, Math.floor(options.maxLiterals ?? DEFAULT_MAX_LITERALS));
     const config: ObserveConfig = {
@@ -119,7 +119,7 @@ export class TypeInferrer {
    * same options), e.g. one of a worker thread.
    */
   merge(state: unknown): void {
-    const other = state as InferState | undefined;
+    const other = state as TypeCounts | undefined;
     if (!other || typeof other !== 'object' || other.v !== 2 || typeof other.opts !== 'string') {
       throw new Error('TypeInferrer.merge: not a type inference state');
     }
@@ -143,7 +143,7 @@ export class TypeInferrer {
       string,
       unknown
     >;
-    const s = canonical(counts, true) as InferState;
+    const s = canonical(counts, true) as TypeCounts;
     const adopted = s.v === 2 && typeof s.opts === 'string' ? adoptStoryCounts(stories) : undefined;
     if (!adopted) throw new Error('TypeInferrer.fromState: not a type inference state');
     s.stories = adopted;

@@ -1,7 +1,7 @@
 /** The type model: what the observations mean, as type expressions ready to print. */
 import { NameAllocator, compare, pascalCase } from './names.js';
 import type { Schema, SchemaField } from './schema.js';
-import type { Dict, InferState, Rec, Slot, StrStat } from './stats.js';
+import type { Dict, TypeCounts, Rec, Slot, StrStat } from './stats.js';
 
 export type TypeExpr =
   | { kind: 'keyword'; name: 'string' | 'number' | 'boolean' | 'null' | 'unknown' }
@@ -187,7 +187,7 @@ interface FieldCtx {
   schema?: SchemaField;
 }
 
-export function buildModel(state: InferState, opts: ModelOptions): TypeModel {
+export function buildModel(state: TypeCounts, opts: ModelOptions): TypeModel {
   const schema = opts.schema ?? new Map();
   const names = new NameAllocator(RUNTIME_NAMES);
   const compNames = [...new Set([...Object.keys(state.comps), ...schema.keys()])].sort(compare);

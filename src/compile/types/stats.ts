@@ -81,7 +81,7 @@ export interface CompRec extends Rec {
   root: number;
 }
 
-export interface InferState {
+export interface TypeCounts {
   /** 2: `vals` count stories (1 counted observations). */
   v: 2;
   /** Fingerprint of the options that shape observations. */
@@ -98,7 +98,7 @@ export interface InferState {
   stories: Dict<Dict<number>>;
 }
 
-export function emptyState(opts: string): InferState {
+export function emptyState(opts: string): TypeCounts {
   return {
     v: 2,
     opts,
@@ -187,7 +187,7 @@ export class Observer {
   readonly #counted = new Map<StrStat, string | Set<string>>();
 
   constructor(
-    readonly state: InferState,
+    readonly state: TypeCounts,
     readonly config: ObserveConfig,
   ) {}
 
@@ -442,7 +442,7 @@ export class Observer {
  * they are when observed one by one; which values are held then depends on the
  * order, and the types printed do not (more than the cap reads as a string).
  */
-export function mergeState(into: InferState, from: InferState, cap: number): void {
+export function mergeState(into: TypeCounts, from: TypeCounts, cap: number): void {
   const { v: _v, opts: _opts, ...counts } = from;
   mergeCounts(into as unknown as Record<string, unknown>, counts, cap);
 }
