@@ -34,29 +34,25 @@ export class WebhookEventError extends Error {
   override name = 'WebhookEventError';
 }
 
+/** The kinds of payload a sync acts on, each told by the key only it has. */
+const KINDS = [
+  ['story_id', 'story', StoryEvent],
+  ['datasource_slug', 'datasource', DatasourceEvent],
+  ['asset_id', 'asset', AssetEvent],
+] as const;
+
 /** Parses one payload; events of kinds a sync does not act on (pipelines, releases, ...) give undefined. */
 export function parseWebhookEvent(value: unknown): WebhookEvent | undefined {
   if (value === null || typeof value !== 'object')
     throw new WebhookEventError('a webhook payload must be a JSON object');
   const v = value as Record<string, unknown>;
-  if ('story_id' in v) {
-    const r = StoryEvent.safeParse(v);
-    if (!r.success)
-      throw new WebhookEventError(`story webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
-    return r.data;
-  }
-  if ('datasource_slug' in v) {
-    const r = DatasourceEvent.safeParse(v);
+  for (const [key, kind, schema] of KINDS) {
+    if (!(key in v)) continue;
+    const r = schema.safeParse(v);
     if (!r.success)
       throw new WebhookEventError(
-        `datasource webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`,
+        `${kind} webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`,
       );
-    return r.data;
-  }
-  if ('asset_id' in v) {
-    const r = AssetEvent.safeParse(v);
-    if (!r.success)
-      throw new WebhookEventError(`asset webhook: ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
     return r.data;
   }
   return undefined;
