@@ -200,7 +200,15 @@ export class SpaceFetcher {
   async datasources(): Promise<Datasource[]> {
     const out: Datasource[] = [];
     await this.client.paginate(
-      { path: 'datasources', schema: DatasourcesEnvelope, withCv: true, key: 'datasources', perPage: ENTRIES_PER_PAGE },
+      {
+        path: 'datasources',
+        schema: DatasourcesEnvelope,
+        // The contract puts datasources and their entries in the single-item tier at any page size.
+        kind: 'single',
+        withCv: true,
+        key: 'datasources',
+        perPage: ENTRIES_PER_PAGE,
+      },
       (items) => {
         out.push(...(items as Datasource[]));
       },
@@ -217,6 +225,7 @@ export class SpaceFetcher {
           path: 'datasource_entries',
           params: { datasource: ds.slug, ...(dimension ? { dimension } : {}) },
           schema: DatasourceEntriesEnvelope,
+          kind: 'single',
           withCv: true,
           key: 'datasource_entries',
           perPage: ENTRIES_PER_PAGE,

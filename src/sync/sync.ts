@@ -265,7 +265,6 @@ async function putDatasource(pass: Pass, record: DatasourceRecord): Promise<void
 
 /** Every datasource (or only those named), in every dimension. */
 async function fetchDatasources(pass: Pass, only?: ReadonlySet<string>): Promise<void> {
-  pass.progress.phase = 'datasources';
   const list = await pass.fetcher.datasources();
   const wanted = only ? list.filter((d) => only.has(d.slug)) : list;
   await Promise.all(wanted.map(async (d) => putDatasource(pass, await pass.fetcher.datasource(d))));
@@ -281,10 +280,21 @@ async function fetchDatasources(pass: Pass, only?: ReadonlySet<string>): Promise
 }
 
 async function fetchTags(pass: Pass): Promise<string> {
-  pass.progress.phase = 'tags';
   const tags: TagsSnapshot = {};
   for (const view of pass.views) tags[view] = await pass.fetcher.tags(view);
   return canonicalJson(tags);
+}
+
+/**
+ * Parts of a pass run side by side. Every part settles before a failure is thrown (the first
+ * part's first: the stories say most), so nothing is still staging into the transaction the
+ * failure aborts.
+ */
+async function settleAll<T extends readonly unknown[]>(parts: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(parts);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** Stages the small files (space, tags, indexes, manifest) and commits. */
@@ -668,19 +678,25 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       for (const [id, d] of state.datasources) pass.datasources.set(id, d);
     }
     let tagsText: string | undefined;
-    if (!incremental) {
-      await fetchAllStories(pass);
-      await fetchDatasources(pass);
-      tagsText = await fetchTags(pass);
-    } else if (options.events?.length) {
+    if (options.events?.length && incremental) {
       const named = await applyEvents(pass, state!, options.events);
       if (named.census) await census(pass, state!);
-      if (named.datasources.size) await fetchDatasources(pass, named.datasources);
-      if (pass.changed.size || pass.removed.size) tagsText = await fetchTags(pass);
+      if (named.datasources.size) {
+        pass.progress.phase = 'datasources';
+        await fetchDatasources(pass, named.datasources);
+      }
+      if (pass.changed.size || pass.removed.size) {
+        pass.progress.phase = 'tags';
+        tagsText = await fetchTags(pass);
+      }
     } else {
-      await census(pass, state!);
-      await fetchDatasources(pass);
-      tagsText = await fetchTags(pass);
+      // Datasources and tags are a few requests: asked for beside the stories they take slots the
+      // pacer has to spare, instead of adding a tail of round trips after the last page.
+      [, , tagsText] = await settleAll([
+        incremental ? census(pass, state!) : fetchAllStories(pass),
+        fetchDatasources(pass),
+        fetchTags(pass),
+      ] as const);
     }
     checkMoved(pass);
     // v1 answers carry no cache version and never redirect: ask the space again before committing.

@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
   mkdirSync,
@@ -124,6 +125,54 @@ describe('one writer at a time', () => {
 });
 
 describe('the commit', () => {
+  it('moves a directory the snapshot lacks in whole, puts files one by one into one it has, and leaves nothing staged', async () => {
+    const dir = snapshotDir();
+    mkdirSync(path.join(dir, 'old'));
+    writeFileSync(path.join(dir, 'old', 'kept.json'), 'kept\n');
+    const txn = await SnapshotTransaction.begin(dir);
+    for (let i = 0; i < 50; i++) await txn.put(`fresh/${i}.json`, `fresh ${i}\n`);
+    await txn.put('old/new.json', 'new\n');
+    await txn.put('deep/er/x.json', 'x\n');
+    await txn.put('deep/er/y.json', 'y\n');
+    await txn.put('deep/z.json', 'z\n');
+    await txn.put('manifest.json', 'new manifest\n');
+    const staged = statSync(path.join(dir, '.txn', 'files', 'fresh')).ino;
+    await txn.commit();
+    // The very directory that was staged: one rename, not fifty.
+    expect(statSync(path.join(dir, 'fresh')).ino).toBe(staged);
+    expect(readdirSync(path.join(dir, 'fresh')).sort()).toEqual(
+      Array.from({ length: 50 }, (_, i) => `${i}.json`).sort(),
+    );
+    expect(read(dir, 'fresh/49.json')).toBe('fresh 49\n');
+    expect(readdirSync(path.join(dir, 'old')).sort()).toEqual(['kept.json', 'new.json']);
+    expect([read(dir, 'deep/er/x.json'), read(dir, 'deep/er/y.json'), read(dir, 'deep/z.json')]).toEqual([
+      'x\n',
+      'y\n',
+      'z\n',
+    ]);
+    expect(read(dir, 'manifest.json')).toBe('new manifest\n');
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('a commit killed after moving a new directory in whole is finished by the next writer', async () => {
+    const dir = snapshotDir();
+    // Killed after its commit point, once `fresh/` was moved in whole and before a.json was.
+    mkdirSync(path.join(dir, '.txn', 'files'), { recursive: true });
+    mkdirSync(path.join(dir, 'fresh'));
+    for (const n of ['1.json', '2.json']) writeFileSync(path.join(dir, 'fresh', n), `fresh ${n}\n`);
+    writeFileSync(path.join(dir, '.txn', 'files', 'a.json'), 'committed a\n');
+    writeFileSync(
+      path.join(dir, '.txn', 'COMMIT'),
+      JSON.stringify({ puts: ['fresh/1.json', 'fresh/2.json', 'a.json'], deletes: [] }),
+    );
+    staleLock(dir);
+    const txn = await SnapshotTransaction.begin(dir);
+    await txn.abort();
+    expect(read(dir, 'a.json')).toBe('committed a\n');
+    expect(readdirSync(path.join(dir, 'fresh')).sort()).toEqual(['1.json', '2.json']);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
   it('fails loudly, before the commit point, when a staged file vanished, and the previous snapshot stands', async () => {
     const dir = snapshotDir();
     const txn = await SnapshotTransaction.begin(dir);
