@@ -35,8 +35,21 @@ export const COMMA = Buffer.from(',\n');
 export const NEWLINE = Buffer.from('\n');
 const CHUNK = 1 << 20;
 
-/** The text of one entry as `sortedIndex` indents it, without the comma. */
-const entryText = (entry: object): string => `  ${canonicalJson(entry).slice(0, -1).replace(/\n/g, '\n  ')}`;
+/** Entry texts by entry object: entries are never changed in place, so a text once made stays right. */
+const texts = new WeakMap<StoryIndexEntry, string>();
+
+/**
+ * The text of one entry as `sortedIndex` indents it, without the comma. A sync asks for it as
+ * it stages each story, while it waits on the network, so its commit only joins the texts.
+ */
+export function indexEntryText(entry: StoryIndexEntry): string {
+  let text = texts.get(entry);
+  if (text === undefined) {
+    text = `  ${canonicalJson(entry).slice(0, -1).replace(/\n/g, '\n  ')}`;
+    texts.set(entry, text);
+  }
+  return text;
+}
 
 /**
  * The bytes of `sortedIndex(stories)`, in pieces (one per entry), so that an
@@ -122,7 +135,7 @@ export async function* sortedIndexPieces(
         if (same >= 0) {
           run = { j0: same, j1: same, at: pos };
         } else {
-          const piece = entryText(entry);
+          const piece = indexEntryText(entry);
           const bytes = Buffer.byteLength(piece);
           starts[i] = pos;
           ends[i] = pos + bytes;

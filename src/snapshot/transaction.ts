@@ -421,10 +421,23 @@ export class SnapshotTransaction {
   /** Fails loudly, before the commit point, when a file this transaction staged is not in the staging. */
   async #checkStaged(plan: Plan): Promise<void> {
     const root = path.join(this.#dir, TXN, 'files');
-    const present = new Set(
-      (await fs.readdir(root, { recursive: true }).catch(() => [] as string[])).map((p) => p.split(path.sep).join('/')),
-    );
-    const missing = plan.puts.filter((rel) => !present.has(rel));
+    // One listing per directory the plan puts into (a recursive walk of thousands of files costs more).
+    const listings = new Map<string, Promise<Set<string>>>();
+    const listing = (parent: string) => {
+      let names = listings.get(parent);
+      if (!names) {
+        names = fs.readdir(path.join(root, parent)).then(
+          (n) => new Set(n),
+          () => new Set<string>(),
+        );
+        listings.set(parent, names);
+      }
+      return names;
+    };
+    const missing: string[] = [];
+    for (const rel of plan.puts) {
+      if (!(await listing(path.posix.dirname(rel))).has(path.posix.basename(rel))) missing.push(rel);
+    }
     if (missing.length) {
       throw new Error(
         `${missing.length} staged file(s) of the snapshot in ${this.#dir} vanished before the commit (${missing.slice(0, 3).join(', ')}): something else wrote ${path.join(this.#dir, TXN)}; nothing was committed: the previous snapshot is intact`,

@@ -29,6 +29,7 @@ import {
   datasourceIndexEntry,
   forgetState,
   indexEntry,
+  indexEntryText,
   indexRowsText,
   isStackOverflow,
   loadState,
@@ -156,6 +157,7 @@ function languagesOf(space: Space): string[] {
 async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   const text = canonicalJson(record);
   const entry = indexEntry(record, text, languagesOf(pass.space));
+  indexEntryText(entry);
   const old = pass.stories.get(record.id);
   pass.stories.set(record.id, entry);
   if (old?.digest === entry.digest) {
