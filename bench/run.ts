@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark, figures printed side by side.
- * Pass names to run some: `npm run bench -- service`; `sync` is `sync-bound` and `sync-memory`.
+ * Pass names to run some: `npm run bench -- service`; `sync` is `sync-bound` and `sync-memory`;
+ * `compile-floor` is the part of `compile` that compares a full compile with its floor.
  */
 import { benchAssets } from './assets.js';
 import { benchFleet } from './fleet.js';
 import { benchPlugin } from './plugin.js';
 import { benchService } from './service.js';
 import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
-import { benchCompile } from './compile.js';
+import { benchCompile, benchCompileFloor } from './compile.js';
 import { benchHostile } from './hostile.js';
 import { benchLeanIndex } from './lean-index.js';
 import { benchSite } from './site.js';
@@ -19,6 +20,7 @@ const suites: Record<string, () => Promise<void>> = {
   'sync-memory': benchSyncMemory,
   plugin: benchPlugin,
   compile: benchCompile,
+  'compile-floor': benchCompileFloor,
   hostile: benchHostile,
   assets: benchAssets,
   index: benchLeanIndex,
@@ -27,8 +29,8 @@ const suites: Record<string, () => Promise<void>> = {
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-// `sync` runs both of its parts; without names, each part runs once.
-const all = Object.keys(suites).filter((name) => !name.startsWith('sync-'));
+// `sync` runs both of its parts; without names, each part runs once (`compile` includes `compile-floor`).
+const all = Object.keys(suites).filter((name) => !name.startsWith('sync-') && name !== 'compile-floor');
 for (const name of wanted.length ? wanted : all) {
   const suite = suites[name];
   if (!suite) {
