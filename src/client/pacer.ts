@@ -110,10 +110,11 @@ export const SERVICE_BUCKET_MS = 1000;
 /**
  * The default budget: the service's bucket mirrored. It is spent at once at the start (the
  * service's starts full), then requests start at the full rate, and slots missed are made up to
- * the bucket's size. `reserveMs` of it stay unspent, against requests that reach the service
- * closer together than they started (a busy service, or a busy machine, answers late and then
- * several at once). 150 ms, measured: a 10,000-story sync at 40 ms latency took 23.0 s with no
- * 429; with 50 ms one or two 429s came in each run, each halving the rate, 24.2 s.
+ * the bucket's size. `reserveMs` of it stay unspent: requests of the first burst that reach the
+ * service later than they started (a service or machine still warming up) find its bucket full,
+ * and the refill of that delay is lost to its cap while this side counts it. 150 ms, measured: a
+ * 10,000-story sync at 40 ms latency took 23.0 s with no 429; with 50 ms one 429 came in each
+ * run, halving the rate, 24.2 s.
  */
 export function serviceBudget(reserveMs = 150): Pacer {
   const burst = SERVICE_BUCKET_MS - reserveMs;
