@@ -110,6 +110,30 @@ describe('assets through the control plane', () => {
   });
 });
 
+describe('assets that content references', () => {
+  it('serves an asset once a published change references it, and no longer once no content does', async () => {
+    const story = (await server.api('/v2/cdn/stories', { per_page: '1' })).body.stories[0] as { id: number };
+    const url = (hash: string) => `https://a.demo-assets.invalid/f/287451/40x30/${hash}/pasted.png`;
+    const pathOf = (hash: string) => new URL(url(hash)).pathname;
+    const reference = async (hash: string) => {
+      const put = await fetch(`${server.url}/__admin/stories/${story.id}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: { pasted: { fieldtype: 'asset', id: null, filename: url(hash) } } }),
+      });
+      expect(put.status).toBe(200);
+      expect((await fetch(`${server.url}/__admin/stories/${story.id}/publish`, { method: 'POST' })).status).toBe(200);
+    };
+    expect((await server.get(pathOf('aaaaaaaaaa'))).status).toBe(404);
+    await reference('aaaaaaaaaa');
+    expect((await server.get(pathOf('aaaaaaaaaa'))).status).toBe(200);
+    // The story's content is replaced again: the first file is referenced by nothing now.
+    await reference('bbbbbbbbbb');
+    expect((await server.get(pathOf('bbbbbbbbbb'))).status).toBe(200);
+    expect((await server.get(pathOf('aaaaaaaaaa'))).status).toBe(404);
+  });
+});
+
 describe('v2 resolve_assets=1', () => {
   it('lists the metadata of every referenced asset, each at a URL the service serves', async () => {
     const { body } = await server.api('/v2/cdn/stories', { resolve_assets: '1', per_page: '100' });
