@@ -422,22 +422,16 @@ export class SnapshotTransaction {
   async #checkStaged(plan: Plan): Promise<void> {
     const root = path.join(this.#dir, TXN, 'files');
     // One listing per directory the plan puts into (a recursive walk of thousands of files costs more).
-    const listings = new Map<string, Promise<Set<string>>>();
-    const listing = (parent: string) => {
-      let names = listings.get(parent);
-      if (!names) {
-        names = fs.readdir(path.join(root, parent)).then(
-          (n) => new Set(n),
-          () => new Set<string>(),
-        );
-        listings.set(parent, names);
-      }
-      return names;
-    };
-    const missing: string[] = [];
-    for (const rel of plan.puts) {
-      if (!(await listing(path.posix.dirname(rel))).has(path.posix.basename(rel))) missing.push(rel);
-    }
+    const parents = [...new Set(plan.puts.map((rel) => path.posix.dirname(rel)))];
+    const listings = new Map(
+      await Promise.all(
+        parents.map(async (parent) => {
+          const names = await fs.readdir(path.join(root, parent)).catch(() => [] as string[]);
+          return [parent, new Set(names)] as const;
+        }),
+      ),
+    );
+    const missing = plan.puts.filter((rel) => !listings.get(path.posix.dirname(rel))!.has(path.posix.basename(rel)));
     if (missing.length) {
       throw new Error(
         `${missing.length} staged file(s) of the snapshot in ${this.#dir} vanished before the commit (${missing.slice(0, 3).join(', ')}): something else wrote ${path.join(this.#dir, TXN)}; nothing was committed: the previous snapshot is intact`,

@@ -157,6 +157,7 @@ function languagesOf(space: Space): string[] {
 async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
   const text = canonicalJson(record);
   const entry = indexEntry(record, text, languagesOf(pass.space));
+  // Its index text made now, while the network is awaited, so the commit only joins texts.
   indexEntryText(entry);
   const old = pass.stories.get(record.id);
   pass.stories.set(record.id, entry);

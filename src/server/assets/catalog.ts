@@ -9,7 +9,14 @@ import { type AssetPath, type AssetReference, assetReferences, parseAssetUrl } f
 import type { StoryRecord, StoryVersion } from '../../snapshot/index.js';
 import type { SpaceStore } from '../store.js';
 
-type ParsedUrl = NonNullable<ReturnType<typeof parseAssetUrl>>;
+interface ParsedReference {
+  ref: AssetReference;
+  parsed: NonNullable<ReturnType<typeof parseAssetUrl>>;
+}
+
+/** The asset references in content, each with its URL parsed. */
+const parsedReferences = (content: unknown): ParsedReference[] =>
+  assetReferences(content).map((ref) => ({ ref, parsed: parseAssetUrl(ref.url)! }));
 
 export interface AssetEntry extends AssetPath {
   /** The URL as stored in content. */
@@ -54,14 +61,13 @@ export class AssetCatalog {
    * it in place, so a walk once made stays right, and the derivation after a change walks only
    * the content that changed (at 10,000 stories, a quarter of a second less per change).
    */
-  readonly #references = new WeakMap<object, Array<{ ref: AssetReference; parsed: ParsedUrl }>>();
+  readonly #references = new WeakMap<object, ParsedReference[]>();
 
-  #referencesOf(content: unknown): Array<{ ref: AssetReference; parsed: ParsedUrl }> {
-    const walk = () => assetReferences(content).map((ref) => ({ ref, parsed: parseAssetUrl(ref.url)! }));
-    if (typeof content !== 'object' || content === null) return walk();
+  #referencesOf(content: unknown): ParsedReference[] {
+    if (typeof content !== 'object' || content === null) return parsedReferences(content);
     let refs = this.#references.get(content);
     if (!refs) {
-      refs = walk();
+      refs = parsedReferences(content);
       this.#references.set(content, refs);
     }
     return refs;
