@@ -76,6 +76,14 @@ async function modulesUnder(dir: string): Promise<string[]> {
 /** Beside the copies: what they were made with and when, so that a rebuild copies only what changed since. */
 const STAMP_FILE = '.content-sync.json';
 
+/**
+ * Beside the copies: says they are ES modules. Without it, Node takes the module type from the
+ * project's package.json; where that does not say `"type": "module"`, Node parses each of them
+ * twice to find out (or refuses them, where it does not detect module syntax).
+ */
+const PACKAGE_FILE = 'package.json';
+const PACKAGE_TEXT = `${JSON.stringify({ type: 'module' })}\n`;
+
 interface Stamp {
   /** Where assets are served from and the asset index the copies were localized with: a change rewrites all. */
   key: string;
@@ -126,6 +134,7 @@ export async function writeServerModules(
   for (const dir of new Set(files.map((f) => path.dirname(f))))
     await fs.mkdir(path.join(target, dir), { recursive: true });
   await fs.mkdir(assetsOut, { recursive: true });
+  await fs.writeFile(path.join(target, PACKAGE_FILE), PACKAGE_TEXT);
   const shown = new Set<string>();
   const urlOf = (file: string) => {
     shown.add(file);

@@ -121,6 +121,22 @@ describe("a server build with ssrModules: 'external'", () => {
     expect(written(first).assets).toBe(files.size);
   });
 
+  it('says the copies are ES modules, so Node need not guess from the project (which here has no package.json)', async () => {
+    expect(JSON.parse(await fs.readFile(path.join(root, 'out', 'content', 'package.json'), 'utf8'))).toEqual({
+      type: 'module',
+    });
+    // Without syntax detection, Node takes a .js file outside a `"type": "module"` package for CommonJS.
+    const url = pathToFileURL(path.join(root, 'out', 'content', 'index.js')).href;
+    const script = `const m = await import(${JSON.stringify(url)}); console.log(m.entries.length);`;
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--no-experimental-detect-module',
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    expect(Number(stdout)).toBeGreaterThan(0);
+  });
+
   it('works wherever the output is moved', async () => {
     const moved = path.join(root, 'moved', 'elsewhere');
     await fs.mkdir(path.dirname(moved), { recursive: true });
