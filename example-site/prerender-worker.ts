@@ -15,7 +15,11 @@ export interface PrerenderTask {
   outDir: string;
   /** index.html after the client build. */
   template: string;
-  /** This worker renders the routes whose position modulo `shards` is `shard`; shard 0 adds the 404 page. */
+  /**
+   * This worker renders the pages of the stories whose id modulo `shards` is `shard` (every
+   * language of a story in one worker: they import the same module, which each worker would load
+   * otherwise) and the other routes whose position modulo `shards` is; shard 0 adds the 404 page.
+   */
   shard: number;
   shards: number;
 }
@@ -75,7 +79,7 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   const queue = new PQueue({ concurrency: PAGE_CONCURRENCY });
   await queue.addAll(
     all
-      .filter((_, i) => i % task.shards === task.shard)
+      .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
       .map((route) => async () => {
         const page = async () => fillTemplate(task.template, await renderRoute(route, await contextOf(route.lang)));
         if (await write(route.url, page)) pages++;

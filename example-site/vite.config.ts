@@ -45,6 +45,9 @@ export function siteConfig(
     embedded: { data: `${dir}/space`, demo: { stories }, admin: options.dev ?? false },
     resolveRelations: RELATIONS,
     resolveLinks: 'url',
+    // Navigation, breadcrumbs, folder and tag pages show other stories' titles: the index carries
+    // them, so a page loads its own story only.
+    entryFields: ['title', 'name'],
     // Images and documents come with the snapshot and are bundled: the built site needs no asset host.
     assets: 'download',
     // The prerender imports the content modules from disk: bundling 20,000 of them is slow.

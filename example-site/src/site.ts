@@ -3,7 +3,7 @@
  * (start pages), tag pages and the language switcher. Built from the
  * metadata in `content:index`; no story body is loaded here.
  */
-import { byLanguage, byUuid, entries, languages, load, type StoryEntry } from 'content:index';
+import { byLanguage, byUuid, entries, languages, type StoryEntry } from 'content:index';
 import { tags } from 'content:tags';
 
 export const DEFAULT_LANGUAGE = 'default';
@@ -159,23 +159,18 @@ export function alternates(route: Route): Array<{ lang: string; url: string }> {
   });
 }
 
-/** What a page needs besides its story: its language and the title of every story in that language. */
+/** What a page needs besides its story: its language and how other stories are titled. */
 export interface PageContext {
   lang: string;
-  /** The story's title in the page's language (the delivered name is not translated). */
+  /** A story's title in the page's language (the delivered name is not translated). */
   title(entry: StoryEntry): string;
 }
 
+/** A story's title from its entry (the site's `entryFields`): no story needs loading for it. */
+export const entryTitle = (entry: StoryEntry): string => entry.fields.title || entry.fields.name || entry.name;
+
 export async function pageContext(lang: string): Promise<PageContext> {
-  const titles = new Map<number, string>();
-  await Promise.all(
-    byLanguage(lang).map(async (entry) => {
-      const story = await load(entry);
-      const c = story.content;
-      titles.set(entry.id, 'title' in c && c.title ? c.title : 'name' in c && c.name ? c.name : entry.name);
-    }),
-  );
-  return { lang, title: (entry) => titles.get(entry.id) ?? entry.name };
+  return { lang, title: entryTitle };
 }
 
 export { languages };

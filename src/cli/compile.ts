@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import { compile, type CompileResult } from '../compile/index.js';
+import { checkEntryFields } from '../compile/emit.js';
 import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
 import { UsageError, choice, integer, parse } from './args.js';
 
@@ -18,6 +19,8 @@ const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
   --depth N               how deep resolved stories are resolved themselves (default 1)
   --keep-unresolved       keep a relation's uuid where its target is missing or
                           unpublished (default: left out, named in the warning)
+  --entry-fields L        comma-separated content fields copied into each
+                          story's index entries (entry.fields)
   --schema FILE           a component schema export to merge into the types
   --declaration FILE      where the declarations of every content: import go
                           (default: content.d.ts beside --out; none: not written)
@@ -44,6 +47,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     'resolve-links': { type: 'string' },
     depth: { type: 'string' },
     'keep-unresolved': { type: 'boolean' },
+    'entry-fields': { type: 'string' },
     schema: { type: 'string' },
     declaration: { type: 'string' },
     full: { type: 'boolean' },
@@ -66,6 +70,15 @@ export async function compileCommand(argv: string[]): Promise<number> {
     .filter(Boolean);
   for (const r of relations ?? [])
     if (!RELATION_PATTERN.test(r)) throw new UsageError(`--resolve-relations: "${r}" is not component.field`);
+  const entryFields = (values['entry-fields'] as string | undefined)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  try {
+    checkEntryFields(entryFields ?? []);
+  } catch (err) {
+    throw new UsageError(`--entry-fields: ${(err as Error).message.replace(/^entryFields: /, '')}`);
+  }
   let schema: unknown;
   if (values.schema) {
     try {
@@ -88,6 +101,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
       ...(links ? { resolveLinks: links } : {}),
       depth: integer(values.depth as string | undefined, 'depth', 1, 0, 10),
       keepUnresolved: Boolean(values['keep-unresolved']),
+      ...(entryFields ? { entryFields } : {}),
       ...(schema !== undefined ? { schema } : {}),
       ...(values.declaration !== undefined
         ? { declaration: values.declaration === 'none' ? false : (values.declaration as string) }

@@ -25,7 +25,7 @@ commands:
   store  prune --store s3://BUCKET/PREFIX --keep N [--grace-minutes M]
          remove the store's snapshot versions beyond the newest N
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
-         [--depth N] [--detect-relations] [--keep-unresolved] [--schema FILE] [--version V]
+         [--depth N] [--detect-relations] [--keep-unresolved] [--entry-fields L] [--schema FILE] [--version V]
          [--full] [--json]
          typed modules and types from a snapshot
   prepare [--config FILE] [--mode M]

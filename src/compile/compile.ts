@@ -39,6 +39,7 @@ import type { CompileContext } from './context.js';
 import {
   CHUNKS,
   GENERATED_HEADER,
+  checkEntryFields,
   backlinksChunk,
   backlinksDeclaration,
   backlinksModule,
@@ -86,6 +87,12 @@ export interface CompileOptions {
   keepUnresolved?: boolean;
   /** A component schema export merged into the inferred types. */
   schema?: unknown;
+  /**
+   * Content fields copied into each story's index entries (`entry.fields`), as the snapshot has
+   * them (a relation is its uuid): what lists of stories show (a title, a teaser image) without
+   * loading each story. Default none.
+   */
+  entryFields?: readonly string[];
   /** Regenerate everything, ignoring the state of the last compile. */
   full?: boolean;
   /** Import specifier prefix of the story modules in the declarations (default `content:`, the Vite plugin's). */
@@ -156,7 +163,9 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
       keepUnresolved: options.keepUnresolved ?? false,
       publishedView: manifest.views.includes('published'),
     },
+    entryFields: options.entryFields ?? [],
   };
+  checkEntryFields(setup.entryFields);
   const stateFile = path.join(out, STATE_FILE);
   const stamp = await fileStamp(stateFile);
   // Without a state to resume from (or with --full) the compile is a full one: when it will run in
@@ -321,6 +330,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     setup.languages,
     readDatasources(snapshot),
     readTags(snapshot, setup.view),
+    setup.entryFields,
   );
   for (const [rel, text] of shared) output.write(rel, text);
   const components = new Set<string>();
@@ -440,6 +450,8 @@ function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: strin
       l: options.resolveLinks ?? null,
       depth: options.depth ?? 1,
       k: options.keepUnresolved ?? false,
+      // Only when set: a fingerprint without them stays what it was before there were entry fields.
+      ...(setup.entryFields.length ? { f: setup.entryFields } : {}),
       schema: options.schema ?? null,
       prefix,
       v: STATE_VERSION,
@@ -475,6 +487,7 @@ function sharedFiles(
   languages: readonly string[],
   datasources: readonly DatasourceRecord[],
   tags: readonly Tag[],
+  entryFields: readonly string[],
 ): Array<[string, string]> {
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
@@ -483,7 +496,7 @@ function sharedFiles(
     [RUNTIME_FILE, RUNTIME_SOURCE],
     ['stories.d.ts', storiesDeclaration(chunkTotal)],
     ['index.js', indexModule(chunkTotal, languages)],
-    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes)],
+    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes, entryFields)],
     ['datasources.js', datasourcesModule(datasources)],
     ['datasources.d.ts', datasourcesDeclaration(datasources)],
     ['tags.js', tagsModule(tags)],

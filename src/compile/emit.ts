@@ -28,9 +28,30 @@ export interface EntryMeta {
   first_published_at: string | null;
   /** Folder path the story sits in (`''` at the root). */
   folder: string;
+  /** The content fields the compile copies into entries (`entryFields`) that the story has in this language. */
+  fields?: Record<string, unknown>;
 }
 
-export function entryMeta(story: Story, lang: string): EntryMeta {
+/**
+ * Checks the names of the content fields entries carry (`entryFields`): a list of names, each
+ * once, none `__proto__` (reading it off an entry would give its prototype).
+ */
+export function checkEntryFields(fields: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (typeof f !== 'string' || f === '' || f === '__proto__')
+      throw new TypeError(`entryFields: ${JSON.stringify(f)} is not a content field name`);
+    if (seen.has(f)) throw new TypeError(`entryFields: "${f}" is listed twice`);
+    seen.add(f);
+  }
+}
+
+/**
+ * A story's entry in one language (`story` as the snapshot has it); with `fields`, those of its
+ * content fields it has, so that a list of stories can show them without loading every story.
+ * They are the snapshot's values: a relation is its uuid (an entry embeds no other story).
+ */
+export function entryMeta(story: Story, lang: string, fields: readonly string[] = []): EntryMeta {
   const full = story.full_slug;
   const trimmed = full.replace(/\/$/, '');
   const folder = story.is_startpage ? trimmed : trimmed.slice(0, Math.max(0, trimmed.lastIndexOf('/')));
@@ -50,7 +71,14 @@ export function entryMeta(story: Story, lang: string): EntryMeta {
     published_at: story.published_at,
     first_published_at: story.first_published_at,
     folder,
+    ...(fields.length ? { fields: pick(story.content as unknown as Record<string, unknown>, fields) } : {}),
   };
+}
+
+function pick(content: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (Object.hasOwn(content, f) && content[f] !== undefined) out[f] = content[f];
+  return out;
 }
 
 export const storyModulePath = (id: number) => `stories/${id}.js`;
@@ -161,8 +189,10 @@ const byLangThenId = (a: EntryMeta, b: EntryMeta) => (a.lang < b.lang ? -1 : a.l
 /** chunks/entries-N.js: the metadata of the stories of one chunk, one entry a line. */
 export function entriesChunk(metas: readonly EntryMeta[]): string {
   const sorted = [...metas].sort(byLangThenId);
-  // JSON text is the expression: an entry's keys are its own (EntryMeta), none from content.
-  return `${GENERATED_HEADER}export default [\n${sorted.map((m) => JSON.stringify(m)).join(',\n')}\n];\n`;
+  // JSON text is the expression: an entry's keys are its own (EntryMeta); its content fields may
+  // hold any key, `__proto__` included (see jsonExpression).
+  const line = (m: EntryMeta) => (m.fields ? jsonExpression(m) : JSON.stringify(m));
+  return `${GENERATED_HEADER}export default [\n${sorted.map(line).join(',\n')}\n];\n`;
 }
 
 /** The metadata read back from an entries chunk, or undefined if it is not that. */
@@ -194,6 +224,23 @@ export interface Slugs {
 ${lines.join('\n')}${lines.length ? '\n' : ''}}
 `;
 }
+
+/** The `fields` member of StoryEntry, when entries carry content fields. */
+const entryFieldsDeclaration = (fields: readonly string[]): string =>
+  fields.length
+    ? `\n  /** The story's content fields listed in \`entryFields\` that it has in this language, as the snapshot has them. */\n  fields: EntryFields<C>;`
+    : '';
+
+/** Each field of \`entryFields\` as the content types that have it type it (optional: not every story has it). */
+const entryFieldsType = (fields: readonly string[]): string =>
+  fields.length
+    ? `\n/** A content value as the snapshot has it: a story its module embeds (a resolved relation) is its uuid. */
+export type Stored<V> = V extends { uuid: string; full_slug: string; content: unknown } ? string : V extends readonly (infer E)[] ? Stored<E>[] : V;
+/** The content fields entries carry (\`entryFields\`), as the content types of C have them. */
+export type EntryFields<C extends string = ComponentName> = {
+  [K in ${fields.map(stringLiteral).join(' | ')}]?: StoryOf<C>['content'] extends infer T ? T extends unknown ? K extends keyof T ? Stored<T[K]> : never : never : never;
+};`
+    : '';
 
 /** A story module as its chunk's declarations name it. */
 export interface DeclaredModule {
@@ -300,7 +347,11 @@ export async function getStory(fullSlug, lang = 'default') {
  * types and has no import statements, so the same text also declares the module inside content.d.ts
  * (see types/ambient.ts).
  */
-export function indexDeclaration(chunkTotal: number, storyTypes: ReadonlyMap<string, string>): string {
+export function indexDeclaration(
+  chunkTotal: number,
+  storyTypes: ReadonlyMap<string, string>,
+  entryFields: readonly string[] = [],
+): string {
   const types = (name: string) => `import(${stringLiteral('./types.js')}).${name}`;
   const typeLines = [...storyTypes.keys()]
     .sort()
@@ -327,8 +378,8 @@ export interface StoryEntry<C extends string = ComponentName> {
   position: number;
   published_at: string | null;
   first_published_at: string | null;
-  folder: string;
-}
+  folder: string;${entryFieldsDeclaration(entryFields)}
+}${entryFieldsType(entryFields)}
 /** The content type of every full slug of the snapshot (language variants carry their prefix). */
 export type SlugComponents = ${range(chunkTotal)
     .map((b) => `import(${stringLiteral(`./${CHUNKS.entries(b)}`)}).Slugs`)

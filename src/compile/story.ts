@@ -61,6 +61,8 @@ export interface StorySetup {
     /** The snapshot holds the published view: its index says which stories have a published version. */
     publishedView: boolean;
   };
+  /** Content fields copied into each story's index entries (see entryMeta). */
+  entryFields: readonly string[];
 }
 
 /** A story reference whose target is missing, with the story it was found in (for the warning). */
@@ -475,7 +477,7 @@ export class StoryCompiler {
       }
       raws.set(story, { from: `../${rawModulePath(e.id)}`, name });
       exports.push([name, result.story]);
-      metas.push(entryMeta(story, lang));
+      metas.push(entryMeta(story, lang, this.#setup.entryFields));
     }
     this.#inferrer.addVariants(exports.map(([, s]) => s));
     return {

@@ -67,6 +67,21 @@ export const ContentSyncOptions = z.strictObject({
    */
   keepUnresolved: z.boolean().default(false),
   /**
+   * Content fields copied into every story's entry of `content:index` (`entry.fields.title`), as
+   * the snapshot has them (a relation is its uuid): what a list of stories shows (navigation, tag
+   * pages, teasers) without loading each story.
+   * @default [] (none)
+   */
+  entryFields: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((f) => f !== '__proto__', 'a content field name (not __proto__)'),
+    )
+    .refine((fields) => new Set(fields).size === fields.length, 'each field once')
+    .default([]),
+  /**
    * Where the snapshot (`<dir>/snapshot`) and the generated modules (`<dir>/modules`) live, relative to the Vite root.
    * @default '.content'
    */

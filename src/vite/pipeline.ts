@@ -240,6 +240,7 @@ export class ContentPipeline {
       ...(this.options.resolveLinks ? { resolveLinks: this.options.resolveLinks } : {}),
       depth: this.options.depth,
       keepUnresolved: this.options.keepUnresolved,
+      entryFields: this.options.entryFields,
       ...(this.#schema !== undefined ? { schema: this.#schema } : {}),
       cache: this.#compileCache,
     });
