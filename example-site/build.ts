@@ -24,7 +24,11 @@ function storiesArg(): number {
 try {
   const result = await buildSite({ logLevel: 'info', stories: storiesArg() });
   const out = path.relative(process.cwd(), result.outDir) || '.';
-  console.log(`\nBuilt ${result.pages} pages in ${(result.durationMs / 1000).toFixed(1)}s into ${out}/`);
+  const unchanged = result.pages - result.rewritten;
+  console.log(
+    `\nBuilt ${result.pages} pages in ${(result.durationMs / 1000).toFixed(1)}s into ${out}/` +
+      (unchanged ? ` (${unchanged} unchanged, left as they were)` : ''),
+  );
   for (const phase of result.phases) console.log(`  ${phase.name.padEnd(14)} ${(phase.ms / 1000).toFixed(1)}s`);
   console.log(`Preview: npx vite preview --outDir ${out}   (then open the URL it prints)`);
 } catch (err) {

@@ -3,7 +3,7 @@
  * It is bundled with the server entry, so it runs as plain JavaScript: no TypeScript loader stands
  * between it and the 20,000 content modules it imports from disk.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
@@ -26,6 +26,8 @@ export interface PrerenderTask {
 
 export interface PrerenderResult {
   pages: number;
+  /** Pages whose file was written (the others were there with the same bytes). */
+  rewritten: number;
   /** Every file written (absolute). */
   files: string[];
   /** Pages not written because their URL would leave the output directory (each one warned about). */
@@ -35,18 +37,29 @@ export interface PrerenderResult {
 /** Pages rendered at once (each may wait for its story module to load). */
 const PAGE_CONCURRENCY = 16;
 
-/**
- * Writes a page, making its folder only when it is missing (a rebuild finds them all there).
- * Synchronous: this thread has nothing else to do meanwhile, and 29,000 small writes cost less so.
- */
-function writePage(file: string, html: string): void {
+/** The bytes of a page already written, or undefined when there is none. */
+function written(file: string): Buffer | undefined {
   try {
-    writeFileSync(file, html);
+    return readFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, html);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
+}
+
+/**
+ * Writes a page unless it is there with the same bytes (a rebuild of unchanged content rewrites
+ * nothing: reading a page costs less than replacing it, and deploys that compare times upload only
+ * what changed), making its folder only when it is missing. Synchronous: this thread has nothing
+ * else to do meanwhile, and 29,000 small files cost less so. True when it wrote.
+ */
+function writePage(file: string, html: string): boolean {
+  const bytes = Buffer.from(html);
+  const there = written(file);
+  if (there?.equals(bytes)) return false;
+  if (!there) mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, bytes);
+  return true;
 }
 
 async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
@@ -58,9 +71,10 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   }
   const refused: string[] = [];
   let pages = 0;
+  let rewritten = 0;
   const files: string[] = [];
-  /** Whether the page was written (not refused). */
-  const write = async (url: string, html: () => Promise<string>): Promise<boolean> => {
+  /** Whether the page is in the output (not refused), and whether its file was written now. */
+  const write = async (url: string, html: () => Promise<string>): Promise<{ rewritten: boolean } | undefined> => {
     let file: string;
     try {
       file = pageFile(task.outDir, url);
@@ -68,11 +82,11 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
       if (!(error instanceof PageOutsideOutput)) throw error;
       refused.push(url);
       console.warn(`example-site: ${error.message}`);
-      return false;
+      return undefined;
     }
-    writePage(file, await html());
+    const rewrote = writePage(file, await html());
     files.push(file);
-    return true;
+    return { rewritten: rewrote };
   };
   const contexts = new Map<string, ReturnType<typeof pageContext>>();
   const contextOf = (lang: string) => contexts.get(lang) ?? contexts.set(lang, pageContext(lang)).get(lang)!;
@@ -82,11 +96,13 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
       .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
       .map((route) => async () => {
         const page = async () => fillTemplate(task.template, await renderRoute(route, await contextOf(route.lang)));
-        if (await write(route.url, page)) pages++;
+        const result = await write(route.url, page);
+        if (result) pages++;
+        if (result?.rewritten) rewritten++;
       }),
   );
   if (task.shard === 0) await write('/404.html', async () => fillTemplate(task.template, await renderNotFound('/404')));
-  return { pages, files, refused };
+  return { pages, rewritten, files, refused };
 }
 
 parentPort?.postMessage(await prerender(workerData as PrerenderTask));

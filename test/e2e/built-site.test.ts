@@ -202,6 +202,25 @@ describe('the built example site', () => {
     expect(await filesContaining([site.outDir, site.modulesDir], site.tokens)).toEqual([]);
   });
 
+  it('a rebuild over the output removes what it no longer writes, folders left empty included, and keeps the rest', async () => {
+    const stale = path.join(site.outDir, 'gone', 'deeper', 'index.html');
+    await fs.mkdir(path.dirname(stale), { recursive: true });
+    await fs.writeFile(stale, 'a page of a story since deleted');
+    // A stale file beside a page that stays: the page's folder stays.
+    const beside = path.join(site.outDir, 'tags', 'leftover.html');
+    await fs.writeFile(beside, 'stale');
+    const before = (await filesUnder(site.outDir)).filter((f) => f !== stale && f !== beside).sort();
+    const again = await (await siteApi()).buildSite({ outDir: site.outDir, logLevel: 'silent' });
+    expect(again.pages).toBe(site.pages);
+    // Content unchanged: every page was there with its bytes and was left alone, but the home page
+    // (the client build writes its template to index.html first).
+    expect(site.rewritten).toBe(site.pages);
+    expect(again.rewritten).toBe(1);
+    await expect(fs.access(path.join(site.outDir, 'gone'))).rejects.toThrow();
+    await expect(fs.access(beside)).rejects.toThrow();
+    expect((await filesUnder(site.outDir)).sort()).toEqual(before);
+  }, 60_000);
+
   it('type-checks (tsc over example-site against the generated modules)', async () => {
     const tsc = path.join(SITE_ROOT, '..', 'node_modules', 'typescript', 'bin', 'tsc');
     const run = promisify(execFile);

@@ -179,6 +179,8 @@ export const SITE_ROOT = fileURLToPath(new URL('../../example-site/', import.met
 export interface SiteBuild {
   outDir: string;
   pages: number;
+  /** Pages whose file the build wrote. */
+  rewritten: number;
   durationMs: number;
   tokens: string[];
   modulesDir: string;
