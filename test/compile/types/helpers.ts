@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { promises as fs, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { Story } from '../../../src/api/index.js';
 import { realdata } from '../../helpers/realdata.js';
 
@@ -111,4 +112,38 @@ export function tscProject(dir: string): Promise<{ code: number; output: string 
       },
     );
   });
+}
+
+/** An app as create-vite makes one (bundler resolution, strict) whose tsconfig includes `src` and `.content/content.d.ts`, nothing else. */
+export async function bundlerApp(root: string, files: Record<string, string>): Promise<void> {
+  await fs.mkdir(path.join(root, 'src'), { recursive: true });
+  await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  const compilerOptions = {
+    target: 'es2023',
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    lib: ['ES2023', 'DOM'],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    noUncheckedIndexedAccess: true,
+    types: [],
+  };
+  await fs.writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, include: ['src', '.content/content.d.ts'] }),
+  );
+  for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(root, 'src', name), text);
+}
+
+/**
+ * One tsc run over the app at `root`, whose sources are `src/main.ts` and `src/wrong<i>.ts` for each
+ * of `wrong`: everything but the wrong files must check clean, and each wrong file must fail.
+ */
+export async function expectOnlyWrongFail(root: string, wrong: readonly string[]): Promise<void> {
+  const { output } = await tscProject(root);
+  const errors = output.split('\n').filter((line) => /\): error /.test(line));
+  expect(errors.filter((line) => !/^src\/wrong\d+\.ts\(/.test(line))).toEqual([]);
+  for (let i = 0; i < wrong.length; i++)
+    expect(output, wrong[i]).toMatch(new RegExp(`src/wrong${i}\\.ts\\(\\d+,\\d+\\): error`));
 }

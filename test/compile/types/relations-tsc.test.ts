@@ -16,7 +16,7 @@ import { fixtureSpace, uuidOf } from '../../helpers/fixture-space.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
 import { importFresh } from '../support.js';
-import { tscProject } from './helpers.js';
+import { bundlerApp, expectOnlyWrongFail } from './helpers.js';
 
 const RELATIONS = ['article.author', 'author.articles', 'page.featured'];
 /** The plugin as a project's Vite config imports it (from source here, from the package in an app). */
@@ -57,40 +57,14 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** An app (create-vite's module resolution) whose tsconfig includes `src` and `.content/content.d.ts`, nothing else. */
-async function app(root: string, files: Record<string, string>): Promise<void> {
-  await fs.mkdir(path.join(root, 'src'), { recursive: true });
-  await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  const compilerOptions = {
-    target: 'es2023',
-    module: 'esnext',
-    moduleResolution: 'bundler',
-    lib: ['ES2023', 'DOM'],
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    noUncheckedIndexedAccess: true,
-    types: [],
-  };
-  await fs.writeFile(
-    path.join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, include: ['src', '.content/content.d.ts'] }),
-  );
-  for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(root, 'src', name), text);
-}
-
 /**
  * Type-checks `good` and each line of `wrong` in one tsc run over the app: `good` must check clean
  * and every wrong line must fail on its own.
  */
 async function expectTypes(root: string, good: string, wrong: readonly string[]): Promise<void> {
   const files = Object.fromEntries(wrong.map((text, i) => [`wrong${i}.ts`, `${PREAMBLE}${text}\nexport {};\n`]));
-  await app(root, { 'main.ts': `${PREAMBLE}${good}`, ...files });
-  const { output } = await tscProject(root);
-  const errors = output.split('\n').filter((line) => /\): error /.test(line));
-  expect(errors.filter((line) => !/^src\/wrong\d+\.ts\(/.test(line))).toEqual([]);
-  for (let i = 0; i < wrong.length; i++)
-    expect(output, wrong[i]).toMatch(new RegExp(`src/wrong${i}\\.ts\\(\\d+,\\d+\\): error`));
+  await bundlerApp(root, { 'main.ts': `${PREAMBLE}${good}`, ...files });
+  await expectOnlyWrongFail(root, wrong);
 }
 
 const PREAMBLE = `import { getStory } from 'content:index';
