@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
 import { PageOutsideOutput, pageFile } from './page-file.js';
-import { fillTemplate, pageContext, renderNotFound, renderRoute, routes } from './src/entry-server.js';
+import { fillTemplate, renderNotFound, renderRoute, routes } from './src/entry-server.js';
 
 /** What a worker is given (as its workerData). */
 export interface PrerenderTask {
@@ -88,14 +88,12 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     files.push(file);
     return { rewritten: rewrote };
   };
-  const contexts = new Map<string, ReturnType<typeof pageContext>>();
-  const contextOf = (lang: string) => contexts.get(lang) ?? contexts.set(lang, pageContext(lang)).get(lang)!;
   const queue = new PQueue({ concurrency: PAGE_CONCURRENCY });
   await queue.addAll(
     all
       .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
       .map((route) => async () => {
-        const page = async () => fillTemplate(task.template, await renderRoute(route, await contextOf(route.lang)));
+        const page = async () => fillTemplate(task.template, await renderRoute(route));
         const result = await write(route.url, page);
         if (result) pages++;
         if (result?.rewritten) rewritten++;

@@ -6,10 +6,10 @@ import { esc } from './html.js';
 import { t } from './i18n.js';
 import { layout, type Rendered } from './layout.js';
 import { loadStory, storyBody, tagBody, tagsBody, titleOf } from './pages.js';
-import { DEFAULT_LANGUAGE, findRoute, languages, pageContext, routes, type PageContext, type Route } from './site.js';
+import { DEFAULT_LANGUAGE, findRoute, languages, pageContext, routes, type Route } from './site.js';
 
 export type { Rendered, Route };
-export { pageContext, routes };
+export { routes };
 
 /** The language a URL is in, from its first segment. */
 function languageOf(pathname: string): string {
@@ -19,7 +19,7 @@ function languageOf(pathname: string): string {
 
 export async function renderNotFound(pathname: string): Promise<Rendered> {
   const lang = languageOf(pathname);
-  const ctx = await pageContext(lang);
+  const ctx = pageContext(lang);
   return layout(ctx, {
     route: undefined,
     title: t('notFound', lang),
@@ -28,8 +28,8 @@ export async function renderNotFound(pathname: string): Promise<Rendered> {
   });
 }
 
-export async function renderRoute(route: Route, context?: PageContext): Promise<Rendered> {
-  const ctx = context ?? (await pageContext(route.lang));
+export async function renderRoute(route: Route): Promise<Rendered> {
+  const ctx = pageContext(route.lang);
   switch (route.kind) {
     case 'story': {
       const story = await loadStory(route.entry);

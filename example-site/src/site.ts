@@ -169,7 +169,7 @@ export interface PageContext {
 /** A story's title from its entry (the site's `entryFields`): no story needs loading for it. */
 export const entryTitle = (entry: StoryEntry): string => entry.fields.title || entry.fields.name || entry.name;
 
-export async function pageContext(lang: string): Promise<PageContext> {
+export function pageContext(lang: string): PageContext {
   return { lang, title: entryTitle };
 }
 
