@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import { compile, type CompileResult } from '../compile/index.js';
-import { checkEntryFields } from '../compile/emit.js';
+import { entryFieldsProblem } from '../compile/emit.js';
 import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
 import { UsageError, choice, integer, parse } from './args.js';
 
@@ -74,11 +74,8 @@ export async function compileCommand(argv: string[]): Promise<number> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  try {
-    checkEntryFields(entryFields ?? []);
-  } catch (err) {
-    throw new UsageError(`--entry-fields: ${(err as Error).message.replace(/^entryFields: /, '')}`);
-  }
+  const fieldsProblem = entryFieldsProblem(entryFields ?? []);
+  if (fieldsProblem) throw new UsageError(`--entry-fields: ${fieldsProblem}`);
   let schema: unknown;
   if (values.schema) {
     try {

@@ -39,7 +39,7 @@ import type { CompileContext } from './context.js';
 import {
   CHUNKS,
   GENERATED_HEADER,
-  checkEntryFields,
+  entryFieldsProblem,
   backlinksChunk,
   backlinksDeclaration,
   backlinksModule,
@@ -165,7 +165,8 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
     },
     entryFields: options.entryFields ?? [],
   };
-  checkEntryFields(setup.entryFields);
+  const fieldsProblem = entryFieldsProblem(setup.entryFields);
+  if (fieldsProblem) throw new TypeError(`entryFields: ${fieldsProblem}`);
   const stateFile = path.join(out, STATE_FILE);
   const stamp = await fileStamp(stateFile);
   // Without a state to resume from (or with --full) the compile is a full one: when it will run in

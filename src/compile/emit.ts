@@ -33,17 +33,19 @@ export interface EntryMeta {
 }
 
 /**
- * Checks the names of the content fields entries carry (`entryFields`): a list of names, each
- * once, none `__proto__` (reading it off an entry would give its prototype).
+ * What is wrong with the names of the content fields entries carry (`entryFields`), if anything:
+ * each must be a name, listed once, and not `__proto__` (reading it off an entry would give its
+ * prototype).
  */
-export function checkEntryFields(fields: readonly string[]): void {
+export function entryFieldsProblem(fields: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const f of fields) {
     if (typeof f !== 'string' || f === '' || f === '__proto__')
-      throw new TypeError(`entryFields: ${JSON.stringify(f)} is not a content field name`);
-    if (seen.has(f)) throw new TypeError(`entryFields: "${f}" is listed twice`);
+      return `${JSON.stringify(f)} is not a content field name`;
+    if (seen.has(f)) return `"${f}" is listed twice`;
     seen.add(f);
   }
+  return undefined;
 }
 
 /**
