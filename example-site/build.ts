@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildSite } from './site-build.js';
+import { type BuildResult, buildSite } from './site-build.js';
 import { DEFAULT_STORIES } from './vite.config.js';
 
 function storiesArg(): number {
@@ -21,13 +21,20 @@ function storiesArg(): number {
   return stories;
 }
 
+/** What a warm build did not redo: pages whose content did not change, files left with the same bytes. */
+function reuse(result: BuildResult): string {
+  const notes: string[] = [];
+  if (result.rendered < result.pages) notes.push(`${result.rendered} rendered, the others' content unchanged`);
+  if (result.rewritten < result.rendered)
+    notes.push(`${result.rendered - result.rewritten} rendered to the same bytes`);
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
 try {
   const result = await buildSite({ logLevel: 'info', stories: storiesArg() });
   const out = path.relative(process.cwd(), result.outDir) || '.';
-  const unchanged = result.pages - result.rewritten;
   console.log(
-    `\nBuilt ${result.pages} pages in ${(result.durationMs / 1000).toFixed(1)}s into ${out}/` +
-      (unchanged ? ` (${unchanged} unchanged, left as they were)` : ''),
+    `\nBuilt ${result.pages} pages in ${(result.durationMs / 1000).toFixed(1)}s into ${out}/${reuse(result)}`,
   );
   for (const phase of result.phases) console.log(`  ${phase.name.padEnd(14)} ${(phase.ms / 1000).toFixed(1)}s`);
   console.log(`Preview: npx vite preview --outDir ${out}   (then open the URL it prints)`);

@@ -1,14 +1,18 @@
 /**
  * Renders and writes a share of the site's pages in a worker thread; the build starts one per core.
  * It is bundled with the server entry, so it runs as plain JavaScript: no TypeScript loader stands
- * between it and the 20,000 content modules it imports from disk.
+ * between it and the 20,000 content modules it imports from disk. A page whose digest (what it is
+ * made from, page-keys.ts) is the one it was last rendered with, and whose file is there, is not
+ * rendered again.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
 import { PageOutsideOutput, pageFile } from './page-file.js';
-import { fillTemplate, renderNotFound, renderRoute, routes } from './src/entry-server.js';
+import { PageKeys } from './page-keys.js';
+import { fillTemplate, renderNotFound, renderRoute, routes, type Route } from './src/entry-server.js';
 
 /** What a worker is given (as its workerData). */
 export interface PrerenderTask {
@@ -22,16 +26,37 @@ export interface PrerenderTask {
    */
   shard: number;
   shards: number;
+  /** What each page was last rendered with and left as (`pageStamp`), by URL (empty when none is known). */
+  previous: ReadonlyMap<string, string>;
 }
 
 export interface PrerenderResult {
   pages: number;
+  /** Pages rendered (the others' digests were the ones they were last rendered with). */
+  rendered: number;
   /** Pages whose file was written (the others were there with the same bytes). */
   rewritten: number;
   /** Every file written (absolute). */
   files: string[];
   /** Pages not written because their URL would leave the output directory (each one warned about). */
   refused: string[];
+  /** What each page was rendered with and left as, by URL (see PrerenderTask.previous). */
+  stamps: Array<[string, string]>;
+}
+
+/**
+ * A page as rendered from `key` (page-keys.ts) and as its file is: a file that another writer
+ * replaced since (the client build writes its template to the home page's, another site's build
+ * may have written any) has another time or size, and the page is rendered again.
+ */
+function pageStamp(key: string, file: string): string | undefined {
+  try {
+    const { size, mtimeMs } = statSync(file);
+    return `${key} ${size} ${mtimeMs}`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Pages rendered at once (each may wait for its story module to load). */
@@ -69,38 +94,41 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     if (seen.has(route.url)) throw new Error(`two pages at ${route.url}`);
     seen.add(route.url);
   }
-  const refused: string[] = [];
-  let pages = 0;
-  let rewritten = 0;
-  const files: string[] = [];
-  /** Whether the page is in the output (not refused), and whether its file was written now. */
-  const write = async (url: string, html: () => Promise<string>): Promise<{ rewritten: boolean } | undefined> => {
+  const keys = new PageKeys(path.dirname(fileURLToPath(import.meta.url)), task.template);
+  const result: PrerenderResult = { pages: 0, rendered: 0, rewritten: 0, files: [], refused: [], stamps: [] };
+  /** Renders the page at `url` unless it is made from what its file there was rendered from, and writes it unless unchanged. */
+  const page = async (url: string, route: Route | undefined, html: () => Promise<string>): Promise<void> => {
     let file: string;
     try {
       file = pageFile(task.outDir, url);
     } catch (error) {
       if (!(error instanceof PageOutsideOutput)) throw error;
-      refused.push(url);
+      result.refused.push(url);
       console.warn(`example-site: ${error.message}`);
-      return undefined;
+      return;
     }
-    const rewrote = writePage(file, await html());
-    files.push(file);
-    return { rewritten: rewrote };
+    const key = keys.of(route);
+    let stamp = pageStamp(key, file);
+    // The counts are of the routes' pages (the not-found page is not one).
+    const counted = route ? 1 : 0;
+    if (stamp === undefined || task.previous.get(url) !== stamp) {
+      result.rendered += counted;
+      if (writePage(file, await html())) result.rewritten += counted;
+      stamp = pageStamp(key, file)!;
+    }
+    result.pages += counted;
+    result.files.push(file);
+    result.stamps.push([url, stamp]);
   };
   const queue = new PQueue({ concurrency: PAGE_CONCURRENCY });
   await queue.addAll(
     all
       .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
-      .map((route) => async () => {
-        const page = async () => fillTemplate(task.template, await renderRoute(route));
-        const result = await write(route.url, page);
-        if (result) pages++;
-        if (result?.rewritten) rewritten++;
-      }),
+      .map((route) => () => page(route.url, route, async () => fillTemplate(task.template, await renderRoute(route)))),
   );
-  if (task.shard === 0) await write('/404.html', async () => fillTemplate(task.template, await renderNotFound('/404')));
-  return { pages, rewritten, files, refused };
+  if (task.shard === 0)
+    await page('/404.html', undefined, async () => fillTemplate(task.template, await renderNotFound('/404')));
+  return result;
 }
 
 parentPort?.postMessage(await prerender(workerData as PrerenderTask));

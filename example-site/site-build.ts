@@ -7,6 +7,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { build, type Plugin } from 'vite';
 import { prerender } from './prerender.js';
+import { keepRendered, takeRendered } from './rendered-pages.js';
 import { DEFAULT_STORIES, contentDirFor, siteConfig, siteRoot } from './vite.config.js';
 
 export interface BuildOptions {
@@ -14,12 +15,16 @@ export interface BuildOptions {
   outDir?: string;
   /** Stories in the demo space the site is built over; default 200. */
   stories?: number;
+  /** The content directory (demo space, snapshot, modules), relative to example-site/; default the one for `stories`. */
+  contentDir?: string;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
 }
 
 export interface BuildResult {
   outDir: string;
   pages: number;
+  /** Pages this build rendered (the others are made from what they were last rendered from, and were left alone). */
+  rendered: number;
   /** Pages whose file this build wrote (the others were there with the same bytes, and kept their time). */
   rewritten: number;
   durationMs: number;
@@ -83,9 +88,11 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   const started = performance.now();
   const outDir = path.resolve(options.outDir ?? path.join(siteRoot, 'dist'));
   const stories = options.stories ?? DEFAULT_STORIES;
-  const ssrDir = path.join(siteRoot, contentDirFor(stories), 'ssr');
+  const contentDir = options.contentDir ?? contentDirFor(stories);
+  const contentPath = path.resolve(siteRoot, contentDir);
+  const ssrDir = path.join(contentPath, 'ssr');
   const logLevel = options.logLevel ?? 'warn';
-  const { config, content } = siteConfig({ stories });
+  const { config, content } = siteConfig({ stories, contentDir });
   const tokens: string[] = [];
   let modulesDir = '';
   const phases: Phase[] = [];
@@ -151,14 +158,21 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   }
 
   const template = await fs.readFile(path.join(outDir, 'index.html'), 'utf8');
-  const results = await prerender(path.join(ssrDir, 'prerender.js'), { outDir, template });
+  const previous = await takeRendered(contentPath, outDir);
+  const results = await prerender(path.join(ssrDir, 'prerender.js'), { outDir, template, previous });
   for (const result of results) for (const file of result.files) keep.add(file);
   await prune(outDir, keep);
+  await keepRendered(
+    contentPath,
+    outDir,
+    results.flatMap((r) => r.stamps),
+  );
   endPhase('render+write');
   const refused = results.flatMap((r) => r.refused);
   return {
     outDir,
     pages: results.reduce((sum, r) => sum + r.pages, 0),
+    rendered: results.reduce((sum, r) => sum + r.rendered, 0),
     rewritten: results.reduce((sum, r) => sum + r.rewritten, 0),
     durationMs: performance.now() - started,
     tokens,

@@ -212,9 +212,11 @@ describe('the built example site', () => {
     const before = (await filesUnder(site.outDir)).filter((f) => f !== stale && f !== beside).sort();
     const again = await (await siteApi()).buildSite({ outDir: site.outDir, logLevel: 'silent' });
     expect(again.pages).toBe(site.pages);
-    // Content unchanged: every page was there with its bytes and was left alone, but the home page
-    // (the client build writes its template to index.html first).
+    // Content unchanged: every page was there with its bytes and was left alone, not even rendered,
+    // but the home page (the client build writes its template to index.html first).
+    expect(site.rendered).toBe(site.pages);
     expect(site.rewritten).toBe(site.pages);
+    expect(again.rendered).toBe(1);
     expect(again.rewritten).toBe(1);
     await expect(fs.access(path.join(site.outDir, 'gone'))).rejects.toThrow();
     await expect(fs.access(beside)).rejects.toThrow();

@@ -179,6 +179,8 @@ export const SITE_ROOT = fileURLToPath(new URL('../../example-site/', import.met
 export interface SiteBuild {
   outDir: string;
   pages: number;
+  /** Pages the build rendered (the others are made from what they were last rendered from). */
+  rendered: number;
   /** Pages whose file the build wrote. */
   rewritten: number;
   durationMs: number;
@@ -198,6 +200,7 @@ export interface SiteApi {
   buildSite(options: {
     outDir?: string;
     stories?: number;
+    contentDir?: string;
     logLevel?: 'info' | 'warn' | 'error' | 'silent';
   }): Promise<SiteBuild>;
   startDevServer(options: {

@@ -1,0 +1,121 @@
+/**
+ * The example site's warm build after a content change renders again only the pages made from
+ * what changed (page-keys.ts), and the output is byte for byte the one a build from nothing makes.
+ * Real builds over a demo space of their own (changed between builds as the local service stores
+ * changes), real files.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSpaceDirectory } from '../../src/snapshot/read.js';
+import { writeSpaceDirectory } from '../../src/snapshot/write.js';
+import { SpaceStore } from '../../src/server/store.js';
+import { filesUnder, siteApi, type SiteApi, type SiteBuild } from './support.js';
+
+/** Every file of an output by its path inside it, with its bytes. */
+async function contentsOf(dir: string): Promise<Map<string, Buffer>> {
+  const files = await filesUnder(dir);
+  return new Map(await Promise.all(files.map(async (f) => [path.relative(dir, f), await fs.readFile(f)] as const)));
+}
+
+/** Modification times of every file of an output, by its path inside it. */
+async function timesOf(dir: string): Promise<Map<string, number>> {
+  const files = await filesUnder(dir);
+  return new Map(
+    await Promise.all(files.map(async (f) => [path.relative(dir, f), (await fs.stat(f)).mtimeMs] as const)),
+  );
+}
+
+describe('the example site rebuilt after a change', () => {
+  let tmp: string;
+  let api: SiteApi;
+  let contentDir: string;
+  let outDir: string;
+  let first: SiteBuild;
+
+  /** Changes the demo space as the service's control plane would, and publishes. */
+  async function change(edit: (store: SpaceStore) => void): Promise<void> {
+    const dir = path.join(contentDir, 'space');
+    const store = new SpaceStore(await readSpaceDirectory(dir));
+    edit(store);
+    await writeSpaceDirectory(dir, store.toData());
+  }
+
+  /** A build from nothing of the same content into a fresh directory: what the rebuilt output must equal. */
+  async function expectSameAsFresh(name: string): Promise<void> {
+    const fresh = await api.buildSite({ outDir: path.join(tmp, name), contentDir, logLevel: 'silent' });
+    expect(fresh.rendered).toBe(fresh.pages);
+    const [rebuilt, reference] = await Promise.all([contentsOf(outDir), contentsOf(fresh.outDir)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...reference.keys()].sort());
+    const differing = [...reference].filter(([file, bytes]) => !rebuilt.get(file)!.equals(bytes)).map(([f]) => f);
+    expect(differing).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'example-rerender-'));
+    api = await siteApi();
+    contentDir = path.join(tmp, 'content');
+    outDir = path.join(tmp, 'dist');
+    first = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('renders again the pages of a changed author and of the articles that embed it, and nothing else', async () => {
+    expect(first.rendered).toBe(first.pages);
+    let author = 0;
+    await change((store) => {
+      const record = [...store.records()].find((r) => r.published?.story.content.component === 'author')!;
+      author = record.id;
+      const bio = {
+        type: 'doc',
+        content: [
+          { type: 'paragraph', content: [{ type: 'text', text: 'A biography written since the last build.' }] },
+        ],
+      };
+      store.updateStory(author, { content: { bio } });
+      store.publish(author);
+    });
+    // A page another writer replaced since is rendered again too.
+    const replaced = path.join(outDir, 'tags', 'index.html');
+    await fs.writeFile(replaced, 'not the page');
+    const before = await timesOf(outDir);
+
+    const again = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    expect(again.pages).toBe(first.pages);
+    // The author's page in each language, the articles that show it, the replaced page and the home
+    // page (the client build writes its template there first): a few dozen of 645.
+    expect(again.rendered).toBeGreaterThan(3);
+    expect(again.rendered).toBeLessThan(first.pages / 4);
+    // Pages rendered to the same bytes (an article shows its author's name, not the biography) are left alone.
+    expect(again.rewritten).toBeLessThan(again.rendered);
+    const after = await timesOf(outDir);
+    const touched = [...after].filter(([file, time]) => before.get(file) !== time).map(([file]) => file);
+    expect(touched.filter((f) => f.endsWith('.html')).length).toBe(again.rewritten);
+    const authorPage = touched.find((f) => f.startsWith('authors/'));
+    expect(authorPage).toBeDefined();
+    expect(await fs.readFile(path.join(outDir, authorPage!), 'utf8')).toContain(
+      'A biography written since the last build.',
+    );
+    expect(await fs.readFile(replaced, 'utf8')).not.toBe('not the page');
+
+    await expectSameAsFresh('fresh-after-edit');
+  }, 180_000);
+
+  it('renders every page again when what every page shows changes (a story title in the navigation)', async () => {
+    // The output as this content renders it, known again (the fresh build before kept its own).
+    const settled = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    expect(settled.rendered).toBe(1);
+    await change((store) => {
+      const record = [...store.records()].find((r) => r.published?.story.is_startpage && r.published.story.parent_id)!;
+      store.updateStory(record.id, { content: { title: 'A folder renamed' } });
+      store.publish(record.id);
+    });
+    const again = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    expect(again.rendered).toBe(again.pages);
+    await expectSameAsFresh('fresh-after-rename');
+  }, 180_000);
+});
