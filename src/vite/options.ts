@@ -224,7 +224,8 @@ export const ContentSyncOptions = z.strictObject({
        */
       admin: z.boolean().default(false),
       /**
-       * The embedded service's port (0: a free one).
+       * The embedded service's port (0: the one it had last time when that is free, else any; it
+       * delivers asset URLs at its own origin, which a snapshot then holds).
        * @default 0
        */
       port: z.number().int().min(0).max(65535).default(0),

@@ -15,6 +15,7 @@ import { readSpaceDirectory } from '../snapshot/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
+import { onKeptPort } from './service-port.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -45,6 +46,8 @@ function snapshotCv(dir: string): number | undefined {
 }
 
 export class ContentPipeline {
+  /** The content directory (the `dir` option). */
+  readonly #dir: string;
   readonly snapshotDir: string;
   readonly modulesDir: string;
   #server: RunningServer | undefined;
@@ -67,9 +70,9 @@ export class ContentPipeline {
     readonly root: string,
     readonly log: Logger,
   ) {
-    const base = path.resolve(root, options.dir);
-    this.snapshotDir = path.join(base, 'snapshot');
-    this.modulesDir = path.join(base, 'modules');
+    this.#dir = path.resolve(root, options.dir);
+    this.snapshotDir = path.join(this.#dir, 'snapshot');
+    this.modulesDir = path.join(this.#dir, 'modules');
   }
 
   /**
@@ -130,16 +133,21 @@ export class ContentPipeline {
       // The service starts from the space directory, without the edits an earlier run made
       // through the control plane; a snapshot synced from those edits has another cache version.
       this.#fullNext = snapshotCv(this.snapshotDir) !== space.space.version;
-      this.#server = await startServer({
-        space,
-        publicToken,
-        previewToken,
-        rateLimit: false,
-        admin: embedded.admin,
-        port: embedded.port,
-        assetUrls: 'self',
-        log: (line) => this.log.warn(`content-sync service: ${line}`),
-      });
+      const startAt = (port: number) =>
+        startServer({
+          space,
+          publicToken,
+          previewToken,
+          rateLimit: false,
+          admin: embedded.admin,
+          port,
+          assetUrls: 'self',
+          log: (line) => this.log.warn(`content-sync service: ${line}`),
+        });
+      // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
+      this.#server = embedded.port
+        ? await startAt(embedded.port)
+        : await onKeptPort(path.join(this.#dir, 'service-port'), startAt);
       this.#baseUrl = this.#server.url;
       this.#token = this.options.version === 'draft' ? previewToken : publicToken;
       this.log.info(

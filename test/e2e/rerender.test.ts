@@ -83,8 +83,16 @@ describe('the example site rebuilt after a change', () => {
     const replaced = path.join(outDir, 'tags', 'index.html');
     await fs.writeFile(replaced, 'not the page');
     const before = await timesOf(outDir);
+    const records = path.join(contentDir, 'snapshot', 'stories');
+    const recordsBefore = await timesOf(records);
 
     const again = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    // The embedded service is where it was (its asset URLs are the same): the sync rewrote the
+    // changed story's record only.
+    const recordsAfter = await timesOf(records);
+    expect([...recordsAfter].filter(([file, time]) => recordsBefore.get(file) !== time).map(([f]) => f)).toEqual([
+      `${author}.json`,
+    ]);
     expect(again.pages).toBe(first.pages);
     // The author's page in each language, the articles that show it, the replaced page and the home
     // page (the client build writes its template there first): a few dozen of 645.
