@@ -3,5 +3,5 @@ export {
   type ClientOptions,
   type Params,
 } from './client.js';
-export { Pacer, type RateBudget, SERVICE_BUCKET_MS, serviceBudget } from './pacer.js';
+export { Pacer, type RateBudget, SERVICE_BUCKET_MS, serviceBudget, UNPACED } from './pacer.js';
 export { ContentApiError, SchemaError } from './errors.js';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ContentApiError } from '../client/index.js';
+import { ContentApiError, UNPACED } from '../client/index.js';
 import { CompileCache, type CompileResult, compile } from '../compile/index.js';
 import { writeDemoSpace } from '../demo/index.js';
 import { type RunningServer, startServer } from '../server/index.js';
@@ -212,6 +212,8 @@ export class ContentPipeline {
             views: [this.options.version],
             ...(events?.length ? { events } : {}),
             ...(this.#fullNext ? { full: true } : {}),
+            // The embedded service has no rate limit to keep to.
+            ...(this.#server ? { client: { pacer: UNPACED } } : {}),
             ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
           });
           this.#fullNext = false;

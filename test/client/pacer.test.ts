@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { requestCost } from '../../src/api/index.js';
-import { Pacer } from '../../src/client/index.js';
+import { Pacer, UNPACED } from '../../src/client/index.js';
 
 /** A clock that only moves when the pacer sleeps, or when the test says so. */
 function fakeClock() {
@@ -134,5 +134,21 @@ describe('Pacer', () => {
       expect(gap).toBeCloseTo(1000 / (50 * shares[i]!), 6);
     });
     expect(shares.at(-1)).toBeCloseTo(0.96, 9);
+  });
+});
+
+describe('UNPACED (the embedded service, which has no rate limit)', () => {
+  it('grants every request at once, before and after a 429, where the Pacer would space them', async () => {
+    const clock = fakeClock();
+    const paced = new Pacer({ now: clock.now, sleep: clock.sleep });
+    for (let i = 0; i < 3; i++) await paced.acquire(1);
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+
+    let granted = 0;
+    await Promise.all(Array.from({ length: 1_000 }, () => UNPACED.acquire(1).then(() => granted++)));
+    UNPACED.throttled(30);
+    await UNPACED.acquire(1);
+    UNPACED.succeeded();
+    expect(granted).toBe(1_000);
   });
 });
