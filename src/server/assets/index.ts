@@ -136,14 +136,16 @@ export class AssetService {
    * `self` (this service's origin), whose asset CDN serves them.
    */
   rewriteUrls(body: Buffer, self: string): Buffer {
-    let text: string | undefined;
+    let out = body;
     for (const origin of this.catalog.origins()) {
       if (origin === self) continue;
-      const from = `${origin}/f/${this.#store.space.id}/`;
-      text ??= body.toString('utf8');
-      if (text.includes(from)) text = text.replaceAll(from, `${self}/f/${this.#store.space.id}/`);
+      out = replaceBytes(
+        out,
+        Buffer.from(`${origin}/f/${this.#store.space.id}/`),
+        Buffer.from(`${self}/f/${this.#store.space.id}/`),
+      );
     }
-    return text === undefined ? body : Buffer.from(text);
+    return out;
   }
 
   /**
@@ -218,4 +220,24 @@ async function dimensions(
   } catch (err) {
     throw new AssetError(422, `${name} is not a readable image: ${(err as Error).message}`);
   }
+}
+
+/**
+ * `body` with every `from` replaced by `to`, on the encoded bytes: decoding a listing of 100
+ * stories to replace its URLs and encoding it again took a third of the time a 10,000-story sync
+ * from this service spent. `from` is ASCII, and no byte of a multi-byte UTF-8 character is, so a
+ * match is always whole characters.
+ */
+function replaceBytes(body: Buffer, from: Buffer, to: Buffer): Buffer {
+  let at = body.indexOf(from);
+  if (at < 0) return body;
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (at >= 0) {
+    parts.push(body.subarray(start, at), to);
+    start = at + from.length;
+    at = body.indexOf(from, start);
+  }
+  parts.push(body.subarray(start));
+  return Buffer.concat(parts);
 }

@@ -26,6 +26,25 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('asset CDN', () => {
+  it('changes nothing in an answer but the origin of its asset URLs, in every language', async () => {
+    const stored = await startTestServer({ space: generateDemoSpace({ stories: 60 }) });
+    try {
+      for (const language of ['default', 'de', 'fr']) {
+        const query = { per_page: '100', language };
+        const [self, original] = await Promise.all([
+          server.api('/v2/cdn/stories', query),
+          stored.api('/v2/cdn/stories', query),
+        ]);
+        const originalText = JSON.stringify(original.body);
+        const origin = /"(https?:\/\/[^/"]+)\/f\//.exec(originalText)![1]!;
+        expect(originalText).toMatch(/[^\x00-\x7f]/);
+        expect(JSON.stringify(self.body).replaceAll(`"${server.url}/f/`, `"${origin}/f/`)).toBe(originalText);
+      }
+    } finally {
+      await stored.close();
+    }
+  });
+
   it('delivers asset URLs at its own origin, and serves each of them with its type, length and size', async () => {
     expect(urls.length).toBeGreaterThan(10);
     const kinds = new Set<string>();
