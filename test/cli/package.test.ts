@@ -1,17 +1,21 @@
 /**
- * What the published package holds: the license its manifest names, and no
+ * What the published package holds: the license its manifest names, its entry points built, and no
  * source maps pointing at sources it does not ship.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { license: string; files: string[] };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  license: string;
+  files: string[];
+  exports: Record<string, { types: string; import: string }>;
+};
 
 describe('the package', () => {
   it('ships a LICENSE that is the license package.json names', async () => {
@@ -27,6 +31,18 @@ describe('the package', () => {
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
   }, 60_000);
+
+  it('exports entry points that are built (by `npm install`) and load in Node', async () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './image', './prerender', './server']);
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      expect(existsSync(path.join(ROOT, target.import)), subpath).toBe(true);
+      expect(existsSync(path.join(ROOT, target.types)), subpath).toBe(true);
+    }
+    const prerender = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./prerender']!.import)).href)) as {
+      ModuleDigests: unknown;
+    };
+    expect(typeof prerender.ModuleDigests).toBe('function');
+  });
 
   it('builds no source maps that would need the sources it does not ship', () => {
     const file = path.join(ROOT, 'tsconfig.build.json');
