@@ -2,8 +2,8 @@
  * Renders and writes a share of the site's pages in a worker thread; the build starts one per core.
  * It is bundled with the server entry, so it runs as plain JavaScript: no TypeScript loader stands
  * between it and the 20,000 content modules it imports from disk. A page whose digest (what it is
- * made from, page-keys.ts) is the one it was last rendered with, and whose file is there, is not
- * rendered again.
+ * made from, page-keys.ts) is the one it was last rendered with, and whose file is as that build
+ * left it, is not rendered again.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
