@@ -126,4 +126,15 @@ describe('the example site rebuilt after a change', () => {
     expect(again.rendered).toBe(again.pages);
     await expectSameAsFresh('fresh-after-rename');
   }, 180_000);
+
+  it('renders every page when what the last build left is damaged, and leaves usable stamps again', async () => {
+    const stamps = (await fs.readdir(contentDir)).filter((f) => /^rendered-pages-[0-9a-f]{16}\.json$/.test(f));
+    expect(stamps.length).toBeGreaterThan(0);
+    for (const file of stamps) await fs.writeFile(path.join(contentDir, file), '{"outDir": "not json');
+    const again = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    expect(again.rendered).toBe(again.pages);
+    expect(again.rewritten).toBe(1);
+    const next = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    expect(next.rendered).toBe(1);
+  }, 120_000);
 });
