@@ -44,33 +44,30 @@ export interface PrerenderResult {
   stamps: Array<[string, string]>;
 }
 
+/** What `read` gives of a file, or undefined when the file is not there. */
+function unlessMissing<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /**
  * A page as rendered from `key` (page-keys.ts) and as its file is: a file that another writer
  * replaced since (the client build writes its template to the home page's, another site's build
  * may have written any) has another time or size, and the page is rendered again.
  */
 function pageStamp(key: string, file: string): string | undefined {
-  try {
+  return unlessMissing(() => {
     const { size, mtimeMs } = statSync(file);
     return `${key} ${size} ${mtimeMs}`;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  });
 }
 
 /** Pages rendered at once (each may wait for its story module to load). */
 const PAGE_CONCURRENCY = 16;
-
-/** The bytes of a page already written, or undefined when there is none. */
-function written(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
 
 /**
  * Writes a page unless it is there with the same bytes (a rebuild of unchanged content rewrites
@@ -80,7 +77,7 @@ function written(file: string): Buffer | undefined {
  */
 function writePage(file: string, html: string): boolean {
   const bytes = Buffer.from(html);
-  const there = written(file);
+  const there = unlessMissing(() => readFileSync(file));
   if (there?.equals(bytes)) return false;
   if (!there) mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, bytes);

@@ -13,19 +13,17 @@ import { writeSpaceDirectory } from '../../src/snapshot/write.js';
 import { SpaceStore } from '../../src/server/store.js';
 import { filesUnder, siteApi, type SiteApi, type SiteBuild } from './support.js';
 
-/** Every file of an output by its path inside it, with its bytes. */
-async function contentsOf(dir: string): Promise<Map<string, Buffer>> {
+/** What `read` gives of every file under `dir`, by its path inside it. */
+async function eachFile<T>(dir: string, read: (file: string) => Promise<T>): Promise<Map<string, T>> {
   const files = await filesUnder(dir);
-  return new Map(await Promise.all(files.map(async (f) => [path.relative(dir, f), await fs.readFile(f)] as const)));
+  return new Map(await Promise.all(files.map(async (f) => [path.relative(dir, f), await read(f)] as const)));
 }
 
-/** Modification times of every file of an output, by its path inside it. */
-async function timesOf(dir: string): Promise<Map<string, number>> {
-  const files = await filesUnder(dir);
-  return new Map(
-    await Promise.all(files.map(async (f) => [path.relative(dir, f), (await fs.stat(f)).mtimeMs] as const)),
-  );
-}
+/** Every file of an output with its bytes. */
+const contentsOf = (dir: string) => eachFile(dir, (f) => fs.readFile(f));
+
+/** Modification times of every file of an output. */
+const timesOf = (dir: string) => eachFile(dir, async (f) => (await fs.stat(f)).mtimeMs);
 
 describe('the example site rebuilt after a change', () => {
   let tmp: string;
