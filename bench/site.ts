@@ -3,7 +3,8 @@
  * snapshot, modules or output: every phase from the demo to the last page) and warm (the same
  * content again), each with its phases, against the targets of 90 s cold and 45 s warm for
  * 10,000 stories on a 2-core machine; then warm after one story changed (an article, then
- * an author that articles embed), with the pages rendered again and rewritten.
+ * an author that articles embed), with the pages rendered again and rewritten; and the example's
+ * dev server over the same content, to its first page.
  * `npm run bench -- site`; `SITE_STORIES=N` for another size.
  */
 import { promises as fs } from 'node:fs';
@@ -37,6 +38,41 @@ async function siteBuilder(): Promise<
     buildSite: (options: { stories: number; outDir: string; logLevel: 'silent' }) => Promise<SiteBuild>;
   };
   return module.buildSite;
+}
+
+/**
+ * The example's dev server over the same content (`npm run example:dev` at that size): how long it
+ * takes to listen, to answer its first page (the plugin syncs on the first request, then Vite loads
+ * the index and what the page imports) and then another page.
+ */
+async function devFirstPages(stories: number): Promise<void> {
+  // Loaded at run time, as the site's build is (see siteBuilder).
+  const { startDevServer } = (await import(pathToFileURL(path.join(siteRoot, 'dev-server.ts')).href)) as {
+    startDevServer: (options: {
+      stories: number;
+      port: number;
+      logLevel: 'silent';
+    }) => Promise<{ url: string; close(): Promise<void> }>;
+  };
+  const started = performance.now();
+  const dev = await startDevServer({ stories, port: 0, logLevel: 'silent' });
+  const ready = performance.now() - started;
+  try {
+    const timed = async (page: string) => {
+      const t = performance.now();
+      const response = await fetch(new URL(page, dev.url));
+      await response.text();
+      if (!response.ok) throw new Error(`the dev server answered ${response.status} for ${page}`);
+      return performance.now() - t;
+    };
+    const first = await timed('/');
+    const next = await timed('/de/');
+    console.log(
+      `dev server over the same content: listening in ${fmt(ready / 1000)} s, first page (/: the sync, then the index and what the page imports) ${fmt(first / 1000)} s, then /de/ ${fmt(next, 0)} ms; load ${loadavg()}`,
+    );
+  } finally {
+    await dev.close();
+  }
 }
 
 /** Publishes a new text in the rich-text field `field` of the space's first published story of `component`, as an editor would. */
@@ -77,6 +113,7 @@ export async function benchSite(): Promise<void> {
       await editOne(spaceDir, component, field);
       report(`warm after ${what} changed`, await buildSite({ stories, outDir, logLevel: 'silent' }));
     }
+    await devFirstPages(stories);
   } finally {
     await fs.rm(outDir, { recursive: true, force: true });
   }

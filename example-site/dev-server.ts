@@ -18,8 +18,10 @@ export interface DevServerOptions {
   host?: string;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
   webhookSecret?: string;
-  /** Relative to example-site; default .content */
+  /** Relative to example-site; default the content directory of `stories` (.content for 200) */
   contentDir?: string;
+  /** Stories of the demo space (default 200, as `npm run example`). */
+  stories?: number;
 }
 
 export interface RunningDevServer {
@@ -74,6 +76,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Ru
     dev: true,
     ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
     ...(options.contentDir ? { contentDir: options.contentDir } : {}),
+    ...(options.stories ? { stories: options.stories } : {}),
   });
   const server = await createServer({
     ...config,

@@ -51,6 +51,7 @@ export class ContentPipeline {
   readonly snapshotDir: string;
   readonly modulesDir: string;
   #server: RunningServer | undefined;
+  #closed: Promise<void> | undefined;
   #baseUrl: string | undefined;
   #token: string | undefined;
   readonly #runner = new Runner<WebhookEvent[] | undefined, RefreshResult>(
@@ -164,7 +165,12 @@ export class ContentPipeline {
     return this.#runner.idle();
   }
 
-  async close(): Promise<void> {
+  /** Stops the embedded service once no sync or compile runs; every later call waits for the same. */
+  close(): Promise<void> {
+    return (this.#closed ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
     await this.idle();
     await this.#server?.service.settled();
     await this.#server?.close();

@@ -9,13 +9,13 @@
  *   syncs what the payload names, compiles, and reloads exactly the modules that changed in
  *   every environment (HMR where a boundary accepts them, a page reload otherwise).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
-import { MODULE_FORMS, servedFile } from '../compile/index.js';
+import { MODULE_FORMS, devModuleSource, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
-import { AssetImports } from './assets.js';
+import { AssetImports, hasAssetUrl } from './assets.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
@@ -54,6 +54,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let ready: Promise<RefreshResult> | undefined;
   let logger: Logger = console;
   let root = process.cwd();
+  /** Vite's dev server (or another server of Vite's, such as a test runner's), not a build. */
+  let serving = false;
+  /** Stops what the dev server started for updates (webhook batches, polling). */
+  let stopServing: (() => void) | undefined;
   let assetImports: AssetImports | undefined;
   /** Made only by a build (dev serves the originals), once the root is known. */
   let renditions: Renditions | undefined;
@@ -120,6 +124,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     configResolved(config) {
       root = config.root;
+      serving = config.command === 'serve';
       logger = {
         info: (m) => config.logger.info(m, { timestamp: true }),
         warn: (m) => config.logger.warn(m, { timestamp: true }),
@@ -150,6 +155,26 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         `vite-plugin-content-sync: unknown import "${id}"; use ${MODULE_FORMS.map((f) => `${IMPORT_PREFIX}${f}`).join(', ')}` +
           (file === undefined ? '' : ' (the snapshot has no such story, language or content type)'),
       );
+    },
+
+    /**
+     * A dev server loads some generated modules in forms it transforms faster (see devModuleSource),
+     * without a source map: the text is generated, and Vite would make one for every module it serves.
+     */
+    load(id) {
+      const modules = pipeline?.modulesDir;
+      if (!serving || !modules || !id.startsWith(modules + path.sep)) return null;
+      const rel = id
+        .slice(modules.length + 1)
+        .split(path.sep)
+        .join('/');
+      const downloads = assetDownloads(options);
+      const code = devModuleSource(
+        rel,
+        () => readFileSync(id, 'utf8'),
+        (text) => !downloads || !hasAssetUrl(text),
+      );
+      return code === undefined ? null : { code, map: { mappings: '' } };
     },
 
     /** With localized assets, generated modules import the snapshot's files instead of remote URLs. */
@@ -203,15 +228,11 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         endpoint(req, res);
       });
 
-      server.httpServer?.once('close', () => {
+      const poll = options.pollMs ? setInterval(() => void apply(undefined), options.pollMs) : undefined;
+      stopServing = () => {
         batcher.cancel();
-        void pipeline?.close();
-      });
-
-      if (options.pollMs) {
-        const poll = setInterval(() => void apply(undefined), options.pollMs);
-        server.httpServer?.once('close', () => clearInterval(poll));
-      }
+        clearInterval(poll);
+      };
 
       // The embedded service announces its own changes to this dev server.
       server.httpServer?.once('listening', () => {
@@ -247,7 +268,17 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
 
     async closeBundle() {
-      // A build (not the dev server) ends here: say what it resized, stop the embedded service.
+      // The dev server closing (whether it listened or ran as middleware): no more updates.
+      if (serving) {
+        stopServing?.();
+        // Another server of this plugin (a framework may start one after a first) starts its own.
+        const closing = pipeline;
+        pipeline = undefined;
+        ready = undefined;
+        await closing?.close();
+        return;
+      }
+      // A build ends here (a watching one goes on): say what it resized, stop the embedded service.
       if (this.meta.watchMode) return;
       if (renditions && pipeline) {
         const { resized, cached } = await renditions.settle(pipeline.snapshotDir);

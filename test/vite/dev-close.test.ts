@@ -1,0 +1,88 @@
+/**
+ * What the plugin starts for a dev server stops when the server closes, however
+ * it ran (listening, as middleware, or never started to listen): the embedded
+ * service no longer answers and polling no longer reaches the API. Another
+ * server of the same plugin (frameworks start more than one from one config)
+ * starts its own and serves the content again.
+ */
+import type { RequestStats } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { createServer, type InlineConfig } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentSync, type ContentSyncApi, type ContentSyncOptions } from '../../src/index.js';
+import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, project, removeDir, startService } from './support.js';
+
+type Mode = 'listening' | 'middleware' | 'never listened';
+
+const serverConfig = (root: string, plugin: ReturnType<typeof contentSync>, mode: Mode): InlineConfig => ({
+  root,
+  configFile: false,
+  customLogger: capturingLogger() as never,
+  server: mode === 'middleware' ? { middlewareMode: true, ws: false } : { port: 0, host: '127.0.0.1', ws: false },
+  optimizeDeps: { noDiscovery: true, include: [] },
+  plugins: [plugin],
+});
+
+/** Whether something answers HTTP at `url` (a refused connection: no). */
+const answers = async (url: string): Promise<boolean> => {
+  try {
+    await fetch(url);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const api = (plugin: ReturnType<typeof contentSync>) => plugin.api as ContentSyncApi;
+
+describe('a dev server closing', () => {
+  const roots: string[] = [];
+  let service: RunningServer;
+  beforeAll(async () => {
+    clearContentEnv();
+    service = await startService();
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all(roots.map(removeDir));
+  });
+  const newRoot = async () => {
+    roots.push(await project("import 'content:index';\n"));
+    return roots.at(-1)!;
+  };
+
+  it.each<Mode>(['listening', 'middleware', 'never listened'])(
+    'stops the embedded service (%s), and the next server starts it again',
+    async (mode) => {
+      const root = await newRoot();
+      const plugin = contentSync({ embedded: { data: 'space', demo: { stories: 10 } } });
+      for (const round of [1, 2]) {
+        const server = await createServer(serverConfig(root, plugin, mode));
+        if (mode === 'listening') await server.listen();
+        const { entries } = (await server.ssrLoadModule('content:index')) as { entries: unknown[] };
+        expect(entries.length, `round ${round}`).toBeGreaterThan(0);
+        const url = api(plugin).pipeline?.server?.url;
+        expect(url).toBeDefined();
+        expect(await answers(url!)).toBe(true);
+        await server.close();
+        expect(await answers(url!), `round ${round}: the service after the server closed`).toBe(false);
+      }
+    },
+    60_000,
+  );
+
+  it('stops polling the API', async () => {
+    const options: ContentSyncOptions = { baseUrl: service.url, token: PUBLIC_TOKEN, pollMs: 250 };
+    const server = await createServer(serverConfig(await newRoot(), contentSync(options), 'middleware'));
+    await server.ssrLoadModule('content:index');
+    /** Requests of the Content Delivery API so far (the control plane's own are not counted). */
+    const requests = async () => (await admin<RequestStats>(service, 'GET', 'stats')).total;
+    const before = await requests();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await requests()).toBeGreaterThan(before);
+    await server.close();
+    const closed = await requests();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await requests()).toBe(closed);
+  }, 60_000);
+});

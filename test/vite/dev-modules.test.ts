@@ -1,0 +1,111 @@
+/**
+ * The dev server's forms of the generated modules (compile's dev-forms.ts), in
+ * each supported Vite major: what a page imports in dev equals what Node
+ * imports from the files the compile wrote (every entry, every story body
+ * through `load`, the backlinks); the data chunks reach Vite's SSR transform as
+ * `JSON.parse` of their text without a source map, and the stories index
+ * without its story import expanded. With localized assets, a chunk holding an
+ * asset URL is served as written, so the URL still becomes the local file.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vite8 from 'vite';
+import * as vite7 from 'vite7';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
+import { contentSync, type ContentSyncOptions } from '../../src/index.js';
+import { capturingLogger, clearContentEnv, project, removeDir } from './support.js';
+
+interface Entry {
+  id: number;
+  lang: string;
+  component: string;
+  fields?: { images?: Array<{ filename: string }> | '' };
+}
+interface IndexModule {
+  entries: Entry[];
+  load(entry: Entry): Promise<unknown>;
+}
+
+const MAJORS = [
+  ['7', vite7],
+  ['8', vite8],
+] as const;
+
+/** A dev server of `vite` with the plugin over a demo space, in `root`; closed by the caller. */
+const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions) =>
+  vite.createServer({
+    root,
+    configFile: false,
+    customLogger: capturingLogger() as never,
+    server: { port: 0, host: '127.0.0.1', ws: false },
+    optimizeDeps: { noDiscovery: true, include: [] },
+    plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 40 } }, ...options })],
+  });
+
+/** What Node imports from the compile's output (the files as written). */
+const fromFiles = async (root: string, file: string) =>
+  (await import(`${pathToFileURL(path.join(root, '.content', 'modules', file)).href}?t=${Date.now()}`)) as unknown;
+
+describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
+  const roots: string[] = [];
+  /** A project of its own for each server (each syncs its own demo space). */
+  const newRoot = async () => {
+    roots.push(await project("import 'content:index';\n"));
+    return roots.at(-1)!;
+  };
+  beforeAll(() => clearContentEnv());
+  afterAll(() => Promise.all(roots.map(removeDir)));
+
+  it('serves the content Node imports from the files, data chunks as JSON without a source map', async () => {
+    const root = await newRoot();
+    const server = await devServer(vite as typeof vite8, root, { resolveRelations: ['article.author'] });
+    try {
+      const served = (await server.ssrLoadModule('content:index')) as IndexModule;
+      const written = (await fromFiles(root, 'index.js')) as IndexModule;
+      expect(served.entries.length).toBeGreaterThan(40);
+      expect(served.entries).toEqual(written.entries);
+      for (const [k, entry] of served.entries.entries()) {
+        expect(await served.load(entry)).toEqual(await written.load(written.entries[k]!));
+      }
+      const backlinks = (await server.ssrLoadModule('content:backlinks')) as { backlinks: object };
+      expect(Object.keys(backlinks.backlinks).length).toBeGreaterThan(0);
+      expect(backlinks.backlinks).toEqual(((await fromFiles(root, 'backlinks.js')) as typeof backlinks).backlinks);
+
+      const ssr = server.environments.ssr;
+      const chunk = await ssr.transformRequest('/.content/modules/chunks/entries-0.js');
+      expect(chunk?.code).toContain('JSON.parse(');
+      expect(chunk?.map?.mappings ?? '').toBe('');
+      const index = await ssr.transformRequest('/.content/modules/index.js');
+      // Expanded, the import would name each story module.
+      expect(index?.code).toContain('./stories/${entry.id}.js');
+      expect(index?.code).not.toContain(`./stories/${served.entries[0]!.id}.js`);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it('serves a chunk holding asset URLs as written where assets are localized', async () => {
+    const server = await devServer(vite as typeof vite8, await newRoot(), {
+      assets: 'download',
+      entryFields: ['images'],
+    });
+    try {
+      const served = (await server.ssrLoadModule('content:index')) as IndexModule;
+      const filenames = served.entries.flatMap((e) =>
+        Array.isArray(e.fields?.images) ? e.fields.images.map((i) => i.filename) : [],
+      );
+      expect(filenames.length).toBeGreaterThan(0);
+      // Each is the local file Vite serves, not the CDN's URL.
+      for (const f of filenames) expect(f).not.toMatch(/^https?:/);
+      const withAssets = served.entries.find((e) => Array.isArray(e.fields?.images))!;
+      const chunks = chunkCount(new Set(served.entries.map((e) => e.id)).size);
+      const chunk = await server.environments.ssr.transformRequest(
+        `/.content/modules/${CHUNKS.entries(chunkOfId(withAssets.id, chunks))}`,
+      );
+      expect(chunk?.code).not.toContain('JSON.parse(');
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
