@@ -3,11 +3,13 @@
  * it ran (listening, as middleware, or never started to listen): the embedded
  * service no longer answers and polling no longer reaches the API. Another
  * server of the same plugin (frameworks start more than one from one config)
- * starts its own and serves the content again.
+ * starts its own and serves the content again. In each supported Vite major.
  */
 import type { RequestStats } from '../../src/server/index.js';
 import type { RunningServer } from '../../src/server/index.js';
-import { createServer, type InlineConfig } from 'vite';
+import * as vite8 from 'vite';
+import type { InlineConfig } from 'vite';
+import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync, type ContentSyncApi, type ContentSyncOptions } from '../../src/index.js';
 import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, project, removeDir, startService } from './support.js';
@@ -35,7 +37,12 @@ const answers = async (url: string): Promise<boolean> => {
 
 const api = (plugin: ReturnType<typeof contentSync>) => plugin.api as ContentSyncApi;
 
-describe('a dev server closing', () => {
+const MAJORS = [
+  ['7', vite7.createServer as unknown as typeof vite8.createServer],
+  ['8', vite8.createServer],
+] as const;
+
+describe.each(MAJORS)('a Vite %s dev server closing', (_major, createServer) => {
   const roots: string[] = [];
   let service: RunningServer;
   beforeAll(async () => {
