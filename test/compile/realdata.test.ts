@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
-import { compile, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import { compile, devModuleSource, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import type { SpaceData } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -485,5 +485,35 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
       '15da551b-9937-440f-9ec6-185027fbff52',
       '85b23871-b146-4db5-8ae8-ff524d2e5747',
     ]);
+  });
+
+  it('each data chunk in its dev form (what a dev server loads) exports what the chunk does', async () => {
+    let chunks = 0;
+    for (const l of loaded) {
+      for (const name of await fs.readdir(path.join(l.out, 'chunks'))) {
+        const rel = `chunks/${name}`;
+        const text = await fs.readFile(path.join(l.out, rel), 'utf8');
+        const dev = devModuleSource(
+          rel,
+          () => text,
+          () => true,
+        );
+        if (!/^(?:entries|backlinks)-\d+\.js$/.test(name)) continue;
+        expect(dev, `${l.c.label} ${rel}`).toBeDefined();
+        const devFile = path.join(l.out, rel.replace(/\.js$/, '.dev.js'));
+        await fs.writeFile(devFile, dev!);
+        try {
+          const [original, served] = await Promise.all([
+            importFresh<{ default: unknown }>(path.join(l.out, rel)),
+            importFresh<{ default: unknown }>(devFile),
+          ]);
+          expect(served.default, `${l.c.label} ${rel}`).toEqual(original.default);
+        } finally {
+          await fs.rm(devFile);
+        }
+        chunks++;
+      }
+    }
+    expect(chunks).toBeGreaterThanOrEqual(2 * loaded.length);
   });
 });
