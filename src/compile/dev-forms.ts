@@ -8,8 +8,8 @@
  * object literals: as `JSON.parse` of one string they parse as a string does.
  * The stories index loads a story through one dynamic import, which Vite
  * expands into an import of every story module (9,700 at 10,000 stories)
- * before the first page; a dev server loads the one asked for, so there it is
- * marked for Vite to leave alone. A build keeps the files as they are.
+ * before the first page; marked, Vite leaves it to load the one asked for. A
+ * build keeps the files as they are.
  */
 import { GENERATED_HEADER, STORY_IMPORT } from './emit.js';
 
@@ -21,6 +21,9 @@ const DATA_PREFIX = `${GENERATED_HEADER}export default `;
 /** The stories index's dynamic import, which Vite does not expand. */
 const UNEXPANDED_STORY_IMPORT = STORY_IMPORT.replace('import(', 'import(/* @vite-ignore */ ');
 
+/** Whether the generated module `rel` (its path in the output directory, with `/`) is a data chunk. */
+export const isDataChunk = (rel: string): boolean => DATA_CHUNK.test(rel);
+
 /**
  * The JSON text of what a data chunk exports, when it is JSON: the chunk writers write JSON but
  * for a `"__proto__"` key, which they write as a computed key (see objectKey); undefined otherwise.
@@ -30,23 +33,17 @@ export function dataChunkJson(text: string): string | undefined {
   return text.slice(DATA_PREFIX.length, -2);
 }
 
-/**
- * The dev form of the generated module `rel` (its path in the output directory, with `/`), or
- * undefined to serve it as it is; `read` gives its text (read only for the modules that have one).
- * `literalsKept(text)`: whether the string literals of a data chunk stay as they are (not where
- * another transform rewrites some of them, as localized assets do): a string of JSON has none.
- */
-export function devModuleSource(
-  rel: string,
-  read: () => string,
-  literalsKept: (text: string) => boolean,
-): string | undefined {
-  if (rel === 'index.js') {
-    const text = read();
-    return text.includes(STORY_IMPORT) ? text.replace(STORY_IMPORT, UNEXPANDED_STORY_IMPORT) : undefined;
-  }
-  if (!DATA_CHUNK.test(rel)) return undefined;
-  const text = read();
-  const json = literalsKept(text) ? dataChunkJson(text) : undefined;
+/** A data chunk as `JSON.parse` of its text, or undefined when it is not JSON (serve it as it is). */
+export function devDataChunk(text: string): string | undefined {
+  const json = dataChunkJson(text);
   return json === undefined ? undefined : `${GENERATED_HEADER}export default JSON.parse(${JSON.stringify(json)});\n`;
+}
+
+/**
+ * The stories index (`index.js`) with its story import marked for Vite to leave alone, or
+ * undefined when it has none. The import is then not in Vite's module graph: where a change must
+ * travel from a story module up to its importers (HMR in a browser), serve the file as it is.
+ */
+export function devStoriesIndex(text: string): string | undefined {
+  return text.includes(STORY_IMPORT) ? text.replace(STORY_IMPORT, UNEXPANDED_STORY_IMPORT) : undefined;
 }

@@ -1,3 +1,3 @@
 export { CompileCache, compile, type CompileOptions, type CompileResult } from './compile.js';
 export { MODULE_FORMS, servedFile } from './modules.js';
-export { devModuleSource } from './dev-forms.js';
+export { devDataChunk, devStoriesIndex, isDataChunk } from './dev-forms.js';

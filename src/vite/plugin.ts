@@ -9,13 +9,14 @@
  *   syncs what the payload names, compiles, and reloads exactly the modules that changed in
  *   every environment (HMR where a boundary accepts them, a page reload otherwise).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
-import { MODULE_FORMS, devModuleSource, servedFile } from '../compile/index.js';
+import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
-import { AssetImports, hasAssetUrl } from './assets.js';
+import { AssetImports } from './assets.js';
+import { devModule } from './dev-modules.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
@@ -157,24 +158,13 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       );
     },
 
-    /**
-     * A dev server loads some generated modules in forms it transforms faster (see devModuleSource),
-     * without a source map: the text is generated, and Vite would make one for every module it serves.
-     */
+    /** On the dev server, some generated modules load in forms Vite transforms faster (dev-modules.ts). */
     load(id) {
-      const modules = pipeline?.modulesDir;
-      if (!serving || !modules || !id.startsWith(modules + path.sep)) return null;
-      const rel = id
-        .slice(modules.length + 1)
-        .split(path.sep)
-        .join('/');
-      const downloads = assetDownloads(options);
-      const code = devModuleSource(
-        rel,
-        () => readFileSync(id, 'utf8'),
-        (text) => !downloads || !hasAssetUrl(text),
-      );
-      return code === undefined ? null : { code, map: { mappings: '' } };
+      if (!serving || !pipeline) return null;
+      return devModule(pipeline.modulesDir, id, {
+        server: this.environment?.config.consumer === 'server',
+        assetImports: assetDownloads(options) !== undefined,
+      });
     },
 
     /** With localized assets, generated modules import the snapshot's files instead of remote URLs. */

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
-import { compile, devModuleSource, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import { compile, devDataChunk, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import type { SpaceData } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -494,11 +494,7 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
         if (!/^(?:entries|backlinks)-\d+\.js$/.test(name)) continue;
         const rel = `chunks/${name}`;
         const text = await fs.readFile(path.join(l.out, rel), 'utf8');
-        const dev = devModuleSource(
-          rel,
-          () => text,
-          () => true,
-        );
+        const dev = devDataChunk(text);
         expect(dev, `${l.c.label} ${rel}`).toBeDefined();
         const devFile = path.join(l.out, rel.replace(/\.js$/, '.dev.js'));
         await fs.writeFile(devFile, dev!);

@@ -4,8 +4,9 @@
  * imports from the files the compile wrote (every entry, every story body
  * through `load`, the backlinks); the data chunks reach Vite's SSR transform as
  * `JSON.parse` of their text without a source map, and the stories index
- * without its story import expanded. With localized assets, a chunk holding an
- * asset URL is served as written, so the URL still becomes the local file.
+ * reaches the SSR transform without its story import expanded (the browser's
+ * keeps it, for HMR). With localized assets, a chunk holding an asset URL is
+ * served as written, so the URL still becomes the local file.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -72,14 +73,20 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       expect(Object.keys(backlinks.backlinks).length).toBeGreaterThan(0);
       expect(backlinks.backlinks).toEqual(((await fromFiles(root, 'backlinks.js')) as typeof backlinks).backlinks);
 
-      const ssr = server.environments.ssr;
-      const chunk = await ssr.transformRequest('/.content/modules/chunks/entries-0.js');
-      expect(chunk?.code).toContain('JSON.parse(');
-      expect(chunk?.map?.mappings ?? '').toBe('');
-      const index = await ssr.transformRequest('/.content/modules/index.js');
-      // Expanded, the import would name each story module.
-      expect(index?.code).toContain('./stories/${entry.id}.js');
-      expect(index?.code).not.toContain(`./stories/${served.entries[0]!.id}.js`);
+      const { ssr, client } = server.environments;
+      for (const env of [ssr, client]) {
+        const chunk = await env.transformRequest('/.content/modules/chunks/entries-0.js');
+        expect(chunk?.code, env.name).toContain('JSON.parse(');
+        expect(chunk?.map?.mappings ?? '', env.name).toBe('');
+      }
+      // Expanded, the import names each story module: on the server it is not...
+      const story = `./stories/${served.entries[0]!.id}.js`;
+      const serverIndex = await ssr.transformRequest('/.content/modules/index.js');
+      expect(serverIndex?.code).toContain('./stories/${entry.id}.js');
+      expect(serverIndex?.code).not.toContain(story);
+      // ...in the browser it is, so that a story's change reaches the modules importing the index (HMR).
+      const clientIndex = await client.transformRequest('/.content/modules/index.js');
+      expect(clientIndex?.code).toContain(story);
     } finally {
       await server.close();
     }
