@@ -33,6 +33,11 @@ interface Framework {
   outDir: string;
   /** The dev server on loopback at `port` (Astro takes no port 0). */
   dev: (port: number) => Command;
+  /**
+   * A content change reaches the open page without reloading it (React Fast Refresh re-runs the
+   * module that imports the content); pages rendered on the server are reloaded instead.
+   */
+  hotUpdate: boolean;
 }
 
 /** A binary of the app's node_modules/.bin and its arguments. */
@@ -46,6 +51,7 @@ const FRAMEWORKS: Framework[] = [
     build: ['vite', ['build']],
     outDir: 'dist',
     dev: (port) => ['vite', ['--host', '127.0.0.1', '--port', String(port), '--strictPort']],
+    hotUpdate: true,
   },
   {
     fixture: 'astro',
@@ -54,6 +60,7 @@ const FRAMEWORKS: Framework[] = [
     build: ['astro', ['build']],
     outDir: 'dist',
     dev: (port) => ['astro', ['dev', '--host', '127.0.0.1', '--port', String(port)]],
+    hotUpdate: false,
   },
   {
     fixture: 'sveltekit',
@@ -65,6 +72,7 @@ const FRAMEWORKS: Framework[] = [
     build: ['vite', ['build']],
     outDir: 'build',
     dev: (port) => ['vite', ['dev', '--host', '127.0.0.1', '--port', String(port), '--strictPort']],
+    hotUpdate: false,
   },
 ];
 
@@ -170,6 +178,8 @@ for (const framework of FRAMEWORKS) {
             60_000,
           );
           await connected;
+          // Gone if the page is reloaded.
+          await page.evaluate(() => Object.assign(window, { beforeTheChange: true }));
 
           const home = (await fetch(
             `${service.url}/v2/cdn/stories/home?token=${publicToken}&cv=${service.service.store.space.version}`,
@@ -189,6 +199,8 @@ for (const framework of FRAMEWORKS) {
           ).catch((err: Error) => {
             throw new Error(`${err.message}\ndev server output:\n${dev?.output()}`);
           });
+          const kept = await page.evaluate(() => 'beforeTheChange' in window);
+          expect(kept, 'whether the page was updated in place (not reloaded)').toBe(framework.hotUpdate);
         } finally {
           service.service.setWebhook(undefined);
           await page.close();
