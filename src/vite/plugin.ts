@@ -177,10 +177,14 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     configureServer(server) {
       const secret = options.webhook.secret ?? process.env.CONTENT_WEBHOOK_SECRET;
+      /** The server closed: an update that began just before does not start a pipeline or sync again. */
+      let stopped = false;
       const apply = async (events: WebhookEvent[] | undefined) => {
         try {
+          if (stopped) return;
           const p = await setup();
           await ensureReady();
+          if (stopped) return;
           const started = performance.now();
           const result = await p.refresh(events);
           const reloaded = await reloadChanged(server, result.changedFiles);
@@ -220,6 +224,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
       const poll = options.pollMs ? setInterval(() => void apply(undefined), options.pollMs) : undefined;
       stopServing = () => {
+        stopped = true;
         batcher.cancel();
         clearInterval(poll);
       };
