@@ -294,7 +294,6 @@ export function storiesDeclaration(chunkTotal: number): string {
     .join('\n')}\n`;
 }
 
-/** index.js: every entry's metadata, lazy loaders and lookups. */
 /**
  * How the stories index loads a story module: one dynamic import that bundlers expand into an
  * import of each module the pattern matches (so every story module is part of a build).
@@ -302,6 +301,7 @@ export function storiesDeclaration(chunkTotal: number): string {
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated module's template literal, as text
 export const STORY_IMPORT = 'import(`./stories/${entry.id}.js`)';
 
+/** index.js: every entry's metadata, lazy loaders and lookups. */
 export function indexModule(chunkTotal: number, languages: readonly string[]): string {
   return `${GENERATED_HEADER}${range(chunkTotal)
     .map((b) => `import e${b} from './${CHUNKS.entries(b)}';`)
