@@ -93,8 +93,11 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   }
   const keys = new PageKeys(path.dirname(fileURLToPath(import.meta.url)), task.template);
   const result: PrerenderResult = { pages: 0, rendered: 0, rewritten: 0, files: [], refused: [], stamps: [] };
-  /** Renders the page at `url` unless it is made from what its file there was rendered from, and writes it unless unchanged. */
-  const page = async (url: string, route: Route | undefined, html: () => Promise<string>): Promise<void> => {
+  /**
+   * Renders the page of `route` (the not-found page for undefined) at `url` unless it is made from
+   * what its file there was rendered from, and writes it unless unchanged.
+   */
+  const page = async (url: string, route: Route | undefined): Promise<void> => {
     let file: string;
     try {
       file = pageFile(task.outDir, url);
@@ -110,7 +113,8 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     const counted = route ? 1 : 0;
     if (stamp === undefined || task.previous.get(url) !== stamp) {
       result.rendered += counted;
-      if (writePage(file, await html())) result.rewritten += counted;
+      const html = fillTemplate(task.template, await (route ? renderRoute(route) : renderNotFound('/404')));
+      if (writePage(file, html)) result.rewritten += counted;
       stamp = pageStamp(key, file)!;
     }
     result.pages += counted;
@@ -121,10 +125,9 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   await queue.addAll(
     all
       .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
-      .map((route) => () => page(route.url, route, async () => fillTemplate(task.template, await renderRoute(route)))),
+      .map((route) => () => page(route.url, route)),
   );
-  if (task.shard === 0)
-    await page('/404.html', undefined, async () => fillTemplate(task.template, await renderNotFound('/404')));
+  if (task.shard === 0) await page('/404.html', undefined);
   return result;
 }
 
