@@ -3,6 +3,7 @@
  * that names it.
  */
 import { z } from 'zod';
+import { entryFieldsProblem } from '../compile/emit.js';
 import { DEFAULT_WIDTHS } from '../image/index.js';
 import { MAX_OUTPUT_SIDE } from '../server/assets/image-service.js';
 import type { AssetSyncOptions } from '../sync/index.js';
@@ -73,13 +74,12 @@ export const ContentSyncOptions = z.strictObject({
    * @default [] (none)
    */
   entryFields: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .refine((f) => f !== '__proto__', 'a content field name (not __proto__)'),
-    )
-    .refine((fields) => new Set(fields).size === fields.length, 'each field once')
+    .array(z.string())
+    .check((ctx) => {
+      // The compile owns the rule (the CLI's --entry-fields states it the same way).
+      const problem = entryFieldsProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    })
     .default([]),
   /**
    * Where the snapshot (`<dir>/snapshot`) and the generated modules (`<dir>/modules`) live, relative to the Vite root.
