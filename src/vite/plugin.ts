@@ -16,7 +16,7 @@ import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
-import { devModule } from './dev-modules.js';
+import { devModule, devResolve } from './dev-modules.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
@@ -141,7 +141,11 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       await ensureReady();
     },
 
-    async resolveId(id) {
+    async resolveId(id, importer) {
+      if (serving && pipeline) {
+        const generated = devResolve(pipeline.modulesDir, id, importer);
+        if (generated) return generated;
+      }
       if (!id.startsWith(IMPORT_PREFIX)) return null;
       await ensureReady();
       const rest = id.slice(IMPORT_PREFIX.length);

@@ -15,6 +15,7 @@ import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
+import { devResolve } from '../../src/vite/dev-modules.js';
 import { capturingLogger, clearContentEnv, project, removeDir } from './support.js';
 
 interface Entry {
@@ -33,15 +34,15 @@ const MAJORS = [
   ['8', vite8],
 ] as const;
 
-/** A dev server of `vite` with the plugin over a demo space, in `root`; closed by the caller. */
-const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions) =>
+/** A dev server of `vite` with the plugin over a demo space (and `after` behind it), in `root`; closed by the caller. */
+const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions, after: vite8.Plugin[] = []) =>
   vite.createServer({
     root,
     configFile: false,
     customLogger: capturingLogger() as never,
     server: { port: 0, host: '127.0.0.1', ws: false },
     optimizeDeps: { noDiscovery: true, include: [] },
-    plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 40 } }, ...options })],
+    plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 40 } }, ...options }), ...after],
   });
 
 /** What Node imports from the compile's output (the files as written). */
@@ -87,6 +88,46 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       // ...in the browser it is, so that a story's change reaches the modules importing the index (HMR).
       const clientIndex = await client.transformRequest('/.content/modules/index.js');
       expect(clientIndex?.code).toContain(story);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("resolves the generated modules' imports of one another itself, to the files", async () => {
+    const root = await newRoot();
+    const modules = path.join(root, '.content', 'modules');
+    // Behind the plugin (both `pre`, before Vite's resolver): a relative import that reaches it reaches Vite's resolver too.
+    const asked: string[] = [];
+    const behind: vite8.Plugin = {
+      name: 'behind',
+      enforce: 'pre',
+      resolveId(id, importer) {
+        if (importer?.startsWith(modules) && id.startsWith('.')) asked.push(id);
+        return null;
+      },
+    };
+    const server = await devServer(vite as typeof vite8, root, { resolveRelations: ['article.author'] }, [behind]);
+    try {
+      const { client, ssr } = server.environments;
+      const browserIndex = await client.transformRequest('/.content/modules/index.js');
+      const served = (await server.ssrLoadModule('content:index')) as IndexModule;
+      for (const entry of served.entries) await served.load(entry);
+      const story = served.entries.find((e) => e.component === 'article')!.id;
+      const storyModule = await client.transformRequest(`/.content/modules/stories/${story}.js`);
+      await ssr.transformRequest(`/.content/modules/stories/${story}.js`);
+      // The browser's index names each story module (the chunks and stories are files of the output).
+      expect(browserIndex?.code).toContain(`/.content/modules/stories/${story}.js`);
+      expect(browserIndex?.code).toContain('/.content/modules/chunks/entries-0.js');
+      expect(storyModule?.code).toContain(`/.content/modules/raw/${story}.js`);
+      expect(asked).toEqual([]);
+      // What is not one generated module importing another is resolved as usual.
+      const index = path.join(modules, 'index.js');
+      expect(devResolve(modules, './stories/1.js', index)).toBe(path.join(modules, 'stories', '1.js'));
+      expect(devResolve(modules, './stories/1.js', path.join(root, 'main.js'))).toBeUndefined();
+      expect(devResolve(modules, '../main.js', index)).toBeUndefined();
+      expect(devResolve(modules, './a.jpg', index)).toBeUndefined();
+      expect(devResolve(modules, './stories/1.js?url', index)).toBeUndefined();
+      expect(devResolve(modules, 'vite/client', index)).toBeUndefined();
     } finally {
       await server.close();
     }
