@@ -3,8 +3,7 @@
  */
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
-import { compile, type CompileResult } from '../compile/index.js';
-import { entryFieldsProblem } from '../compile/emit.js';
+import { compile, type CompileResult, entryFieldsProblem } from '../compile/index.js';
 import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
 import { UsageError, choice, integer, parse } from './args.js';
 

@@ -3,7 +3,7 @@
  * that names it.
  */
 import { z } from 'zod';
-import { entryFieldsProblem } from '../compile/emit.js';
+import { entryFieldsProblem } from '../compile/index.js';
 import { DEFAULT_WIDTHS } from '../image/index.js';
 import { MAX_OUTPUT_SIDE } from '../server/assets/image-service.js';
 import type { AssetSyncOptions } from '../sync/index.js';
