@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { EnvironmentModuleNode } from 'vite';
 import { devDataChunk, devStoriesIndex, isDataChunk } from '../compile/index.js';
 import { hasAssetUrl } from './assets.js';
 
@@ -52,4 +53,22 @@ export function devResolve(modulesDir: string, id: string, importer: string | un
   if (!(id.startsWith('./') || id.startsWith('../')) || !id.endsWith('.js')) return undefined;
   const file = path.join(path.dirname(importer), id);
   return file.startsWith(inside) ? file : undefined;
+}
+
+/**
+ * The browser's stories index when it must be transformed again after a compile wrote `files`:
+ * its story import is expanded into an import of each story module there was, so a story module
+ * the browser's module graph does not know (a story new since) is missing from it, and Vite's own
+ * invalidation, when the index's entries chunk changes, keeps the expansion it made.
+ */
+export function staleStoriesIndex(
+  graph: { getModulesByFile(file: string): Set<EnvironmentModuleNode> | undefined },
+  modulesDir: string,
+  files: readonly string[],
+): EnvironmentModuleNode[] {
+  const index = graph.getModulesByFile(path.join(modulesDir, 'index.js'));
+  if (!index?.size) return [];
+  const stories = path.join(modulesDir, 'stories') + path.sep;
+  const added = files.some((f) => f.startsWith(stories) && f.endsWith('.js') && !graph.getModulesByFile(f)?.size);
+  return added ? [...index] : [];
 }

@@ -8,15 +8,16 @@
  * keeps it, for HMR). With localized assets, a chunk holding an asset URL is
  * served as written, so the URL still becomes the local file.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vite8 from 'vite';
 import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
-import { contentSync, type ContentSyncOptions } from '../../src/index.js';
-import { devResolve } from '../../src/vite/dev-modules.js';
-import { capturingLogger, clearContentEnv, project, removeDir } from './support.js';
+import { type ContentSyncApi, contentSync, type ContentSyncOptions } from '../../src/index.js';
+import { devResolve, staleStoriesIndex } from '../../src/vite/dev-modules.js';
+import { admin, capturingLogger, clearContentEnv, project, removeDir, waitFor } from './support.js';
 
 interface Entry {
   id: number;
@@ -128,6 +129,48 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       expect(devResolve(modules, './a.jpg', index)).toBeUndefined();
       expect(devResolve(modules, './stories/1.js?url', index)).toBeUndefined();
       expect(devResolve(modules, 'vite/client', index)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("transforms the browser's index again when a story is added, so that it loads the new story", async () => {
+    const root = await newRoot();
+    const server = await devServer(vite as typeof vite8, root, {
+      embedded: { data: 'space', demo: { stories: 40 }, admin: true },
+      webhook: { secret: 'a secret' },
+    });
+    try {
+      // Listening: the embedded service posts its changes to the dev server's webhook.
+      await server.listen();
+      const { client } = server.environments;
+      const before = await client.transformRequest('/.content/modules/index.js');
+      const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync')!;
+      const service = (plugin.api as ContentSyncApi).pipeline!.server!;
+      const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
+        name: 'Added in dev',
+        slug: 'added-in-dev',
+        content: { component: 'page', title: 'Added in dev' },
+      });
+      const added = `/.content/modules/stories/${story.id}.js`;
+      expect(before?.code).not.toContain(added);
+      await admin(service, 'POST', `stories/${story.id}/publish`);
+      const file = path.join(root, '.content', 'modules', 'stories', `${story.id}.js`);
+      await waitFor('the new story module', () => existsSync(file));
+      // The compile writes the story module before the dev server is told; the index follows.
+      const after = await waitFor('the index to name it', async () => {
+        const code = (await client.transformRequest('/.content/modules/index.js'))?.code;
+        return code?.includes(added) && code;
+      });
+      // Each story module it names once (the others as before).
+      expect(after.split(added).length).toBe(2);
+      // A story's change alone leaves the index's expansion as it is: nothing new to name.
+      const graph = client.moduleGraph;
+      const modules = path.join(root, '.content', 'modules');
+      const known = path.join(modules, 'stories', `${(before?.code.match(/stories\/(\d+)\.js/) ?? [])[1]}.js`);
+      expect(graph.getModulesByFile(known)?.size).toBe(1);
+      expect(staleStoriesIndex(graph, modules, [known])).toEqual([]);
+      expect(staleStoriesIndex(graph, modules, [path.join(modules, 'stories', '1.js')])).toHaveLength(1);
     } finally {
       await server.close();
     }

@@ -1,0 +1,88 @@
+/**
+ * A browser app on the dev server (a page that imports `content:index`, as a
+ * create-vite app does), in Chromium: a story published after the page
+ * opened reaches it, and the page loads its body through the index's `load`.
+ * The browser's index names each story module it can load (see
+ * dev-modules.ts), so the one the compile writes for a new story must be
+ * among them after the change.
+ */
+import type { Browser } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContentSyncApi, contentSync } from '../../src/index.js';
+import { launchBrowser } from '../e2e/support.js';
+import { admin, capturingLogger, clearContentEnv, project, removeDir, waitFor } from './support.js';
+
+// The index's exports on `window`, for the test to call in the page.
+const MAIN = "import * as content from 'content:index';\nObject.assign(window, { content });\n";
+
+interface PageContent {
+  entries: Array<{ id: number; lang: string }>;
+  load(entry: unknown): Promise<{ name: string }>;
+}
+
+describe('a browser app on the dev server', () => {
+  let root: string;
+  let server: ViteDevServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project(MAIN);
+    browser = await launchBrowser();
+    server = await createServer({
+      root,
+      configFile: false,
+      customLogger: capturingLogger() as never,
+      server: { port: 0, host: '127.0.0.1' },
+      optimizeDeps: { noDiscovery: true, include: [] },
+      plugins: [
+        contentSync({
+          embedded: { data: 'space', demo: { stories: 40 }, admin: true },
+          webhook: { secret: 'a secret' },
+        }),
+      ],
+    });
+    // Listening: the embedded service posts its changes to the dev server's webhook.
+    await server.listen();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await removeDir(root);
+  });
+
+  it('loads a story published after the page opened', async () => {
+    const page = await browser.newPage();
+    await page.goto(server.resolvedUrls!.local[0]!);
+    // Undefined while the page reloads.
+    const count = () =>
+      page
+        .evaluate(() => (window as unknown as { content?: PageContent }).content?.entries.length)
+        .catch(() => undefined);
+    const before = await waitFor('the index in the page', count);
+
+    const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync')!;
+    const service = (plugin.api as ContentSyncApi).pipeline!.server!;
+    const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
+      name: 'Published in dev',
+      slug: 'published-in-dev',
+      content: { component: 'page', title: 'Published in dev' },
+    });
+    await admin(service, 'POST', `stories/${story.id}/publish`);
+
+    // The page imports the index again (Vite reloads it: nothing in it accepts the change).
+    await waitFor('the new story among the page’s entries', async () => ((await count()) ?? 0) > before);
+    const loaded = await page.evaluate(async (id) => {
+      const { content } = window as unknown as { content: PageContent };
+      const entry = content.entries.find((e) => e.id === id && e.lang === 'default');
+      return content.load(entry).then(
+        (s) => s.name,
+        (err: Error) => `failed: ${err.message}`,
+      );
+    }, story.id);
+    expect(loaded).toBe('Published in dev');
+    await page.close();
+  }, 120_000);
+});
