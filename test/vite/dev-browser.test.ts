@@ -9,9 +9,9 @@
 import type { Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentSyncApi, contentSync } from '../../src/index.js';
+import { contentSync } from '../../src/index.js';
 import { launchBrowser } from '../e2e/support.js';
-import { admin, capturingLogger, clearContentEnv, project, removeDir, waitFor } from './support.js';
+import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
 
 // The index's exports on `window`, for the test to call in the page.
 const MAIN = "import * as content from 'content:index';\nObject.assign(window, { content });\n";
@@ -63,25 +63,18 @@ describe('a browser app on the dev server', () => {
         .catch(() => undefined);
     const before = await waitFor('the index in the page', count);
 
-    const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync')!;
-    const service = (plugin.api as ContentSyncApi).pipeline!.server!;
-    const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
-      name: 'Published in dev',
-      slug: 'published-in-dev',
-      content: { component: 'page', title: 'Published in dev' },
-    });
-    await admin(service, 'POST', `stories/${story.id}/publish`);
+    const id = await publishNewPage(server, 'Published in dev');
 
     // The page imports the index again (Vite reloads it: nothing in it accepts the change).
     await waitFor('the new story among the page’s entries', async () => ((await count()) ?? 0) > before);
-    const loaded = await page.evaluate(async (id) => {
+    const loaded = await page.evaluate(async (storyId) => {
       const { content } = window as unknown as { content: PageContent };
-      const entry = content.entries.find((e) => e.id === id && e.lang === 'default');
+      const entry = content.entries.find((e) => e.id === storyId && e.lang === 'default');
       return content.load(entry).then(
         (s) => s.name,
         (err: Error) => `failed: ${err.message}`,
       );
-    }, story.id);
+    }, id);
     expect(loaded).toBe('Published in dev');
     await page.close();
   }, 120_000);

@@ -15,9 +15,9 @@ import * as vite8 from 'vite';
 import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
-import { type ContentSyncApi, contentSync, type ContentSyncOptions } from '../../src/index.js';
+import { contentSync, type ContentSyncOptions } from '../../src/index.js';
 import { devResolve, staleStoriesIndex } from '../../src/vite/dev-modules.js';
-import { admin, capturingLogger, clearContentEnv, project, removeDir, waitFor } from './support.js';
+import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
 
 interface Entry {
   id: number;
@@ -145,17 +145,10 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       await server.listen();
       const { client } = server.environments;
       const before = await client.transformRequest('/.content/modules/index.js');
-      const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync')!;
-      const service = (plugin.api as ContentSyncApi).pipeline!.server!;
-      const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
-        name: 'Added in dev',
-        slug: 'added-in-dev',
-        content: { component: 'page', title: 'Added in dev' },
-      });
-      const added = `/.content/modules/stories/${story.id}.js`;
+      const id = await publishNewPage(server, 'Added in dev');
+      const added = `/.content/modules/stories/${id}.js`;
       expect(before?.code).not.toContain(added);
-      await admin(service, 'POST', `stories/${story.id}/publish`);
-      const file = path.join(root, '.content', 'modules', 'stories', `${story.id}.js`);
+      const file = path.join(root, '.content', 'modules', 'stories', `${id}.js`);
       await waitFor('the new story module', () => existsSync(file));
       // The compile writes the story module before the dev server is told; the index follows.
       const after = await waitFor('the index to name it', async () => {

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger, LogErrorOptions, LogOptions } from 'vite';
+import type { ContentSyncApi } from '../../src/index.js';
 import { signWebhook, startServer, type RunningServer } from '../../src/server/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 
@@ -121,6 +122,27 @@ export async function admin<T = any>(
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} /__admin/${route}: ${res.status} ${text}`);
   return JSON.parse(text) as T;
+}
+
+/**
+ * Creates a page story `name` in the embedded service of the plugin on `server` (its control plane
+ * on) and publishes it, as an editor would; its id.
+ */
+export async function publishNewPage(
+  server: { config: { plugins: ReadonlyArray<{ name: string; api?: unknown }> } },
+  name: string,
+): Promise<number> {
+  const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync');
+  const service = (plugin?.api as ContentSyncApi | undefined)?.pipeline?.server;
+  if (!service) throw new Error('the plugin runs no embedded service');
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
+    name,
+    slug,
+    content: { component: 'page', title: name },
+  });
+  await admin(service, 'POST', `stories/${story.id}/publish`);
+  return story.id;
 }
 
 /** Changes the title of a story's draft and publishes it, as an editor would. */
