@@ -8,10 +8,11 @@
  * object literals: as `JSON.parse` of one string they parse as a string does.
  * The stories index loads a story through one dynamic import, which Vite
  * expands into an import of every story module (9,700 at 10,000 stories)
- * before the first page; marked, Vite leaves it to load the one asked for. A
+ * before the first page: on the server it is marked for Vite to leave alone,
+ * in the browser it goes through the loaders of the story's entries chunk. A
  * build keeps the files as they are.
  */
-import { GENERATED_HEADER, STORY_IMPORT } from './emit.js';
+import { CHUNKS, GENERATED_HEADER, STORY_IMPORT, storyModulePath } from './emit.js';
 
 /** The data chunks: `export default <value>;` and nothing else (see entriesChunk, backlinksChunk). */
 const DATA_CHUNK = /^chunks\/(?:entries|backlinks)-\d+\.js$/;
@@ -46,4 +47,45 @@ export function devDataChunk(text: string): string | undefined {
  */
 export function devStoriesIndex(text: string): string | undefined {
   return text.includes(STORY_IMPORT) ? text.replace(STORY_IMPORT, UNEXPANDED_STORY_IMPORT) : undefined;
+}
+
+/** The query that has a dev server serve an entries chunk's id as its stories' loaders (devStoryLoaders). */
+export const STORY_LOADERS = 'story-loaders';
+
+/** An entries chunk's lines: one entry each, its story's id first (see entriesChunk). */
+const ENTRY_ID = /^\{"id":(\d+),/gm;
+
+/** The entries chunks the index imports (`import eN from './chunks/entries-N.js';`). */
+const ENTRIES_IMPORT = /^import e\d+ from '\.\/chunks\/entries-\d+\.js';$/gm;
+
+/**
+ * The stories index as a browser loads it from a dev server, or undefined when it has no story
+ * import: a story's module comes from the loaders of its entries chunk
+ * (`./chunks/entries-N.js?story-loaders`, devStoryLoaders), imported when a story of that chunk is
+ * first loaded. A story module is still imported by name, so a change to it travels up to the
+ * modules that import the index (HMR); and a story added changes its entries chunk, which reloads
+ * the loaders with it.
+ */
+export function devBrowserIndex(text: string): string | undefined {
+  if (!text.includes(STORY_IMPORT)) return undefined;
+  const chunks = text.match(ENTRIES_IMPORT)?.length ?? 0;
+  const loaders = Array.from({ length: chunks }, (_, b) => `() => import('./${CHUNKS.entries(b)}?${STORY_LOADERS}')`);
+  return `${text.replace(STORY_IMPORT, 'storyModule(entry.id)')}const storyLoaders = [
+  ${loaders.join(',\n  ')},
+];
+/** A story's module, through the loaders of its entries chunk (chunkOfId). */
+async function storyModule(id) {
+  const { default: loaders } = await storyLoaders[id % storyLoaders.length]();
+  if (!loaders[id]) throw new Error('content-sync: no story ' + id);
+  return loaders[id]();
+}
+`;
+}
+
+/** The loaders of the stories of an entries chunk (its text): each story's id to an import of its module. */
+export function devStoryLoaders(entriesChunk: string): string {
+  const ids = new Set<string>();
+  for (const m of entriesChunk.matchAll(ENTRY_ID)) ids.add(m[1]!);
+  const loaders = [...ids].map((id) => `${id}: () => import('../${storyModulePath(Number(id))}')`);
+  return `${GENERATED_HEADER}export default {\n${loaders.join(',\n')}\n};\n`;
 }

@@ -16,7 +16,7 @@ import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
-import { devModule, devResolve, staleStoriesIndex } from './dev-modules.js';
+import { devModule, devResolve } from './dev-modules.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
@@ -73,9 +73,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   /** The first sync and compile of this process; later builds (SSR after client) reuse it. */
   const ensureReady = (): Promise<RefreshResult> => (ready ??= setup().then((p) => p.refresh()));
 
-  async function reloadChanged(server: ViteDevServer, files: readonly string[], modulesDir: string): Promise<number> {
-    const client = server.environments.client?.moduleGraph;
-    if (client) for (const stale of staleStoriesIndex(client, modulesDir, files)) client.invalidateModule(stale);
+  async function reloadChanged(server: ViteDevServer, files: readonly string[]): Promise<number> {
     let reloaded = 0;
     let serverOnly = false;
     for (const env of Object.values(server.environments)) {
@@ -193,7 +191,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           if (stopped) return;
           const started = performance.now();
           const result = await p.refresh(events);
-          const reloaded = await reloadChanged(server, result.changedFiles, p.modulesDir);
+          const reloaded = await reloadChanged(server, result.changedFiles);
           if (result.changedFiles.length) {
             logger.info(
               `content-sync: ${result.changedFiles.length} generated files changed, ${reloaded} modules reloaded in ${Math.round(performance.now() - started)} ms`,

@@ -2,10 +2,21 @@
  * The dev forms of generated modules (dev-forms.ts): a data chunk served as
  * `JSON.parse` of its text exports what the chunk does, for any keys and values
  * the chunk writers are given; a chunk that is not JSON has none; the stories
- * index differs only in the import Vite must not expand.
+ * index differs only in the import Vite must not expand (on the server) or in
+ * loading a story through its entries chunk's loaders (in the browser), which
+ * name each story of the chunk once. (That a browser loads every story through
+ * them is test/vite/dev-browser.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { dataChunkJson, devDataChunk, devStoriesIndex, isDataChunk } from '../../src/compile/dev-forms.js';
+import {
+  dataChunkJson,
+  devBrowserIndex,
+  devDataChunk,
+  devStoriesIndex,
+  devStoryLoaders,
+  isDataChunk,
+  STORY_LOADERS,
+} from '../../src/compile/dev-forms.js';
 import { backlinksChunk, entriesChunk, indexModule, STORY_IMPORT, type EntryMeta } from '../../src/compile/emit.js';
 
 /** The exports of a module's text, imported as Node imports it. */
@@ -91,6 +102,42 @@ describe('the stories index in its dev form', () => {
 
   it('is none for a module without that import', () => {
     expect(devStoriesIndex('export const entries = [];\n')).toBeUndefined();
+  });
+});
+
+describe('the stories index in its browser dev form', () => {
+  it('loads a story through the loaders of its entries chunk, one import for each chunk, and is otherwise the index', () => {
+    const text = indexModule(4, ['default', 'de']);
+    const dev = devBrowserIndex(text)!;
+    expect(dev).not.toContain(STORY_IMPORT);
+    expect(dev.startsWith(text.replace(STORY_IMPORT, 'storyModule(entry.id)'))).toBe(true);
+    const loaders = [...dev.matchAll(/import\('(\.\/chunks\/entries-\d+\.js)\?([\w-]+)'\)/g)];
+    expect(loaders.map((m) => m[1])).toEqual([0, 1, 2, 3].map((b) => `./chunks/entries-${b}.js`));
+    expect(new Set(loaders.map((m) => m[2]))).toEqual(new Set([STORY_LOADERS]));
+    // The chunk of a story is its id modulo the number of chunks (chunkOfId).
+    expect(dev).toContain('storyLoaders[id % storyLoaders.length]');
+    expect(devBrowserIndex('export const entries = [];\n')).toBeUndefined();
+  });
+
+  it('has each story of an entries chunk load its module, once whatever its languages, __proto__ fields too', async () => {
+    const chunk = entriesChunk([
+      meta(12, 'default'),
+      meta(4, 'default', { ['__proto__']: { id: 99 } }),
+      meta(12, 'de'),
+      meta(4, 'de', { title: '{"id":77,' }),
+      meta(8, 'fr'),
+    ]);
+    const loaders = devStoryLoaders(chunk);
+    const exported = (await evaluate(loaders)).default as Record<string, unknown>;
+    expect(
+      Object.keys(exported)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([4, 8, 12]);
+    for (const id of [4, 8, 12]) {
+      expect(typeof exported[id]).toBe('function');
+      expect(loaders).toContain(`${id}: () => import('../stories/${id}.js')`);
+    }
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * A browser app on the dev server (a page that imports `content:index`, as a
- * create-vite app does), in Chromium: a story published after the page
- * opened reaches it, and the page loads its body through the index's `load`.
- * The browser's index names each story module it can load (see
- * dev-modules.ts), so the one the compile writes for a new story must be
- * among them after the change.
+ * create-vite app does), in Chromium: every story the page loads through the
+ * index's `load` is what Node imports from the files the compile wrote (the
+ * browser's index loads stories through its entries chunks' loaders, see
+ * dev-modules.ts), and a story published after the page opened reaches it and
+ * loads too.
  */
 import type { Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync } from '../../src/index.js';
 import { launchBrowser } from '../e2e/support.js';
@@ -38,7 +40,8 @@ describe('a browser app on the dev server', () => {
       optimizeDeps: { noDiscovery: true, include: [] },
       plugins: [
         contentSync({
-          embedded: { data: 'space', demo: { stories: 40 }, admin: true },
+          // More than one entries chunk (256 stories a chunk): stories load through the loaders of each.
+          embedded: { data: 'space', demo: { stories: 300 }, admin: true },
           webhook: { secret: 'a secret' },
         }),
       ],
@@ -53,7 +56,7 @@ describe('a browser app on the dev server', () => {
     await removeDir(root);
   });
 
-  it('loads a story published after the page opened', async () => {
+  it('loads every story as the files have it, and one published after the page opened', async () => {
     const page = await browser.newPage();
     await page.goto(server.resolvedUrls!.local[0]!);
     // Undefined while the page reloads.
@@ -62,6 +65,17 @@ describe('a browser app on the dev server', () => {
         .evaluate(() => (window as unknown as { content?: PageContent }).content?.entries.length)
         .catch(() => undefined);
     const before = await waitFor('the index in the page', count);
+    const inPage = await page.evaluate(() => {
+      const { content } = window as unknown as { content: PageContent };
+      return Promise.all(content.entries.map((e) => content.load(e)));
+    });
+    const written = (await import(
+      pathToFileURL(path.join(root, '.content', 'modules', 'index.js')).href
+    )) as PageContent;
+    expect(written.entries.length).toBe(before);
+    // As the page receives them: JSON.
+    const fromFiles = JSON.parse(JSON.stringify(await Promise.all(written.entries.map((e) => written.load(e)))));
+    expect(inPage).toEqual(fromFiles);
 
     const id = await publishNewPage(server, 'Published in dev');
 

@@ -4,9 +4,11 @@
  * imports from the files the compile wrote (every entry, every story body
  * through `load`, the backlinks); the data chunks reach Vite's SSR transform as
  * `JSON.parse` of their text without a source map, and the stories index
- * reaches the SSR transform without its story import expanded (the browser's
- * keeps it, for HMR). With localized assets, a chunk holding an asset URL is
- * served as written, so the URL still becomes the local file.
+ * reaches the SSR transform without its story import expanded; in the
+ * browser it loads a story through its entries chunk's loaders, which name the
+ * story modules (for HMR) and learn of a story added. With localized assets, a
+ * chunk holding an asset URL is served as written, so the URL still becomes
+ * the local file.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,7 @@ import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
-import { devResolve, staleStoriesIndex } from '../../src/vite/dev-modules.js';
+import { devResolve } from '../../src/vite/dev-modules.js';
 import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
 
 interface Entry {
@@ -45,6 +47,12 @@ const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions
     optimizeDeps: { noDiscovery: true, include: [] },
     plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 40 } }, ...options }), ...after],
   });
+
+/** The browser's loaders of the story `id`, given the browser's index (one loader module per entries chunk). */
+const loadersOf = (browserIndex: string, id: number) => {
+  const chunks = browserIndex.match(/\?story-loaders/g)?.length ?? 0;
+  return `/.content/modules/chunks/entries-${id % chunks}.js?story-loaders`;
+};
 
 /** What Node imports from the compile's output (the files as written). */
 const fromFiles = async (root: string, file: string) =>
@@ -81,14 +89,19 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
         expect(chunk?.code, env.name).toContain('JSON.parse(');
         expect(chunk?.map?.mappings ?? '', env.name).toBe('');
       }
-      // Expanded, the import names each story module: on the server it is not...
-      const story = `./stories/${served.entries[0]!.id}.js`;
+      // Expanded, the index's import would name each story module: on the server it is left alone...
+      const { id } = served.entries[0]!;
+      const story = `/stories/${id}.js`;
       const serverIndex = await ssr.transformRequest('/.content/modules/index.js');
       expect(serverIndex?.code).toContain('./stories/${entry.id}.js');
       expect(serverIndex?.code).not.toContain(story);
-      // ...in the browser it is, so that a story's change reaches the modules importing the index (HMR).
+      // ...in the browser a story loads through its chunk's loaders, which name its module, so that
+      // its change reaches the modules importing the index (HMR).
       const clientIndex = await client.transformRequest('/.content/modules/index.js');
-      expect(clientIndex?.code).toContain(story);
+      expect(clientIndex?.code).not.toContain(story);
+      const loaders = await client.transformRequest(loadersOf(clientIndex!.code, id));
+      expect(loaders?.code).toContain(`/.content/modules${story}`);
+      expect(loaders?.map?.mappings ?? '').toBe('');
     } finally {
       await server.close();
     }
@@ -116,14 +129,18 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       const story = served.entries.find((e) => e.component === 'article')!.id;
       const storyModule = await client.transformRequest(`/.content/modules/stories/${story}.js`);
       await ssr.transformRequest(`/.content/modules/stories/${story}.js`);
-      // The browser's index names each story module (the chunks and stories are files of the output).
-      expect(browserIndex?.code).toContain(`/.content/modules/stories/${story}.js`);
+      // The browser's loaders name each story module (the chunks and stories are files of the output).
+      const loaders = await client.transformRequest(loadersOf(browserIndex!.code, story));
+      expect(loaders?.code).toContain(`/.content/modules/stories/${story}.js`);
       expect(browserIndex?.code).toContain('/.content/modules/chunks/entries-0.js');
       expect(storyModule?.code).toContain(`/.content/modules/raw/${story}.js`);
       expect(asked).toEqual([]);
       // What is not one generated module importing another is resolved as usual.
       const index = path.join(modules, 'index.js');
       expect(devResolve(modules, './stories/1.js', index)).toBe(path.join(modules, 'stories', '1.js'));
+      const chunkLoaders = `${path.join(modules, 'chunks', 'entries-0.js')}?story-loaders`;
+      expect(devResolve(modules, '../stories/1.js', chunkLoaders)).toBe(path.join(modules, 'stories', '1.js'));
+      expect(devResolve(modules, './chunks/entries-0.js?story-loaders', index)).toBe(chunkLoaders);
       expect(devResolve(modules, './stories/1.js', path.join(root, 'main.js'))).toBeUndefined();
       expect(devResolve(modules, '../main.js', index)).toBeUndefined();
       expect(devResolve(modules, './a.jpg', index)).toBeUndefined();
@@ -134,7 +151,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
     }
   }, 120_000);
 
-  it("transforms the browser's index again when a story is added, so that it loads the new story", async () => {
+  it("has a story added reach the browser's loaders, so that it loads the new story", async () => {
     const root = await newRoot();
     const server = await devServer(vite as typeof vite8, root, {
       embedded: { data: 'space', demo: { stories: 40 }, admin: true },
@@ -144,26 +161,23 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       // Listening: the embedded service posts its changes to the dev server's webhook.
       await server.listen();
       const { client } = server.environments;
-      const before = await client.transformRequest('/.content/modules/index.js');
+      const index = (await client.transformRequest('/.content/modules/index.js'))!.code;
+      // Every chunk's loaders transformed (and kept by Vite) before the story exists.
+      const chunks = index.match(/\?story-loaders/g)!.length;
+      for (let b = 0; b < chunks; b++) {
+        await client.transformRequest(`/.content/modules/chunks/entries-${b}.js?story-loaders`);
+      }
       const id = await publishNewPage(server, 'Added in dev');
+      const loaders = loadersOf(index, id);
       const added = `/.content/modules/stories/${id}.js`;
-      expect(before?.code).not.toContain(added);
+      // The compile writes the story module and its entries chunk; the dev server is told after.
       const file = path.join(root, '.content', 'modules', 'stories', `${id}.js`);
       await waitFor('the new story module', () => existsSync(file));
-      // The compile writes the story module before the dev server is told; the index follows.
-      const after = await waitFor('the index to name it', async () => {
-        const code = (await client.transformRequest('/.content/modules/index.js'))?.code;
-        return code?.includes(added) && code;
+      const code = await waitFor('the loaders to name it', async () => {
+        const text = (await client.transformRequest(loaders))?.code;
+        return text?.includes(added) && text;
       });
-      // Each story module it names once (the others as before).
-      expect(after.split(added).length).toBe(2);
-      // A story's change alone leaves the index's expansion as it is: nothing new to name.
-      const graph = client.moduleGraph;
-      const modules = path.join(root, '.content', 'modules');
-      const known = path.join(modules, 'stories', `${(before?.code.match(/stories\/(\d+)\.js/) ?? [])[1]}.js`);
-      expect(graph.getModulesByFile(known)?.size).toBe(1);
-      expect(staleStoriesIndex(graph, modules, [known])).toEqual([]);
-      expect(staleStoriesIndex(graph, modules, [path.join(modules, 'stories', '1.js')])).toHaveLength(1);
+      expect(code.split(added).length).toBe(2);
     } finally {
       await server.close();
     }
