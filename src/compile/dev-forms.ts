@@ -22,8 +22,13 @@ const DATA_PREFIX = `${GENERATED_HEADER}export default `;
 /** The stories index's dynamic import, which Vite does not expand. */
 const UNEXPANDED_STORY_IMPORT = STORY_IMPORT.replace('import(', 'import(/* @vite-ignore */ ');
 
+const ENTRIES_CHUNK = /^chunks\/entries-\d+\.js$/;
+
 /** Whether the generated module `rel` (its path in the output directory, with `/`) is a data chunk. */
 export const isDataChunk = (rel: string): boolean => DATA_CHUNK.test(rel);
+
+/** Whether the generated module `rel` is an entries chunk (whose stories' loaders devStoryLoaders makes). */
+export const isEntriesChunk = (rel: string): boolean => ENTRIES_CHUNK.test(rel);
 
 /**
  * The JSON text of what a data chunk exports, when it is JSON: the chunk writers write JSON but

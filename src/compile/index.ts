@@ -7,5 +7,6 @@ export {
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
+  isEntriesChunk,
   STORY_LOADERS,
 } from './dev-forms.js';

@@ -18,6 +18,7 @@ import {
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
+  isEntriesChunk,
   STORY_LOADERS,
 } from '../compile/index.js';
 import { hasAssetUrl } from './assets.js';
@@ -28,8 +29,6 @@ export interface DevModuleContext {
   /** Localized assets: their URLs in the modules are rewritten into imports. */
   assetImports: boolean;
 }
-
-const ENTRIES_CHUNK = /^chunks\/entries-\d+\.js$/;
 
 /** The module `id` as the dev server loads it, or null to load the file as it is. */
 export function devModule(
@@ -45,7 +44,7 @@ export function devModule(
     .join('/');
   let code: string | undefined;
   if (query !== undefined) {
-    if (query === STORY_LOADERS && ENTRIES_CHUNK.test(rel)) code = devStoryLoaders(readFileSync(file, 'utf8'));
+    if (query === STORY_LOADERS && isEntriesChunk(rel)) code = devStoryLoaders(readFileSync(file, 'utf8'));
   } else if (rel === 'index.js') {
     const text = readFileSync(file, 'utf8');
     code = context.server ? devStoriesIndex(text) : devBrowserIndex(text);

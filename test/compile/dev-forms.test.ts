@@ -15,6 +15,7 @@ import {
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
+  isEntriesChunk,
   STORY_LOADERS,
 } from '../../src/compile/dev-forms.js';
 import { backlinksChunk, entriesChunk, indexModule, STORY_IMPORT, type EntryMeta } from '../../src/compile/emit.js';
@@ -138,6 +139,14 @@ describe('the stories index in its browser dev form', () => {
       expect(typeof exported[id]).toBe('function');
       expect(loaders).toContain(`${id}: () => import('../stories/${id}.js')`);
     }
+  });
+});
+
+describe('what is an entries chunk', () => {
+  it('chunks/entries-N.js, nothing else', () => {
+    for (const rel of ['chunks/entries-0.js', 'chunks/entries-63.js']) expect(isEntriesChunk(rel), rel).toBe(true);
+    for (const rel of ['chunks/backlinks-0.js', 'chunks/entries-0.d.ts', 'index.js', 'stories/1.js'])
+      expect(isEntriesChunk(rel), rel).toBe(false);
   });
 });
 
