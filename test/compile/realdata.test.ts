@@ -9,7 +9,13 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
-import { compile, devDataChunk, type CompileOptions, type CompileResult } from '../../src/compile/index.js';
+import {
+  compile,
+  devDataChunk,
+  isDataChunk,
+  type CompileOptions,
+  type CompileResult,
+} from '../../src/compile/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import type { SpaceData } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
@@ -491,8 +497,8 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
     let chunks = 0;
     for (const l of loaded) {
       for (const name of await fs.readdir(path.join(l.out, 'chunks'))) {
-        if (!/^(?:entries|backlinks)-\d+\.js$/.test(name)) continue;
         const rel = `chunks/${name}`;
+        if (!isDataChunk(rel)) continue;
         const text = await fs.readFile(path.join(l.out, rel), 'utf8');
         const dev = devDataChunk(text);
         expect(dev, `${l.c.label} ${rel}`).toBeDefined();
