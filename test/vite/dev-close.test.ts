@@ -7,12 +7,11 @@
  */
 import type { RequestStats } from '../../src/server/index.js';
 import type { RunningServer } from '../../src/server/index.js';
-import * as vite8 from 'vite';
 import type { InlineConfig } from 'vite';
-import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync, type ContentSyncApi, type ContentSyncOptions } from '../../src/index.js';
 import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, project, removeDir, startService } from './support.js';
+import { VITE_MAJORS } from './vite-majors.js';
 
 type Mode = 'listening' | 'middleware' | 'never listened';
 
@@ -37,12 +36,7 @@ const answers = async (url: string): Promise<boolean> => {
 
 const api = (plugin: ReturnType<typeof contentSync>) => plugin.api as ContentSyncApi;
 
-const MAJORS = [
-  ['7', vite7.createServer as unknown as typeof vite8.createServer],
-  ['8', vite8.createServer],
-] as const;
-
-describe.each(MAJORS)('a Vite %s dev server closing', (_major, createServer) => {
+describe.each(VITE_MAJORS)('a Vite %s dev server closing', (_major, { createServer }) => {
   const roots: string[] = [];
   let service: RunningServer;
   beforeAll(async () => {

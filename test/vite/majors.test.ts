@@ -7,20 +7,14 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import * as vite8 from 'vite';
-import * as vite7 from 'vite7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync } from '../../src/index.js';
 import { capturingLogger, clearContentEnv, filesUnder, project, removeDir } from './support.js';
+import { VITE_MAJORS } from './vite-majors.js';
 
 const MAIN =
   "import { entries } from 'content:index';\ndocument.querySelector('#app').textContent = entries.map((e) => e.name).join(', ');\n";
-const MAJORS = [
-  ['7', vite7],
-  ['8', vite8],
-] as const;
-
-describe.each(MAJORS)('Vite %s', (major, vite) => {
+describe.each(VITE_MAJORS)('Vite %s', (major, vite) => {
   let root: string;
   beforeAll(async () => {
     clearContentEnv();
