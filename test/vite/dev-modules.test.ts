@@ -13,13 +13,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as vite8 from 'vite';
-import * as vite7 from 'vite7';
+import type * as vite8 from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORY_LOADERS } from '../../src/compile/dev-forms.js';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
 import { devResolve } from '../../src/vite/dev-modules.js';
 import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
+import { VITE_MAJORS } from './vite-majors.js';
 
 interface Entry {
   id: number;
@@ -32,11 +33,6 @@ interface IndexModule {
   load(entry: Entry): Promise<unknown>;
 }
 
-const MAJORS = [
-  ['7', vite7],
-  ['8', vite8],
-] as const;
-
 /** A dev server of `vite` with the plugin over a demo space (and `after` behind it), in `root`; closed by the caller. */
 const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions, after: vite8.Plugin[] = []) =>
   vite.createServer({
@@ -48,17 +44,20 @@ const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions
     plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 40 } }, ...options }), ...after],
   });
 
-/** The browser's loaders of the story `id`, given the browser's index (one loader module per entries chunk). */
-const loadersOf = (browserIndex: string, id: number) => {
-  const chunks = browserIndex.match(/\?story-loaders/g)?.length ?? 0;
-  return `/.content/modules/chunks/entries-${id % chunks}.js?story-loaders`;
-};
+/** How many entries chunks the browser's index loads stories through (one loaders module each). */
+const loaderChunks = (browserIndex: string) => browserIndex.match(/\?story-loaders/g)?.length ?? 0;
+
+/** The URL of the loaders of entries chunk `b`. */
+const loadersUrl = (b: number) => `/.content/modules/${CHUNKS.entries(b)}?${STORY_LOADERS}`;
+
+/** The browser's loaders of the story `id`, given the browser's index. */
+const loadersOf = (browserIndex: string, id: number) => loadersUrl(chunkOfId(id, loaderChunks(browserIndex)));
 
 /** What Node imports from the compile's output (the files as written). */
 const fromFiles = async (root: string, file: string) =>
   (await import(`${pathToFileURL(path.join(root, '.content', 'modules', file)).href}?t=${Date.now()}`)) as unknown;
 
-describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
+describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
   const roots: string[] = [];
   /** A project of its own for each server (each syncs its own demo space). */
   const newRoot = async () => {
@@ -70,7 +69,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
 
   it('serves the content Node imports from the files, data chunks as JSON without a source map', async () => {
     const root = await newRoot();
-    const server = await devServer(vite as typeof vite8, root, { resolveRelations: ['article.author'] });
+    const server = await devServer(vite, root, { resolveRelations: ['article.author'] });
     try {
       const served = (await server.ssrLoadModule('content:index')) as IndexModule;
       const written = (await fromFiles(root, 'index.js')) as IndexModule;
@@ -120,7 +119,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
         return null;
       },
     };
-    const server = await devServer(vite as typeof vite8, root, { resolveRelations: ['article.author'] }, [behind]);
+    const server = await devServer(vite, root, { resolveRelations: ['article.author'] }, [behind]);
     try {
       const { client, ssr } = server.environments;
       const browserIndex = await client.transformRequest('/.content/modules/index.js');
@@ -153,7 +152,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
 
   it("has a story added reach the browser's loaders, so that it loads the new story", async () => {
     const root = await newRoot();
-    const server = await devServer(vite as typeof vite8, root, {
+    const server = await devServer(vite, root, {
       embedded: { data: 'space', demo: { stories: 40 }, admin: true },
       webhook: { secret: 'a secret' },
     });
@@ -163,10 +162,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
       const { client } = server.environments;
       const index = (await client.transformRequest('/.content/modules/index.js'))!.code;
       // Every chunk's loaders transformed (and kept by Vite) before the story exists.
-      const chunks = index.match(/\?story-loaders/g)!.length;
-      for (let b = 0; b < chunks; b++) {
-        await client.transformRequest(`/.content/modules/chunks/entries-${b}.js?story-loaders`);
-      }
+      for (let b = 0; b < loaderChunks(index); b++) await client.transformRequest(loadersUrl(b));
       const id = await publishNewPage(server, 'Added in dev');
       const loaders = loadersOf(index, id);
       const added = `/.content/modules/stories/${id}.js`;
@@ -184,7 +180,7 @@ describe.each(MAJORS)('Vite %s dev server', (_major, vite) => {
   }, 120_000);
 
   it('serves a chunk holding asset URLs as written where assets are localized', async () => {
-    const server = await devServer(vite as typeof vite8, await newRoot(), {
+    const server = await devServer(vite, await newRoot(), {
       assets: 'download',
       entryFields: ['images'],
     });
