@@ -10,9 +10,12 @@
  * expands into an import of every story module (9,700 at 10,000 stories)
  * before the first page: on the server it is marked for Vite to leave alone,
  * in the browser it goes through the loaders of the story's entries chunk. A
- * build keeps the files as they are.
+ * view chunk names each of its stories' modules too: those imports wait in a
+ * module of their own until a story of the chunk is loaded. A build keeps the
+ * files as they are.
  */
 import { CHUNKS, GENERATED_HEADER, STORY_IMPORT, storyModulePath } from './emit.js';
+import { chunkOfView } from './views.js';
 
 /** The data chunks: `export default <value>;` and nothing else (see entriesChunk, backlinksChunk). */
 const DATA_CHUNK = /^chunks\/(?:entries|backlinks)-\d+\.js$/;
@@ -54,7 +57,10 @@ export function devStoriesIndex(text: string): string | undefined {
   return text.includes(STORY_IMPORT) ? text.replace(STORY_IMPORT, UNEXPANDED_STORY_IMPORT) : undefined;
 }
 
-/** The query that has a dev server serve an entries chunk's id as its stories' loaders (devStoryLoaders). */
+/** Whether the generated module `rel` is a view chunk (whose stories' loaders devStoryLoaders makes). */
+export const isViewChunk = (rel: string): boolean => chunkOfView(rel) !== undefined;
+
+/** The query that has a dev server serve an entries or view chunk's id as its stories' loaders (devStoryLoaders). */
 export const STORY_LOADERS = 'story-loaders';
 
 /** An entries chunk's lines: one entry each, its story's id first (see entriesChunk). */
@@ -87,10 +93,43 @@ async function storyModule(id) {
 `;
 }
 
-/** The loaders of the stories of an entries chunk (its text): each story's id to an import of its module. */
-export function devStoryLoaders(entriesChunk: string): string {
+/**
+ * The loaders of the stories of an entries chunk or a view chunk (its text): each story's id to an
+ * import of its module. An entries chunk has one entry a line, its id first; a view chunk lists
+ * its loaders in one line (see viewChunk).
+ */
+export function devStoryLoaders(chunk: string): string {
   const ids = new Set<string>();
-  for (const m of entriesChunk.matchAll(ENTRY_ID)) ids.add(m[1]!);
+  const viewLoaders = VIEW_LOADERS.exec(chunk)?.[1];
+  if (viewLoaders === undefined) for (const m of chunk.matchAll(ENTRY_ID)) ids.add(m[1]!);
+  else for (const m of viewLoaders.matchAll(LOADER_ID)) ids.add(m[1]!);
   const loaders = [...ids].map((id) => `${id}: () => import('../${storyModulePath(Number(id))}')`);
   return `${GENERATED_HEADER}export default {\n${loaders.join(',\n')}\n};\n`;
+}
+
+/** A view chunk's loaders: `export const loaders = {<id>: () => import('../stories/<id>.js'), ...};` */
+const VIEW_LOADERS = /^export const loaders = \{(.*)\};$/m;
+const LOADER_ID = /(\d+): \(\) => import\(/g;
+
+/**
+ * A view chunk (`rel`, its text) as a dev server serves it, or undefined when it has
+ * no loaders: each loader imports the chunk's story loaders (`<chunk>?story-loaders`,
+ * devStoryLoaders) and calls its own there, so that the dev server analyses the story imports
+ * when a story of the chunk is first loaded, not with the list. A story added or removed rewrites
+ * the chunk, which reloads the loaders with it.
+ */
+export function devViewChunk(text: string, rel: string): string | undefined {
+  const m = VIEW_LOADERS.exec(text);
+  if (!m) return undefined;
+  const ids = Array.from(m[1]!.matchAll(LOADER_ID), (x) => x[1]!);
+  const self = rel.slice(rel.lastIndexOf('/') + 1);
+  const lazy = `const storyLoaders = () => import('./${self}?${STORY_LOADERS}');
+const loader = (id) => async () => {
+  const { default: loaders } = await storyLoaders();
+  if (!loaders[id]) throw new Error('content-sync: no story ' + id);
+  return loaders[id]();
+};
+export const loaders = {${ids.map((id) => `${id}: loader(${id})`).join(', ')}};`;
+  // At the match (a line of its own): an entry's text could hold the same characters.
+  return text.slice(0, m.index) + lazy + text.slice(m.index + m[0].length);
 }

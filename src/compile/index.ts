@@ -3,10 +3,12 @@ export { entryFieldsProblem } from './emit.js';
 export { MODULE_FORMS, servedFile } from './modules.js';
 export {
   devBrowserIndex,
+  devViewChunk,
   devDataChunk,
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
   isEntriesChunk,
+  isViewChunk,
   STORY_LOADERS,
 } from './dev-forms.js';

@@ -5,20 +5,23 @@
  * story import left unexpanded on the server, where no HMR boundary waits for
  * a story's change, and in the browser going through per-chunk story loaders
  * (an entries chunk's id with `?story-loaders`), so that a story's change
- * still travels up to the modules that import the index. Without a source
- * map: the text is generated, and Vite would make one for every module it
- * serves. Their imports of one another resolve to the files without Vite's
+ * still travels up to the modules that import the index; a view chunk with
+ * loaders that import its chunk's story loaders when one of its stories is
+ * first loaded. Without a source map: the text is generated, and Vite would
+ * make one for every module it serves. Their imports of one another resolve to the files without Vite's
  * resolver.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   devBrowserIndex,
+  devViewChunk,
   devDataChunk,
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
   isEntriesChunk,
+  isViewChunk,
   STORY_LOADERS,
 } from '../compile/index.js';
 import { hasAssetUrl } from './assets.js';
@@ -44,10 +47,13 @@ export function devModule(
     .join('/');
   let code: string | undefined;
   if (query !== undefined) {
-    if (query === STORY_LOADERS && isEntriesChunk(rel)) code = devStoryLoaders(readFileSync(file, 'utf8'));
+    if (query === STORY_LOADERS && (isEntriesChunk(rel) || isViewChunk(rel)))
+      code = devStoryLoaders(readFileSync(file, 'utf8'));
   } else if (rel === 'index.js') {
     const text = readFileSync(file, 'utf8');
     code = context.server ? devStoriesIndex(text) : devBrowserIndex(text);
+  } else if (isViewChunk(rel)) {
+    code = devViewChunk(readFileSync(file, 'utf8'), rel);
   } else if (isDataChunk(rel)) {
     const text = readFileSync(file, 'utf8');
     if (!(context.assetImports && hasAssetUrl(text))) code = devDataChunk(text);

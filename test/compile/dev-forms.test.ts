@@ -4,21 +4,26 @@
  * the chunk writers are given; a chunk that is not JSON has none; the stories
  * index differs only in the import Vite must not expand (on the server) or in
  * loading a story through its entries chunk's loaders (in the browser), which
- * name each story of the chunk once. (That a browser loads every story through
- * them is test/vite/dev-browser.test.ts.)
+ * name each story of the chunk once; a view chunk in the browser differs only in
+ * its loaders, which import the chunk's story loaders instead of a story each.
+ * (That a browser loads every story through them is
+ * test/vite/dev-browser.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import {
   dataChunkJson,
   devBrowserIndex,
+  devViewChunk,
   devDataChunk,
   devStoriesIndex,
   devStoryLoaders,
   isDataChunk,
   isEntriesChunk,
+  isViewChunk,
   STORY_LOADERS,
 } from '../../src/compile/dev-forms.js';
 import { backlinksChunk, entriesChunk, indexModule, STORY_IMPORT, type EntryMeta } from '../../src/compile/emit.js';
+import { viewChunkFiles } from '../../src/compile/views.js';
 
 /** The exports of a module's text, imported as Node imports it. */
 const evaluate = async (text: string): Promise<Record<string, unknown>> =>
@@ -142,6 +147,52 @@ describe('the stories index in its browser dev form', () => {
   });
 });
 
+describe('a view chunk in its browser dev form', () => {
+  // Values the form must keep as they are: `$` patterns, text that looks like the loaders, `__proto__`.
+  const metas = [
+    meta(40, 'de', {
+      title: "$& $' $1",
+      summary: "\nexport const loaders = {1: () => import('../stories/1.js')};",
+      // The loaders line of this very chunk, as an entry's text.
+      body: "export const loaders = {8: () => import('../stories/8.js'), 16: () => import('../stories/16.js'), 40: () => import('../stories/40.js')};",
+    }),
+    meta(8, 'de', { ['__proto__']: { id: 99 } }),
+    meta(16, 'de'),
+  ];
+  const [[rel, text]] = viewChunkFiles(3, metas) as [[string, string]];
+
+  it('has the entries of the chunk and a loader for each of its stories, none importing a story itself', async () => {
+    expect(isViewChunk(rel)).toBe(true);
+    const dev = devViewChunk(text, rel)!;
+    expect(dev).toBeDefined();
+    // The entries' line as it was; after it, one import: the chunk's story loaders.
+    const entriesLine = text.slice(0, text.indexOf('\nexport const loaders') + 1);
+    expect(dev.startsWith(entriesLine)).toBe(true);
+    const file = rel.slice('chunks/'.length);
+    const after = dev.slice(entriesLine.length);
+    expect([...after.matchAll(/import\('([^']*)'\)/g)].map((m) => m[1])).toEqual([`./${file}?${STORY_LOADERS}`]);
+    const [original, served] = await Promise.all([evaluate(text), evaluate(dev)]);
+    expect(served.default).toEqual(original.default);
+    expect(Object.hasOwn((served.default as Array<{ fields: object }>)[0]!.fields, '__proto__')).toBe(true);
+    const loaders = served.loaders as Record<string, unknown>;
+    expect(Object.keys(loaders)).toEqual(Object.keys(original.loaders as object));
+    expect(Object.keys(loaders)).toEqual(['8', '16', '40']);
+    for (const id of [8, 16, 40]) expect(typeof loaders[id]).toBe('function');
+  });
+
+  it("has its story loaders name each of the chunk's stories once", async () => {
+    const loaders = devStoryLoaders(text);
+    const exported = (await evaluate(loaders)).default as Record<string, unknown>;
+    expect(Object.keys(exported)).toEqual(['8', '16', '40']);
+    for (const id of [8, 16, 40]) expect(loaders).toContain(`${id}: () => import('../stories/${id}.js')`);
+    expect(loaders).not.toContain("import('../stories/1.js')");
+  });
+
+  it('is none for a chunk without loaders', () => {
+    expect(devViewChunk(entriesChunk([meta(1, 'de')]), rel)).toBeUndefined();
+  });
+});
+
 describe('what is an entries chunk', () => {
   it('chunks/entries-N.js, nothing else', () => {
     for (const rel of ['chunks/entries-0.js', 'chunks/entries-63.js']) expect(isEntriesChunk(rel), rel).toBe(true);
@@ -164,5 +215,13 @@ describe('what is a data chunk', () => {
       'views/0123456789abcdef.js',
     ])
       expect(isDataChunk(rel), rel).toBe(false);
+  });
+});
+
+describe('what is a view chunk', () => {
+  it('chunks/view-<lang>-<component>-N.js, nothing else', () => {
+    expect(isViewChunk('chunks/view-0123456789abcdef-0123456789abcdef-0.js')).toBe(true);
+    for (const rel of ['chunks/entries-0.js', 'views/0123456789abcdef.js', 'chunks/view-0123-0123-0.js'])
+      expect(isViewChunk(rel), rel).toBe(false);
   });
 });

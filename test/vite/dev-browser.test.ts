@@ -1,22 +1,28 @@
 /**
- * A browser app on the dev server (a page that imports `content:index`, as a
- * create-vite app does), in Chromium: every story the page loads through the
- * index's `load` is what Node imports from the files the compile wrote (the
- * browser's index loads stories through its entries chunks' loaders, see
- * dev-modules.ts), and a story published after the page opened reaches it and
- * loads too.
+ * A browser app on the dev server (a page that imports `content:index` and a
+ * view of it, `content:index/default/page`, as a create-vite app does), in
+ * Chromium: every story the page loads through their `load` is what Node
+ * imports from the files the compile wrote (in the browser both load stories
+ * through per-chunk story loaders, see dev-modules.ts), and a story published
+ * after the page opened reaches both and loads too.
  */
 import type { Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewFile } from '../../src/compile/views.js';
 import { contentSync } from '../../src/index.js';
 import { launchBrowser } from '../e2e/support.js';
 import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
 
-// The index's exports on `window`, for the test to call in the page.
-const MAIN = "import * as content from 'content:index';\nObject.assign(window, { content });\n";
+// The index's and the view's exports on `window`, for the test to call in the page.
+const MAIN = `import * as content from 'content:index';
+import * as pages from 'content:index/default/page';
+Object.assign(window, { content, pages });
+`;
+
+type Module = 'content' | 'pages';
 
 interface PageContent {
   entries: Array<{ id: number; lang: string }>;
@@ -60,36 +66,50 @@ describe('a browser app on the dev server', () => {
     const page = await browser.newPage();
     await page.goto(server.resolvedUrls!.local[0]!);
     // Undefined while the page reloads.
-    const count = () =>
+    const count = (module: Module) =>
       page
-        .evaluate(() => (window as unknown as { content?: PageContent }).content?.entries.length)
+        .evaluate((m) => (window as unknown as Record<Module, PageContent | undefined>)[m]?.entries.length, module)
         .catch(() => undefined);
-    const before = await waitFor('the index in the page', count);
-    const inPage = await page.evaluate(() => {
-      const { content } = window as unknown as { content: PageContent };
-      return Promise.all(content.entries.map((e) => content.load(e)));
-    });
-    const written = (await import(
-      pathToFileURL(path.join(root, '.content', 'modules', 'index.js')).href
-    )) as PageContent;
-    expect(written.entries.length).toBe(before);
-    // As the page receives them: JSON.
-    const fromFiles = JSON.parse(JSON.stringify(await Promise.all(written.entries.map((e) => written.load(e)))));
-    expect(inPage).toEqual(fromFiles);
+    const files: Record<Module, string> = { content: 'index.js', pages: viewFile('default', 'page') };
+    const before = {} as Record<Module, number>;
+    for (const module of ['content', 'pages'] as const) {
+      before[module] = await waitFor(`${module} in the page`, () => count(module));
+      const inPage = await page.evaluate((m) => {
+        const content = (window as unknown as Record<Module, PageContent>)[m];
+        return Promise.all(content.entries.map((e) => content.load(e)));
+      }, module);
+      const written = (await import(
+        pathToFileURL(path.join(root, '.content', 'modules', files[module])).href
+      )) as PageContent;
+      expect(written.entries.length, module).toBe(before[module]);
+      // As the page receives them: JSON.
+      const fromFiles = JSON.parse(JSON.stringify(await Promise.all(written.entries.map((e) => written.load(e)))));
+      expect(inPage, module).toEqual(fromFiles);
+    }
+    expect(before.pages).toBeGreaterThan(0);
+    expect(before.pages).toBeLessThan(before.content);
 
     const id = await publishNewPage(server, 'Published in dev');
 
-    // The page imports the index again (Vite reloads it: nothing in it accepts the change).
-    await waitFor('the new story among the page’s entries', async () => ((await count()) ?? 0) > before);
-    const loaded = await page.evaluate(async (storyId) => {
-      const { content } = window as unknown as { content: PageContent };
-      const entry = content.entries.find((e) => e.id === storyId && e.lang === 'default');
-      return content.load(entry).then(
-        (s) => s.name,
-        (err: Error) => `failed: ${err.message}`,
+    // The page imports the index and the view again (Vite reloads them: nothing in them accepts the change).
+    for (const module of ['content', 'pages'] as const) {
+      await waitFor(
+        `the new story among ${module}' entries`,
+        async () => ((await count(module)) ?? 0) > before[module],
       );
-    }, id);
-    expect(loaded).toBe('Published in dev');
+      const loaded = await page.evaluate(
+        async ([m, storyId]) => {
+          const content = (window as unknown as Record<Module, PageContent>)[m];
+          const entry = content.entries.find((e) => e.id === storyId && e.lang === 'default');
+          return content.load(entry).then(
+            (s) => s.name,
+            (err: Error) => `failed: ${err.message}`,
+          );
+        },
+        [module, id] as const,
+      );
+      expect(loaded, module).toBe('Published in dev');
+    }
     await page.close();
   }, 120_000);
 });

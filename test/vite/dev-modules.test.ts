@@ -6,7 +6,9 @@
  * `JSON.parse` of their text without a source map, and the stories index
  * reaches the SSR transform without its story import expanded; in the
  * browser it loads a story through its entries chunk's loaders, which name the
- * story modules (for HMR) and learn of a story added. With localized assets, a
+ * story modules (for HMR) and learn of a story added; a view's chunk
+ * (`content:index/<lang>/<component>`) does the same on the server and in the
+ * browser. With localized assets, a
  * chunk holding an asset URL is served as written, so the URL still becomes
  * the local file.
  */
@@ -17,6 +19,7 @@ import type * as vite8 from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORY_LOADERS } from '../../src/compile/dev-forms.js';
 import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
+import { viewFile } from '../../src/compile/views.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
 import { devResolve } from '../../src/vite/dev-modules.js';
 import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
@@ -52,6 +55,12 @@ const loadersUrl = (b: number) => `/.content/modules/${CHUNKS.entries(b)}?${STOR
 
 /** The browser's loaders of the story `id`, given the browser's index. */
 const loadersOf = (browserIndex: string, id: number) => loadersUrl(chunkOfId(id, loaderChunks(browserIndex)));
+
+/** The URL of the default language's view of pages (`content:index/default/page`). */
+const PAGES_VIEW = `/.content/modules/${viewFile('default', 'page')}`;
+
+/** The view chunks a view module imports (as the dev server serves it), by URL. */
+const viewChunks = (view: string) => [...new Set(view.match(/\/\.content\/modules\/chunks\/view-[\w-]+\.js/g))];
 
 /** What Node imports from the compile's output (the files as written). */
 const fromFiles = async (root: string, file: string) =>
@@ -101,6 +110,28 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
       const loaders = await client.transformRequest(loadersOf(clientIndex!.code, id));
       expect(loaders?.code).toContain(`/.content/modules${story}`);
       expect(loaders?.map?.mappings ?? '').toBe('');
+      // A view's chunk names no story module; its loaders name each of its stories (server and browser).
+      const pages = served.entries.filter((e) => e.component === 'page' && e.lang === 'default').map((e) => e.id);
+      for (const env of [ssr, client]) {
+        const chunks = viewChunks((await env.transformRequest(PAGES_VIEW))!.code);
+        expect(chunks.length, env.name).toBeGreaterThan(0);
+        const named: number[] = [];
+        for (const chunk of chunks) {
+          expect((await env.transformRequest(chunk))!.code, chunk).not.toContain('/.content/modules/stories/');
+          const chunkLoaders = (await env.transformRequest(`${chunk}?${STORY_LOADERS}`))!.code;
+          for (const m of chunkLoaders.matchAll(/\/\.content\/modules\/stories\/(\d+)\.js/g)) named.push(Number(m[1]));
+        }
+        expect(
+          named.sort((a, b) => a - b),
+          env.name,
+        ).toEqual(pages.sort((a, b) => a - b));
+      }
+      // What the server's view loads is what Node imports from the files.
+      const view = (await server.ssrLoadModule('content:index/default/page')) as IndexModule;
+      const viewFromFiles = (await fromFiles(root, viewFile('default', 'page'))) as IndexModule;
+      expect(view.entries).toEqual(viewFromFiles.entries);
+      for (const [k, entry] of view.entries.entries())
+        expect(await view.load(entry)).toEqual(await viewFromFiles.load(viewFromFiles.entries[k]!));
     } finally {
       await server.close();
     }
@@ -161,8 +192,10 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
       await server.listen();
       const { client } = server.environments;
       const index = (await client.transformRequest('/.content/modules/index.js'))!.code;
-      // Every chunk's loaders transformed (and kept by Vite) before the story exists.
+      // Every chunk's loaders transformed (and kept by Vite) before the story exists, the view's too.
       for (let b = 0; b < loaderChunks(index); b++) await client.transformRequest(loadersUrl(b));
+      const viewBefore = viewChunks((await client.transformRequest(PAGES_VIEW))!.code);
+      for (const chunk of viewBefore) await client.transformRequest(`${chunk}?${STORY_LOADERS}`);
       const id = await publishNewPage(server, 'Added in dev');
       const loaders = loadersOf(index, id);
       const added = `/.content/modules/stories/${id}.js`;
@@ -174,6 +207,13 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
         return text?.includes(added) && text;
       });
       expect(code.split(added).length).toBe(2);
+      // A view chunk the browser had loaded learns of it too (40 stories: the view has one chunk).
+      expect(viewBefore.length).toBe(1);
+      const viewLoaders = await waitFor('the view chunk’s loaders to name it', async () => {
+        const text = (await client.transformRequest(`${viewBefore[0]}?${STORY_LOADERS}`))?.code;
+        return text?.includes(added) && text;
+      });
+      expect(viewLoaders.split(added).length).toBe(2);
     } finally {
       await server.close();
     }
