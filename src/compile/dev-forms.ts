@@ -112,15 +112,19 @@ const VIEW_LOADERS = /^export const loaders = \{(.*)\};$/m;
 const LOADER_ID = /(\d+): \(\) => import\(/g;
 
 /**
- * A view chunk (`rel`, its text) as a dev server serves it, or undefined when it has
- * no loaders: each loader imports the chunk's story loaders (`<chunk>?story-loaders`,
- * devStoryLoaders) and calls its own there, so that the dev server analyses the story imports
- * when a story of the chunk is first loaded, not with the list. A story added or removed rewrites
- * the chunk, which reloads the loaders with it.
+ * A view chunk (`rel`, its text) as a dev server serves it, or undefined when it has no loaders:
+ * its entries as `JSON.parse` of their text (as devDataChunk; as written with `keepLiterals`, or
+ * when they are not JSON), and each loader importing the chunk's story loaders
+ * (`<chunk>?story-loaders`, devStoryLoaders) and calling its own there, so that the dev server
+ * analyses the story imports when a story of the chunk is first loaded, not with the list. A story
+ * added or removed rewrites the chunk, which reloads the loaders with it.
  */
-export function devViewChunk(text: string, rel: string): string | undefined {
+export function devViewChunk(text: string, rel: string, options: { keepLiterals?: boolean } = {}): string | undefined {
   const m = VIEW_LOADERS.exec(text);
   if (!m) return undefined;
+  // Up to the loaders' line (at the match, a line of its own: an entry's text could hold the same
+  // characters): `export default <entries>;\n`, a data chunk's form.
+  const entries = text.slice(0, m.index);
   const ids = Array.from(m[1]!.matchAll(LOADER_ID), (x) => x[1]!);
   const self = rel.slice(rel.lastIndexOf('/') + 1);
   const lazy = `const storyLoaders = () => import('./${self}?${STORY_LOADERS}');
@@ -130,6 +134,6 @@ const loader = (id) => async () => {
   return loaders[id]();
 };
 export const loaders = {${ids.map((id) => `${id}: loader(${id})`).join(', ')}};`;
-  // At the match (a line of its own): an entry's text could hold the same characters.
-  return text.slice(0, m.index) + lazy + text.slice(m.index + m[0].length);
+  const served = (!options.keepLiterals && devDataChunk(entries)) || entries;
+  return served + lazy + text.slice(m.index + m[0].length);
 }

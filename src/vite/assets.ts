@@ -17,10 +17,12 @@ import type { Rendition, Renditions } from './renditions.js';
 /** A double-quoted string literal holding an asset URL, as the module emitter writes it. */
 const ASSET_LITERAL = /"(https?:\/\/[^"\\\s/]+\/f\/\d+\/\d+x\d+\/[A-Za-z0-9_-]+\/[^"\\/\s]+)"/g;
 
+/** ASSET_LITERAL without the global flag: `test` with a global one leaves its lastIndex past the match, where `matchAll` would start. */
+const ANY_ASSET_LITERAL = new RegExp(ASSET_LITERAL.source);
+
 /** Whether a module has a string literal holding an asset URL (that AssetImports may rewrite). */
 export function hasAssetUrl(code: string): boolean {
-  ASSET_LITERAL.lastIndex = 0;
-  return ASSET_LITERAL.test(code);
+  return ANY_ASSET_LITERAL.test(code);
 }
 
 export class AssetImports {

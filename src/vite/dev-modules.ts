@@ -6,9 +6,9 @@
  * a story's change, and in the browser going through per-chunk story loaders
  * (an entries chunk's id with `?story-loaders`), so that a story's change
  * still travels up to the modules that import the index; a view chunk with
- * loaders that import its chunk's story loaders when one of its stories is
- * first loaded. Without a source map: the text is generated, and Vite would
- * make one for every module it serves. Their imports of one another resolve to the files without Vite's
+ * its entries as `JSON.parse` too and loaders that import its chunk's story
+ * loaders when one of its stories is first loaded. Without a source map: the
+ * text is generated, and Vite would make one for every module it serves. Their imports of one another resolve to the files without Vite's
  * resolver.
  */
 import { readFileSync } from 'node:fs';
@@ -53,7 +53,8 @@ export function devModule(
     const text = readFileSync(file, 'utf8');
     code = context.server ? devStoriesIndex(text) : devBrowserIndex(text);
   } else if (isViewChunk(rel)) {
-    code = devViewChunk(readFileSync(file, 'utf8'), rel);
+    const text = readFileSync(file, 'utf8');
+    code = devViewChunk(text, rel, { keepLiterals: context.assetImports && hasAssetUrl(text) });
   } else if (isDataChunk(rel)) {
     const text = readFileSync(file, 'utf8');
     if (!(context.assetImports && hasAssetUrl(text))) code = devDataChunk(text);

@@ -4,8 +4,8 @@
  * the chunk writers are given; a chunk that is not JSON has none; the stories
  * index differs only in the import Vite must not expand (on the server) or in
  * loading a story through its entries chunk's loaders (in the browser), which
- * name each story of the chunk once; a view chunk in the browser differs only in
- * its loaders, which import the chunk's story loaders instead of a story each.
+ * name each story of the chunk once; a view chunk has its entries as a data
+ * chunk's and loaders that import the chunk's story loaders, not a story each.
  * (That a browser loads every story through them is
  * test/vite/dev-browser.test.ts.)
  */
@@ -147,37 +147,47 @@ describe('the stories index in its browser dev form', () => {
   });
 });
 
-describe('a view chunk in its browser dev form', () => {
-  // Values the form must keep as they are: `$` patterns, text that looks like the loaders, `__proto__`.
-  const metas = [
-    meta(40, 'de', {
-      title: "$& $' $1",
-      summary: "\nexport const loaders = {1: () => import('../stories/1.js')};",
-      // The loaders line of this very chunk, as an entry's text.
-      body: "export const loaders = {8: () => import('../stories/8.js'), 16: () => import('../stories/16.js'), 40: () => import('../stories/40.js')};",
-    }),
-    meta(8, 'de', { ['__proto__']: { id: 99 } }),
-    meta(16, 'de'),
-  ];
-  const [[rel, text]] = viewChunkFiles(3, metas) as [[string, string]];
+describe('a view chunk in its dev form', () => {
+  // Values the form must keep as they are: `$` patterns, text that looks like the loaders.
+  const hostile = meta(40, 'de', {
+    title: "$& $' $1",
+    summary: "\nexport const loaders = {1: () => import('../stories/1.js')};",
+    // The loaders line of this very chunk, as an entry's text.
+    body: "export const loaders = {8: () => import('../stories/8.js'), 16: () => import('../stories/16.js'), 40: () => import('../stories/40.js')};",
+  });
+  const viewChunk = (metas: EntryMeta[]) => (viewChunkFiles(3, metas) as [[string, string]])[0];
+  const [rel, text] = viewChunk([hostile, meta(8, 'de'), meta(16, 'de')]);
+  /** The chunk's text up to its loaders' line: its entries. */
+  const entriesOf = (chunk: string) => chunk.slice(0, chunk.indexOf('\nexport const loaders') + 1);
 
-  it('has the entries of the chunk and a loader for each of its stories, none importing a story itself', async () => {
+  /** Asserts that `dev` exports what `chunk` does, with loaders that import nothing but the chunk's story loaders. */
+  const expectSameExports = async (chunk: string, dev: string, ids: number[]) => {
+    const file = rel.slice('chunks/'.length);
+    const after = dev.slice(dev.indexOf('\nconst storyLoaders'));
+    expect([...after.matchAll(/import\('([^']*)'\)/g)].map((m) => m[1])).toEqual([`./${file}?${STORY_LOADERS}`]);
+    const [original, served] = await Promise.all([evaluate(chunk), evaluate(dev)]);
+    expect(served.default).toEqual(original.default);
+    const loaders = served.loaders as Record<string, unknown>;
+    expect(Object.keys(loaders)).toEqual(ids.map(String));
+    for (const id of ids) expect(typeof loaders[id]).toBe('function');
+    return served;
+  };
+
+  it('has its entries as JSON.parse of their text and a loader for each story, none importing a story itself', async () => {
     expect(isViewChunk(rel)).toBe(true);
     const dev = devViewChunk(text, rel)!;
-    expect(dev).toBeDefined();
-    // The entries' line as it was; after it, one import: the chunk's story loaders.
-    const entriesLine = text.slice(0, text.indexOf('\nexport const loaders') + 1);
-    expect(dev.startsWith(entriesLine)).toBe(true);
-    const file = rel.slice('chunks/'.length);
-    const after = dev.slice(entriesLine.length);
-    expect([...after.matchAll(/import\('([^']*)'\)/g)].map((m) => m[1])).toEqual([`./${file}?${STORY_LOADERS}`]);
-    const [original, served] = await Promise.all([evaluate(text), evaluate(dev)]);
-    expect(served.default).toEqual(original.default);
+    expect(dev.startsWith(devDataChunk(entriesOf(text))!)).toBe(true);
+    expect(dev).toContain('export default JSON.parse(');
+    await expectSameExports(text, dev, [8, 16, 40]);
+  });
+
+  it('keeps its entries as written when asked (asset URLs to rewrite) or when a key is __proto__', async () => {
+    expect(devViewChunk(text, rel, { keepLiterals: true })!.startsWith(entriesOf(text))).toBe(true);
+    const [, proto] = viewChunk([hostile, meta(8, 'de', { ['__proto__']: { id: 99 } })]);
+    const dev = devViewChunk(proto, rel)!;
+    expect(dev.startsWith(entriesOf(proto))).toBe(true);
+    const served = await expectSameExports(proto, dev, [8, 40]);
     expect(Object.hasOwn((served.default as Array<{ fields: object }>)[0]!.fields, '__proto__')).toBe(true);
-    const loaders = served.loaders as Record<string, unknown>;
-    expect(Object.keys(loaders)).toEqual(Object.keys(original.loaders as object));
-    expect(Object.keys(loaders)).toEqual(['8', '16', '40']);
-    for (const id of [8, 16, 40]) expect(typeof loaders[id]).toBe('function');
   });
 
   it("has its story loaders name each of the chunk's stories once", async () => {

@@ -238,6 +238,11 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
         `/.content/modules/${CHUNKS.entries(chunkOfId(withAssets.id, chunks))}`,
       );
       expect(chunk?.code).not.toContain('JSON.parse(');
+      // A view's chunks too: their entries' asset URLs are the local files.
+      const view = (await server.ssrLoadModule(`content:index/default/${withAssets.component}`)) as IndexModule;
+      const inView = view.entries.flatMap((e) => (Array.isArray(e.fields?.images) ? e.fields.images : []));
+      expect(inView.length).toBeGreaterThan(0);
+      for (const image of inView) expect(image.filename).not.toMatch(/^https?:/);
     } finally {
       await server.close();
     }
