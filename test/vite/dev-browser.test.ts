@@ -3,8 +3,9 @@
  * view of it, `content:index/default/page`, as a create-vite app does), in
  * Chromium: every story the page loads through their `load` is what Node
  * imports from the files the compile wrote (in the browser both load stories
- * through per-chunk story loaders, see dev-modules.ts), and a story published
- * after the page opened reaches both and loads too.
+ * through per-chunk story loaders, see dev-modules.ts), a story published
+ * after the page opened reaches both and loads too, and a story edited loads
+ * in its new version.
  */
 import type { Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
@@ -14,7 +15,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewFile } from '../../src/compile/views.js';
 import { contentSync } from '../../src/index.js';
 import { launchBrowser } from '../e2e/support.js';
-import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
+import {
+  capturingLogger,
+  clearContentEnv,
+  embeddedService,
+  project,
+  publishNewPage,
+  publishTitle,
+  removeDir,
+  waitFor,
+} from './support.js';
 
 // The index's and the view's exports on `window`, for the test to call in the page.
 const MAIN = `import * as content from 'content:index';
@@ -26,7 +36,7 @@ type Module = 'content' | 'pages';
 
 interface PageContent {
   entries: Array<{ id: number; lang: string }>;
-  load(entry: unknown): Promise<{ name: string }>;
+  load(entry: unknown): Promise<{ name: string; content: { title?: string } }>;
 }
 
 describe('a browser app on the dev server', () => {
@@ -62,7 +72,7 @@ describe('a browser app on the dev server', () => {
     await removeDir(root);
   });
 
-  it('loads every story as the files have it, and one published after the page opened', async () => {
+  it('loads every story as the files have it, one published after the page opened and one edited', async () => {
     const page = await browser.newPage();
     await page.goto(server.resolvedUrls!.local[0]!);
     // Undefined while the page reloads.
@@ -109,6 +119,26 @@ describe('a browser app on the dev server', () => {
         [module, id] as const,
       );
       expect(loaded, module).toBe('Published in dev');
+    }
+
+    // A story the page loaded changes: the page loads its new version through either.
+    const [edited] = await page.evaluate(() =>
+      (window as unknown as Record<Module, PageContent>).pages.entries.filter((e) => e.lang === 'default'),
+    );
+    await publishTitle(embeddedService(server), edited!.id, 'Edited in dev');
+    for (const module of ['content', 'pages'] as const) {
+      const title = () =>
+        page
+          .evaluate(
+            async ([m, storyId]) => {
+              const content = (window as unknown as Record<Module, PageContent | undefined>)[m];
+              const entry = content?.entries.find((e) => e.id === storyId && e.lang === 'default');
+              return entry && (await content!.load(entry)).content.title;
+            },
+            [module, edited!.id] as const,
+          )
+          .catch(() => undefined);
+      await waitFor(`the edited story through ${module}`, async () => (await title()) === 'Edited in dev');
     }
     await page.close();
   }, 120_000);

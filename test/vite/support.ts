@@ -124,17 +124,22 @@ export async function admin<T = any>(
   return JSON.parse(text) as T;
 }
 
+type WithPlugins = { config: { plugins: ReadonlyArray<{ name: string; api?: unknown }> } };
+
+/** The embedded service of the plugin on `server` (a dev server). */
+export function embeddedService(server: WithPlugins): RunningServer {
+  const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync');
+  const service = (plugin?.api as ContentSyncApi | undefined)?.pipeline?.server;
+  if (!service) throw new Error('the plugin runs no embedded service');
+  return service;
+}
+
 /**
  * Creates a page story `name` in the embedded service of the plugin on `server` (its control plane
  * on) and publishes it, as an editor would; its id.
  */
-export async function publishNewPage(
-  server: { config: { plugins: ReadonlyArray<{ name: string; api?: unknown }> } },
-  name: string,
-): Promise<number> {
-  const plugin = server.config.plugins.find((p) => p.name === 'vite-plugin-content-sync');
-  const service = (plugin?.api as ContentSyncApi | undefined)?.pipeline?.server;
-  if (!service) throw new Error('the plugin runs no embedded service');
+export async function publishNewPage(server: WithPlugins, name: string): Promise<number> {
+  const service = embeddedService(server);
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
     name,
