@@ -3,7 +3,7 @@
  *
  * A dev server transforms each module it serves: Vite parses it, rewrites its
  * imports and exports and makes a source map, which Node then decodes again
- * when the module runs on the server. Two of the compile's modules make that
+ * when the module runs on the server. Some of the compile's modules make that
  * costly at scale. The data chunks (entries, backlinks) are megabytes of
  * object literals: as `JSON.parse` of one string they parse as a string does.
  * The stories index loads a story through one dynamic import, which Vite
@@ -66,6 +66,10 @@ export const STORY_LOADERS = 'story-loaders';
 /** An entries chunk's lines: one entry each, its story's id first (see entriesChunk). */
 const ENTRY_ID = /^\{"id":(\d+),/gm;
 
+/** A view chunk's loaders: `export const loaders = {<id>: () => import('../stories/<id>.js'), ...};` */
+const VIEW_LOADERS = /^export const loaders = \{(.*)\};$/m;
+const LOADER_ID = /(\d+): \(\) => import\(/g;
+
 /** The entries chunks the index imports (`import eN from './chunks/entries-N.js';`). */
 const ENTRIES_IMPORT = /^import e\d+ from '\.\/chunks\/entries-\d+\.js';$/gm;
 
@@ -106,10 +110,6 @@ export function devStoryLoaders(chunk: string): string {
   const loaders = [...ids].map((id) => `${id}: () => import('../${storyModulePath(Number(id))}')`);
   return `${GENERATED_HEADER}export default {\n${loaders.join(',\n')}\n};\n`;
 }
-
-/** A view chunk's loaders: `export const loaders = {<id>: () => import('../stories/<id>.js'), ...};` */
-const VIEW_LOADERS = /^export const loaders = \{(.*)\};$/m;
-const LOADER_ID = /(\d+): \(\) => import\(/g;
 
 /**
  * A view chunk (`rel`, its text) as a dev server serves it, or undefined when it has no loaders:

@@ -3,10 +3,10 @@ export { entryFieldsProblem } from './emit.js';
 export { MODULE_FORMS, servedFile } from './modules.js';
 export {
   devBrowserIndex,
-  devViewChunk,
   devDataChunk,
   devStoriesIndex,
   devStoryLoaders,
+  devViewChunk,
   isDataChunk,
   isEntriesChunk,
   isViewChunk,

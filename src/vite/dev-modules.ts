@@ -8,17 +8,17 @@
  * still travels up to the modules that import the index; a view chunk with
  * its entries as `JSON.parse` too and loaders that import its chunk's story
  * loaders when one of its stories is first loaded. Without a source map: the
- * text is generated, and Vite would make one for every module it serves. Their imports of one another resolve to the files without Vite's
- * resolver.
+ * text is generated, and Vite would make one for every module it serves.
+ * Their imports of one another resolve to the files without Vite's resolver.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   devBrowserIndex,
-  devViewChunk,
   devDataChunk,
   devStoriesIndex,
   devStoryLoaders,
+  devViewChunk,
   isDataChunk,
   isEntriesChunk,
   isViewChunk,
