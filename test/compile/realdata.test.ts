@@ -12,7 +12,10 @@ import type { Story } from '../../src/api/index.js';
 import {
   compile,
   devDataChunk,
+  devStoryLoaders,
+  devViewChunk,
   isDataChunk,
+  isViewChunk,
   type CompileOptions,
   type CompileResult,
 } from '../../src/compile/index.js';
@@ -517,5 +520,41 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
       }
     }
     expect(chunks).toBeGreaterThanOrEqual(2 * loaded.length);
+  });
+
+  it('each view chunk in its dev form has its entries, and its story loaders load what its loaders do', async () => {
+    let chunks = 0;
+    for (const l of loaded) {
+      for (const name of await fs.readdir(path.join(l.out, 'chunks'))) {
+        const rel = `chunks/${name}`;
+        if (!isViewChunk(rel)) continue;
+        const label = `${l.c.label} ${rel}`;
+        const text = await fs.readFile(path.join(l.out, rel), 'utf8');
+        type ViewChunk = { default: unknown; loaders: Record<string, () => Promise<{ default: unknown }>> };
+        // Written beside the chunk, so that their imports resolve as the dev server's do.
+        const devFile = path.join(l.out, rel.replace(/\.js$/, '.dev.js'));
+        const loadersFile = path.join(l.out, rel.replace(/\.js$/, '.loaders.js'));
+        await fs.writeFile(devFile, devViewChunk(text, rel)!);
+        await fs.writeFile(loadersFile, devStoryLoaders(text));
+        try {
+          const [original, served, storyLoaders] = await Promise.all([
+            importFresh<ViewChunk>(path.join(l.out, rel)),
+            importFresh<ViewChunk>(devFile),
+            importFresh<{ default: ViewChunk['loaders'] }>(loadersFile),
+          ]);
+          expect(served.default, label).toEqual(original.default);
+          expect(Object.keys(served.loaders), label).toEqual(Object.keys(original.loaders));
+          expect(Object.keys(storyLoaders.default), label).toEqual(Object.keys(original.loaders));
+          for (const id of Object.keys(original.loaders))
+            expect((await storyLoaders.default[id]!()).default, `${label} ${id}`).toBe(
+              (await original.loaders[id]!()).default,
+            );
+        } finally {
+          await Promise.all([fs.rm(devFile), fs.rm(loadersFile)]);
+        }
+        chunks++;
+      }
+    }
+    expect(chunks).toBeGreaterThanOrEqual(loaded.length);
   });
 });
