@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { ViteDevServer } from 'vite';
 import { contentDirFor, siteRoot } from '../example-site/vite.config.js';
 import { SpaceStore } from '../src/server/store.js';
 import { readSpaceDirectory } from '../src/snapshot/read.js';
@@ -43,7 +44,9 @@ async function siteBuilder(): Promise<
 /**
  * The example's dev server over the same content (`npm run example:dev` at that size): how long it
  * takes to listen, to answer its first page (the plugin syncs on the first request, then Vite loads
- * the index and what the page imports) and then another page.
+ * the index and what the page imports) and then another page; then what a server-rendered page
+ * that lists one content type or one language waits for when it first imports that view (the
+ * example's pages import none, so each is loaded for the first time).
  */
 async function devFirstPages(stories: number): Promise<void> {
   // Loaded at run time, as the site's build is (see siteBuilder).
@@ -52,7 +55,7 @@ async function devFirstPages(stories: number): Promise<void> {
       stories: number;
       port: number;
       logLevel: 'silent';
-    }) => Promise<{ url: string; close(): Promise<void> }>;
+    }) => Promise<{ url: string; server: ViteDevServer; close(): Promise<void> }>;
   };
   const started = performance.now();
   const dev = await startDevServer({ stories, port: 0, logLevel: 'silent' });
@@ -70,6 +73,16 @@ async function devFirstPages(stories: number): Promise<void> {
     console.log(
       `dev server over the same content: listening in ${fmt(ready / 1000)} s, first page (/: the sync, then the index and what the page imports) ${fmt(first / 1000)} s, then /de/ ${fmt(next, 0)} ms; load ${loadavg()}`,
     );
+    // Two views that share no chunk: German articles, then every French story.
+    const views: string[] = [];
+    for (const id of ['content:index/de/article', 'content:index/fr']) {
+      const t = performance.now();
+      const view = (await dev.server.ssrLoadModule(id)) as { entries: unknown[] };
+      views.push(
+        `${id} (${view.entries.length.toLocaleString('en-US')} stories) ${fmt((performance.now() - t) / 1000, 2)} s`,
+      );
+    }
+    console.log(`dev server, a view's first server-side load: ${views.join(', ')}`);
   } finally {
     await dev.close();
   }
