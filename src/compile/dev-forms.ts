@@ -74,6 +74,17 @@ const LOADER_ID = /(\d+): \(\) => import\(/g;
 const ENTRIES_IMPORT = /^import e\d+ from '\.\/chunks\/entries-\d+\.js';$/gm;
 
 /**
+ * The browser index's and the view chunks' way to a story's module: through a module of story
+ * loaders (`loadersModule` imports it, devStoryLoaders makes it), which must name the story.
+ */
+const STORY_THROUGH = `async function storyThrough(loadersModule, id) {
+  const { default: loaders } = await loadersModule();
+  if (!loaders[id]) throw new Error('content-sync: no story ' + id);
+  return loaders[id]();
+}
+`;
+
+/**
  * The stories index as a browser loads it from a dev server, or undefined when it has no story
  * import: a story's module comes from the loaders of its entries chunk
  * (`./chunks/entries-N.js?story-loaders`, devStoryLoaders), imported when a story of that chunk is
@@ -88,12 +99,8 @@ export function devBrowserIndex(text: string): string | undefined {
   return `${text.replace(STORY_IMPORT, 'storyModule(entry.id)')}const storyLoaders = [
   ${loaders.join(',\n  ')},
 ];
-/** A story's module, through the loaders of its entries chunk (chunkOfId). */
-async function storyModule(id) {
-  const { default: loaders } = await storyLoaders[id % storyLoaders.length]();
-  if (!loaders[id]) throw new Error('content-sync: no story ' + id);
-  return loaders[id]();
-}
+${STORY_THROUGH}/** A story's module, through the loaders of its entries chunk (chunkOfId). */
+const storyModule = (id) => storyThrough(storyLoaders[id % storyLoaders.length], id);
 `;
 }
 
@@ -128,11 +135,7 @@ export function devViewChunk(text: string, rel: string, options: { keepLiterals?
   const ids = Array.from(m[1]!.matchAll(LOADER_ID), (x) => x[1]!);
   const self = rel.slice(rel.lastIndexOf('/') + 1);
   const lazy = `const storyLoaders = () => import('./${self}?${STORY_LOADERS}');
-const loader = (id) => async () => {
-  const { default: loaders } = await storyLoaders();
-  if (!loaders[id]) throw new Error('content-sync: no story ' + id);
-  return loaders[id]();
-};
+${STORY_THROUGH}const loader = (id) => () => storyThrough(storyLoaders, id);
 export const loaders = {${ids.map((id) => `${id}: loader(${id})`).join(', ')}};`;
   const served = (!options.keepLiterals && devDataChunk(entries)) || entries;
   return served + lazy + text.slice(m.index + m[0].length);
