@@ -69,13 +69,15 @@ export function devModule(
  * there is nothing to look up.
  */
 export function devResolve(modulesDir: string, id: string, importer: string | undefined): string | undefined {
+  // Called for every import of the dev server: the specifier's tests first, the cheapest.
+  if (!(id.startsWith('./') || id.startsWith('../'))) return undefined;
+  // The only query a generated module writes (the browser's index, a view chunk) is the story loaders'.
+  const [specifier, query] = id.split('?', 2) as [string, string | undefined];
+  if (query !== undefined && query !== STORY_LOADERS) return undefined;
+  if (!specifier.endsWith('.js')) return undefined;
   const inside = modulesDir + path.sep;
   const from = importer?.split('?', 1)[0];
   if (!from?.startsWith(inside)) return undefined;
-  // The only query a generated module (the browser's index) writes is the story loaders'.
-  const [specifier, query] = id.split('?', 2) as [string, string | undefined];
-  if (query !== undefined && query !== STORY_LOADERS) return undefined;
-  if (!(specifier.startsWith('./') || specifier.startsWith('../')) || !specifier.endsWith('.js')) return undefined;
   const file = path.join(path.dirname(from), specifier);
   if (!file.startsWith(inside)) return undefined;
   return query === undefined ? file : `${file}?${query}`;
