@@ -8,9 +8,8 @@
  * browser it loads a story through its entries chunk's loaders, which name the
  * story modules (for HMR) and learn of a story added; a view's chunk
  * (`content:index/<lang>/<component>`) does the same on the server and in the
- * browser. With localized assets, a
- * chunk holding an asset URL is served as written, so the URL still becomes
- * the local file.
+ * browser. With localized assets, a chunk holding an asset URL is served as
+ * written, so the URL still becomes the local file.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -48,7 +47,7 @@ const devServer = (vite: typeof vite8, root: string, options: ContentSyncOptions
   });
 
 /** How many entries chunks the browser's index loads stories through (one loaders module each). */
-const loaderChunks = (browserIndex: string) => browserIndex.match(/\?story-loaders/g)?.length ?? 0;
+const loaderChunks = (browserIndex: string) => browserIndex.split(`?${STORY_LOADERS}`).length - 1;
 
 /** The URL of the loaders of entries chunk `b`. */
 const loadersUrl = (b: number) => `/.content/modules/${CHUNKS.entries(b)}?${STORY_LOADERS}`;
