@@ -496,65 +496,66 @@ describeRealdata('real content: control plane -> sync -> compile -> tsc --strict
     ]);
   });
 
-  it('each data chunk in its dev form (what a dev server loads) exports what the chunk does', async () => {
-    let chunks = 0;
+  /** The chunks of every compiled space that `which` chooses: their path in the output and on disk, a label, the text. */
+  const chunksOf = async (which: (rel: string) => boolean) => {
+    const chunks: Array<{ rel: string; file: string; label: string; text: string }> = [];
     for (const l of loaded) {
       for (const name of await fs.readdir(path.join(l.out, 'chunks'))) {
         const rel = `chunks/${name}`;
-        if (!isDataChunk(rel)) continue;
-        const text = await fs.readFile(path.join(l.out, rel), 'utf8');
-        const dev = devDataChunk(text);
-        expect(dev, `${l.c.label} ${rel}`).toBeDefined();
-        const devFile = path.join(l.out, rel.replace(/\.js$/, '.dev.js'));
-        await fs.writeFile(devFile, dev!);
-        try {
-          const [original, served] = await Promise.all([
-            importFresh<{ default: unknown }>(path.join(l.out, rel)),
-            importFresh<{ default: unknown }>(devFile),
-          ]);
-          expect(served.default, `${l.c.label} ${rel}`).toEqual(original.default);
-        } finally {
-          await fs.rm(devFile);
-        }
-        chunks++;
+        if (!which(rel)) continue;
+        const file = path.join(l.out, rel);
+        chunks.push({ rel, file, label: `${l.c.label} ${rel}`, text: await fs.readFile(file, 'utf8') });
       }
     }
-    expect(chunks).toBeGreaterThanOrEqual(2 * loaded.length);
+    return chunks;
+  };
+
+  it('each data chunk in its dev form (what a dev server loads) exports what the chunk does', async () => {
+    const chunks = await chunksOf(isDataChunk);
+    for (const { file, label, text } of chunks) {
+      const dev = devDataChunk(text);
+      expect(dev, label).toBeDefined();
+      const devFile = file.replace(/\.js$/, '.dev.js');
+      await fs.writeFile(devFile, dev!);
+      try {
+        const [original, served] = await Promise.all([
+          importFresh<{ default: unknown }>(file),
+          importFresh<{ default: unknown }>(devFile),
+        ]);
+        expect(served.default, label).toEqual(original.default);
+      } finally {
+        await fs.rm(devFile);
+      }
+    }
+    expect(chunks.length).toBeGreaterThanOrEqual(2 * loaded.length);
   });
 
   it('each view chunk in its dev form has its entries, and its story loaders load what its loaders do', async () => {
-    let chunks = 0;
-    for (const l of loaded) {
-      for (const name of await fs.readdir(path.join(l.out, 'chunks'))) {
-        const rel = `chunks/${name}`;
-        if (!isViewChunk(rel)) continue;
-        const label = `${l.c.label} ${rel}`;
-        const text = await fs.readFile(path.join(l.out, rel), 'utf8');
-        type ViewChunk = { default: unknown; loaders: Record<string, () => Promise<{ default: unknown }>> };
-        // Written beside the chunk, so that their imports resolve as the dev server's do.
-        const devFile = path.join(l.out, rel.replace(/\.js$/, '.dev.js'));
-        const loadersFile = path.join(l.out, rel.replace(/\.js$/, '.loaders.js'));
-        await fs.writeFile(devFile, devViewChunk(text, rel)!);
-        await fs.writeFile(loadersFile, devStoryLoaders(text));
-        try {
-          const [original, served, storyLoaders] = await Promise.all([
-            importFresh<ViewChunk>(path.join(l.out, rel)),
-            importFresh<ViewChunk>(devFile),
-            importFresh<{ default: ViewChunk['loaders'] }>(loadersFile),
-          ]);
-          expect(served.default, label).toEqual(original.default);
-          expect(Object.keys(served.loaders), label).toEqual(Object.keys(original.loaders));
-          expect(Object.keys(storyLoaders.default), label).toEqual(Object.keys(original.loaders));
-          for (const id of Object.keys(original.loaders))
-            expect((await storyLoaders.default[id]!()).default, `${label} ${id}`).toBe(
-              (await original.loaders[id]!()).default,
-            );
-        } finally {
-          await Promise.all([fs.rm(devFile), fs.rm(loadersFile)]);
-        }
-        chunks++;
+    type ViewChunk = { default: unknown; loaders: Record<string, () => Promise<{ default: unknown }>> };
+    const chunks = await chunksOf(isViewChunk);
+    for (const { rel, file, label, text } of chunks) {
+      // Written beside the chunk, so that their imports resolve as the dev server's do.
+      const devFile = file.replace(/\.js$/, '.dev.js');
+      const loadersFile = file.replace(/\.js$/, '.loaders.js');
+      await fs.writeFile(devFile, devViewChunk(text, rel)!);
+      await fs.writeFile(loadersFile, devStoryLoaders(text));
+      try {
+        const [original, served, storyLoaders] = await Promise.all([
+          importFresh<ViewChunk>(file),
+          importFresh<ViewChunk>(devFile),
+          importFresh<{ default: ViewChunk['loaders'] }>(loadersFile),
+        ]);
+        expect(served.default, label).toEqual(original.default);
+        expect(Object.keys(served.loaders), label).toEqual(Object.keys(original.loaders));
+        expect(Object.keys(storyLoaders.default), label).toEqual(Object.keys(original.loaders));
+        for (const id of Object.keys(original.loaders))
+          expect((await storyLoaders.default[id]!()).default, `${label} ${id}`).toBe(
+            (await original.loaders[id]!()).default,
+          );
+      } finally {
+        await Promise.all([fs.rm(devFile), fs.rm(loadersFile)]);
       }
     }
-    expect(chunks).toBeGreaterThanOrEqual(loaded.length);
+    expect(chunks.length).toBeGreaterThanOrEqual(loaded.length);
   });
 });
