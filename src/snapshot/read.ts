@@ -6,6 +6,7 @@ import fsSync, { promises as fs, readFileSync, readdirSync, type BigIntStats } f
 import path from 'node:path';
 import type { z } from 'zod';
 import { Space } from '../api/index.js';
+import { canonicalJson, sha256 } from './json.js';
 import {
   DatasourceRecord,
   FILES,
@@ -87,24 +88,37 @@ async function readOptional<T extends z.ZodType>(
   dir: string,
   name: string,
   schema: T,
+  digests?: FileDigests,
 ): Promise<z.output<T> | undefined> {
   const file = path.join(dir, name);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SpaceDirectoryError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  return check(schema, parseJson(text, file), file, true);
+  digests?.set(name, digestOf(bytes));
+  return check(schema, parseJson(bytes.toString('utf8'), file), file, true);
 }
+
+/** Digests of a space directory's files by their path in it (see readSpaceDirectory). */
+export type FileDigests = Map<string, string>;
+
+const digestOf = (bytes: Uint8Array | string): string => sha256(bytes).slice(0, 32);
 
 /**
  * Reads every `<id>.json` in a folder, in id order. Small files are read
  * synchronously in batches (much faster than one thread-pool job each),
  * yielding to the event loop between batches.
  */
-async function readEntries<T extends z.ZodType>(folder: string, schema: T): Promise<z.output<T>[]> {
+async function readEntries<T extends z.ZodType>(
+  dir: string,
+  name: string,
+  schema: T,
+  digests?: FileDigests,
+): Promise<z.output<T>[]> {
+  const folder = path.join(dir, name);
   let names: string[];
   try {
     names = readdirSync(folder).filter((n) => /^\d+\.json$/.test(n));
@@ -118,7 +132,9 @@ async function readEntries<T extends z.ZodType>(folder: string, schema: T): Prom
     const file = path.join(folder, names[i]!);
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(file, 'utf8'));
+      const bytes = readFileSync(file);
+      digests?.set(`${name}/${names[i]}`, digestOf(bytes));
+      value = JSON.parse(bytes.toString('utf8'));
     } catch (err) {
       throw new SpaceDirectoryError(`cannot read ${file}: ${(err as Error).message}`);
     }
@@ -136,20 +152,25 @@ export async function readManifest(dir: string): Promise<Manifest | undefined> {
   return readOptional(dir, FILES.manifest, Manifest);
 }
 
-/** Loads a whole space directory. */
-export async function readSpaceDirectory(dir: string): Promise<SpaceData> {
+/**
+ * Loads a whole space directory. `digests`, when given, receives a digest of each file read, of
+ * the bytes read (so of the content loaded), by its path in the directory: the space's file
+ * without its version (which every write moves), then every other file but the manifest (which
+ * only describes the others).
+ */
+export async function readSpaceDirectory(dir: string, digests?: FileDigests): Promise<SpaceData> {
   // A commit under way is waited for (one a killed writer left, finished), and none starts until the whole directory is read.
   const reading = await openForReading(dir).catch((err: unknown) => {
     throw err instanceof SnapshotBusyError ? new SpaceDirectoryError(err.message) : err;
   });
   try {
-    return await readOpened(dir);
+    return await readOpened(dir, digests);
   } finally {
     await reading.close();
   }
 }
 
-async function readOpened(dir: string): Promise<SpaceData> {
+async function readOpened(dir: string, digests: FileDigests | undefined): Promise<SpaceData> {
   const spaceFile = path.join(dir, FILES.space);
   try {
     await fs.access(spaceFile);
@@ -159,12 +180,16 @@ async function readOpened(dir: string): Promise<SpaceData> {
     );
   }
   const space = check(Space, await readJson(spaceFile), spaceFile, true);
+  if (digests) {
+    const { version: _, ...unversioned } = space;
+    digests.set(FILES.space, digestOf(canonicalJson(unversioned)));
+  }
   const [stories, datasources, folders, releases, workflowStages] = await Promise.all([
-    readEntries(path.join(dir, FILES.stories), StoryRecord),
-    readEntries(path.join(dir, FILES.datasources), DatasourceRecord),
-    readOptional(dir, FILES.folders, Folder.array()),
-    readOptional(dir, FILES.releases, Release.array()),
-    readOptional(dir, FILES.workflowStages, WorkflowStage.array()),
+    readEntries(dir, FILES.stories, StoryRecord, digests),
+    readEntries(dir, FILES.datasources, DatasourceRecord, digests),
+    readOptional(dir, FILES.folders, Folder.array(), digests),
+    readOptional(dir, FILES.releases, Release.array(), digests),
+    readOptional(dir, FILES.workflowStages, WorkflowStage.array(), digests),
   ]);
   for (const record of stories) {
     const fileId = record.id;

@@ -11,11 +11,12 @@ import { ContentApiError, UNPACED } from '../client/index.js';
 import { CompileCache, type CompileResult, compile } from '../compile/index.js';
 import { writeDemoSpace } from '../demo/index.js';
 import { type RunningServer, startServer } from '../server/index.js';
-import { readSpaceDirectory } from '../snapshot/index.js';
+import { type FileDigests, readSpaceDirectory } from '../snapshot/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 import { onKeptPort } from './service-port.js';
+import { type Origin, readOrigin, startSync, writeOrigin } from './space-origin.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -61,6 +62,10 @@ export class ContentPipeline {
   #schema: unknown;
   /** The next sync reads everything (the snapshot may hold content the embedded space no longer has). */
   #fullNext = false;
+  /** What the next sync fetches besides what it is asked for: the embedded space directory's changes since the last run. */
+  #startEvents: WebhookEvent[] = [];
+  /** The embedded space directory as the service read it: kept once a sync takes the space as it is (see space-origin.ts). */
+  #origin: Origin | undefined;
   /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
   readonly #compileCache = new CompileCache();
   /** How long the demo space took to write (when this process wrote it), the last sync and the last compile, in ms. */
@@ -130,10 +135,8 @@ export class ContentPipeline {
       // Tokens live only in this process: nothing to configure, nothing to leak.
       const publicToken = randomBytes(12).toString('hex');
       const previewToken = randomBytes(12).toString('hex');
-      const space = await readSpaceDirectory(data);
-      // The service starts from the space directory, without the edits an earlier run made
-      // through the control plane; a snapshot synced from those edits has another cache version.
-      this.#fullNext = snapshotCv(this.snapshotDir) !== space.space.version;
+      const digests: FileDigests = new Map();
+      const space = await readSpaceDirectory(data, digests);
       const startAt = (port: number) =>
         startServer({
           space,
@@ -150,6 +153,16 @@ export class ContentPipeline {
         ? await startAt(embedded.port)
         : await onKeptPort(path.join(this.#dir, 'service-port'), startAt);
       this.#baseUrl = this.#server.url;
+      // The service starts from the space directory, without the edits an earlier run made through
+      // the control plane (a snapshot synced from those has another cache version): what changed
+      // since the snapshot was synced from the directory, else everything, is fetched first.
+      this.#origin = { version: space.space.version, service: this.#server.url, files: Object.fromEntries(digests) };
+      ({ full: this.#fullNext, events: this.#startEvents } = startSync(
+        readOrigin(this.#originFile),
+        snapshotCv(this.snapshotDir),
+        this.#origin,
+        space,
+      ));
       this.#token = this.options.version === 'draft' ? previewToken : publicToken;
       this.log.info(
         `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
@@ -158,6 +171,11 @@ export class ContentPipeline {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
     }
+  }
+
+  /** Where the embedded space directory's origin is kept (beside the snapshot, in the content directory). */
+  get #originFile(): string {
+    return path.join(this.#dir, 'space-origin.json');
   }
 
   /** Resolves once no sync or compile runs or waits to run. */
@@ -209,6 +227,7 @@ export class ContentPipeline {
           );
         }
       } else {
+        const asked = this.#startEvents.length ? [...this.#startEvents, ...(events ?? [])] : events;
         try {
           result = await this.#sync({
             baseUrl: this.#baseUrl,
@@ -216,13 +235,20 @@ export class ContentPipeline {
             out: this.snapshotDir,
             api: this.options.api,
             views: [this.options.version],
-            ...(events?.length ? { events } : {}),
+            ...(asked?.length ? { events: asked } : {}),
             ...(this.#fullNext ? { full: true } : {}),
             // The embedded service has no rate limit to keep to.
             ...(this.#server ? { client: { pacer: UNPACED } } : {}),
             ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
           });
           this.#fullNext = false;
+          this.#startEvents = [];
+          // The snapshot now holds the space as the directory has it: what changes there next is told
+          // from this (kept once: later syncs in this run take edits made through the control plane).
+          if (result && this.#origin && result.cv === this.#origin.version) {
+            writeOrigin(this.#originFile, this.#origin);
+            this.#origin = undefined;
+          }
           if (result) {
             this.durations.sync = result.durationMs;
             this.log.info(

@@ -4,7 +4,8 @@
  * after a change to the space rewrites them all (and the compile compiles them again). So the port
  * used last is tried first, and any free one when it is taken.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** The server `start` gives, on the port kept in `file` when it is free, else on any (the one used is kept). */
 export async function onKeptPort<S extends { url: string }>(
@@ -25,6 +26,8 @@ export async function onKeptPort<S extends { url: string }>(
   const port = new URL(server.url).port;
   if (port !== String(kept)) {
     try {
+      // The content directory may not exist yet: the first sync makes it after the service starts.
+      mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, `${port}\n`);
     } catch {
       // Not kept: the next run takes any port, which costs a larger sync after a change, nothing more.

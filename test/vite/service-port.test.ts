@@ -43,6 +43,12 @@ describe('the embedded service on the port it had', () => {
     expect(portOf(second)).toBe(portOf(first));
   });
 
+  it('keeps the port in a content directory the first sync has not made yet', async () => {
+    const inside = path.join(dir, 'content', 'service-port');
+    const first = await onKeptPort(inside, start);
+    expect(Number((await fs.readFile(inside, 'utf8')).trim())).toBe(portOf(first));
+  });
+
   it('takes another port when the kept one is taken, and keeps that one', async () => {
     const other = http.createServer();
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));

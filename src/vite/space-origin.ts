@@ -1,0 +1,102 @@
+/**
+ * What changed in the embedded service's space directory since the snapshot was synced from it.
+ *
+ * When a sync takes the space as the directory has it (no edits through the control plane since
+ * the service read it), the plugin keeps the digests of the directory's files beside the snapshot
+ * (`Origin`). At the next start the service reads the directory again; the files whose digests
+ * moved name what changed, as an editor's webhooks would: the first sync fetches those stories and
+ * datasources instead of comparing the whole space (seconds at 10,000 stories). Whatever the
+ * digests cannot tell apart goes to a full sync: the space's settings, folders, releases or
+ * workflow stages changed, a datasource gone, most stories changed, or the service on another
+ * origin (asset URLs carry it).
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { FileDigests, SpaceData } from '../snapshot/index.js';
+import type { WebhookEvent } from '../sync/index.js';
+
+/** The space directory a snapshot was synced from. */
+export interface Origin {
+  /** The space's version (the cache version the service started at). */
+  version: number;
+  /** The service's origin: asset URLs in the content carry it. */
+  service: string;
+  /** Digests of the directory's files by path (readSpaceDirectory's). */
+  files: Record<string, string>;
+}
+
+/** What the first sync after a start fetches: the whole space, or the stories and datasources `events` name. */
+export interface StartSync {
+  full: boolean;
+  events: WebhookEvent[];
+}
+
+/** The kept origin in `file`, or undefined when there is none or it cannot be read. */
+export function readOrigin(file: string): Origin | undefined {
+  try {
+    const o = JSON.parse(readFileSync(file, 'utf8')) as Partial<Origin> | null;
+    if (typeof o?.version !== 'number' || typeof o.service !== 'string') return undefined;
+    if (o.files === null || typeof o.files !== 'object') return undefined;
+    return o as Origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `origin` in `file`, whole or not at all (renamed into place); a failure costs a larger sync, nothing more. */
+export function writeOrigin(file: string, origin: Origin): void {
+  const staged = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(staged, JSON.stringify(origin));
+    renameSync(staged, file);
+  } catch {
+    // Not kept: the next start compares the whole space.
+  }
+}
+
+/** Story and datasource files of a space directory (readSpaceDirectory's paths). */
+const STORY_FILE = /^stories\/(\d+)\.json$/;
+const DATASOURCE_FILE = /^datasources\/(\d+)\.json$/;
+
+/**
+ * The first sync after a start: `kept` is the origin kept at the last sync, `cv` the snapshot's
+ * cache version, `now` the directory as the service has just read it (`space`).
+ */
+export function startSync(kept: Origin | undefined, cv: number | undefined, now: Origin, space: SpaceData): StartSync {
+  // Not known to have been synced from this directory: as before origins were kept, a full sync
+  // unless the snapshot is at the space's version (edits through the control plane move it).
+  if (!kept || kept.version !== cv) return { full: cv !== now.version, events: [] };
+  if (kept.service !== now.service) return { full: true, events: [] };
+  const events = changedFiles(kept.files, now.files, space);
+  if (events === undefined) return { full: true, events: [] };
+  return { full: false, events };
+}
+
+/** Events for the files that differ, or undefined when a full sync is needed. */
+function changedFiles(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  space: SpaceData,
+): WebhookEvent[] | undefined {
+  const spaceId = space.space.id;
+  const slugs = new Map(space.datasources.map((d) => [d.datasource.id, d.datasource.slug]));
+  const events: WebhookEvent[] = [];
+  let stories = 0;
+  for (const rel of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (before[rel] === after[rel]) continue;
+    const story = STORY_FILE.exec(rel);
+    if (story) {
+      stories++;
+      const action = rel in after ? 'published' : 'deleted';
+      events.push({ action, space_id: spaceId, story_id: Number(story[1]) });
+      continue;
+    }
+    const datasource = DATASOURCE_FILE.exec(rel);
+    const slug = datasource && slugs.get(Number(datasource[1]));
+    // A datasource gone (its slug is not known any more) or another file: not something events say.
+    if (slug === undefined || slug === null) return undefined;
+    events.push({ action: 'entries_updated', space_id: spaceId, datasource_slug: slug });
+  }
+  // Most of the space changed (a demo generated again, say): one pass over everything costs less.
+  if (stories > space.stories.length / 2) return undefined;
+  return events;
+}

@@ -1,0 +1,220 @@
+/**
+ * The embedded service's space directory changed between runs: the first sync of the next run
+ * fetches what the changed files name (space-origin.ts), and its snapshot is byte for byte the one
+ * a full sync of the same directory makes. Real pipelines with their embedded service on loopback,
+ * a real demo space directory changed as an editor's tool writes it.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDemoSpace } from '../../src/demo/index.js';
+import { SpaceStore } from '../../src/server/store.js';
+import { type FileDigests, readSpaceDirectory } from '../../src/snapshot/read.js';
+import { writeSpaceDirectory } from '../../src/snapshot/write.js';
+import { parseOptions } from '../../src/vite/options.js';
+import { ContentPipeline, type RefreshResult } from '../../src/vite/pipeline.js';
+import { type Origin, startSync } from '../../src/vite/space-origin.js';
+import { admin, capturingLogger, clearContentEnv, filesUnder } from './support.js';
+
+/** One run of the plugin's pipeline over the space directory `space`: its start, first refresh and close. */
+async function run(root: string, space: string, extra: (p: ContentPipeline) => Promise<void> = async () => {}) {
+  const pipeline = new ContentPipeline(parseOptions({ embedded: { data: space, admin: true } }), root, capturingLogger());
+  await pipeline.start();
+  try {
+    const result = await pipeline.refresh();
+    await extra(pipeline);
+    return result;
+  } finally {
+    await pipeline.close();
+  }
+}
+
+/** Every file of a snapshot by its path in it; the manifest without the time of the sync. */
+async function snapshotFiles(root: string): Promise<Map<string, string>> {
+  const dir = path.join(root, '.content', 'snapshot');
+  const out = new Map<string, string>();
+  for (const file of await filesUnder(dir)) {
+    const rel = path.relative(dir, file);
+    let text = await fs.readFile(file, 'utf8');
+    if (rel === 'manifest.json') text = text.replace(/"synced_at": "[^"]*"/, '');
+    out.set(rel, text);
+  }
+  return out;
+}
+
+/** Changes the space directory as the service's store writes it. */
+async function change(space: string, edit: (store: SpaceStore) => void): Promise<void> {
+  const store = new SpaceStore(await readSpaceDirectory(space));
+  edit(store);
+  await writeSpaceDirectory(space, store.toData());
+}
+
+/** The published stories of a component, in id order. */
+const published = (store: SpaceStore, component: string) =>
+  [...store.records()].filter((r) => r.published?.story.content.component === component).map((r) => r.id);
+
+describe('the embedded space directory changed between runs', () => {
+  let tmp: string;
+  let space: string;
+  let root: string;
+  let first: RefreshResult;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'space-origin-'));
+    space = path.join(tmp, 'space');
+    root = path.join(tmp, 'site');
+    await fs.mkdir(root);
+    await writeDemoSpace(space, { stories: 60 });
+    first = await run(root, space);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('fetches the stories and datasources whose files changed; the snapshot is the one a full sync makes', async () => {
+    expect(first.sync?.mode).toBe('full');
+    let edited = 0;
+    let deleted = 0;
+    let unpublished = 0;
+    let datasource = '';
+    let byHand = 0;
+    await change(space, (store) => {
+      [edited, deleted, byHand] = published(store, 'article');
+      [unpublished] = published(store, 'page');
+      store.updateStory(edited!, { content: { title: 'Written since the last run' } });
+      store.publish(edited!);
+      store.deleteStory(deleted!);
+      store.unpublish(unpublished!);
+      const ds = store.datasources()[0]!;
+      datasource = ds.slug;
+      store.replaceDatasourceEntries(ds.slug, { entries: [{ name: 'added-since', value: 'Added since' }] });
+    });
+    // Renamed in its file by hand, without a new publication date: a census of the space cannot see
+    // that (it asks for what was published since), the file's bytes tell it.
+    const file = path.join(space, 'stories', `${byHand}.json`);
+    const record = JSON.parse(await fs.readFile(file, 'utf8'));
+    record.published.story.name = 'Renamed by hand';
+    await fs.writeFile(file, JSON.stringify(record, null, 2));
+
+    const next = await run(root, space);
+    expect(next.sync?.mode).toBe('incremental');
+    expect(next.sync?.changed.stories).toEqual([edited, byHand].sort((a, b) => a - b));
+    expect(next.sync?.changed.removed).toEqual([deleted, unpublished].sort((a, b) => a - b));
+    expect(next.sync?.changed.datasources).toHaveLength(1);
+    const entries = JSON.parse(
+      await fs.readFile(path.join(root, '.content', 'snapshot', 'datasources', `${next.sync!.changed.datasources[0]}.json`), 'utf8'),
+    );
+    expect(JSON.stringify(entries)).toContain('added-since');
+    expect(JSON.stringify(entries)).toContain(datasource);
+
+    // The reference: a full sync of the same directory into a new project, its service on the same
+    // port (asset URLs carry the service's origin).
+    const reference = path.join(tmp, 'reference');
+    await fs.mkdir(path.join(reference, '.content'), { recursive: true });
+    await fs.copyFile(path.join(root, '.content', 'service-port'), path.join(reference, '.content', 'service-port'));
+    const full = await run(reference, space);
+    expect(full.sync?.mode).toBe('full');
+    const [incremental, whole] = await Promise.all([snapshotFiles(root), snapshotFiles(reference)]);
+    expect([...incremental.keys()].sort()).toEqual([...whole.keys()].sort());
+    expect([...whole].filter(([rel, text]) => incremental.get(rel) !== text).map(([rel]) => rel)).toEqual([]);
+  }, 60_000);
+
+  it('takes edits made through the control plane for what they are: the next run syncs the whole space', async () => {
+    let created = 0;
+    const during = await run(root, space, async (p) => {
+      const service = p.server!;
+      const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
+        name: 'Only in the service',
+        slug: 'only-in-the-service',
+        content: { component: 'page', title: 'Only in the service' },
+      });
+      created = story.id;
+      await admin(service, 'POST', `stories/${created}/publish`);
+      const synced = await p.refresh();
+      expect(synced.sync?.changed.stories).toContain(created);
+    });
+    expect(during.sync?.mode).toBe('unchanged');
+    // The directory never had that story: the next run starts from the directory and must drop it.
+    const after = await run(root, space);
+    expect(after.sync?.mode).toBe('full');
+    expect(after.sync?.changed.removed).toEqual([created]);
+  }, 60_000);
+});
+
+describe('what the first sync after a start fetches', () => {
+  let tmp: string;
+  let space: string;
+  let kept: Origin;
+  const SERVICE = 'http://127.0.0.1:4000';
+
+  /** The directory as the service reads it now. */
+  async function now(service = SERVICE) {
+    const digests: FileDigests = new Map();
+    const data = await readSpaceDirectory(space, digests);
+    return { data, origin: { version: data.space.version, service, files: Object.fromEntries(digests) } };
+  }
+
+  beforeAll(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'space-origin-unit-'));
+    space = path.join(tmp, 'space');
+    await writeDemoSpace(space, { stories: 20 });
+    kept = (await now()).origin;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('is nothing more when no file changed, and the files changed when some did', async () => {
+    const same = await now();
+    expect(startSync(kept, kept.version, same.origin, same.data)).toEqual({ full: false, events: [] });
+    // A file written again with the same bytes is no change; the version of the space is not compared.
+    await change(space, () => {});
+    const rewritten = await now();
+    expect(startSync(kept, kept.version, rewritten.origin, rewritten.data)).toEqual({ full: false, events: [] });
+    const ids = [...rewritten.data.stories].map((r) => r.id);
+    const target = path.join(space, 'stories', `${ids[0]}.json`);
+    const before = await fs.readFile(target, 'utf8');
+    try {
+      // Edited by hand, without a new publication date: still told by its bytes.
+      await fs.writeFile(target, before.replace(/"name": "/, '"name": "Renamed '));
+      const edited = await now();
+      expect(startSync(kept, kept.version, edited.origin, edited.data)).toEqual({
+        full: false,
+        events: [{ action: 'published', space_id: edited.data.space.id, story_id: ids[0] }],
+      });
+    } finally {
+      await fs.writeFile(target, before);
+    }
+  });
+
+  it('is everything when the origin cannot tell', async () => {
+    const same = await now();
+    // No origin kept, or one of another snapshot: everything unless the snapshot is at the space's version.
+    expect(startSync(undefined, kept.version + 1, same.origin, same.data).full).toBe(true);
+    expect(startSync(undefined, same.origin.version, same.origin, same.data).full).toBe(false);
+    expect(startSync(kept, kept.version + 1, same.origin, same.data).full).toBe(true);
+    // The service on another origin: asset URLs differ in every story.
+    const moved = await now('http://127.0.0.1:4001');
+    expect(startSync(kept, kept.version, moved.origin, moved.data).full).toBe(true);
+    // A file events cannot name: the space's settings, folders; a datasource gone.
+    for (const rel of ['space.json', 'folders.json']) {
+      expect(
+        startSync(kept, kept.version, { ...same.origin, files: { ...same.origin.files, [rel]: 'changed' } }, same.data)
+          .full,
+      ).toBe(true);
+    }
+    const gone = same.data.datasources[0]!.datasource.id;
+    const { [`datasources/${gone}.json`]: _, ...withoutDatasource } = same.origin.files;
+    const lessData = { ...same.data, datasources: same.data.datasources.filter((d) => d.datasource.id !== gone) };
+    expect(startSync(kept, kept.version, { ...same.origin, files: withoutDatasource }, lessData).full).toBe(true);
+    // Most stories changed: one pass over everything.
+    const most = Object.fromEntries(
+      Object.entries(same.origin.files).map(([rel, d]) => [rel, rel.startsWith('stories/') ? `${d}x` : d]),
+    );
+    expect(startSync(kept, kept.version, { ...same.origin, files: most }, same.data).full).toBe(true);
+  });
+});
