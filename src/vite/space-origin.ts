@@ -11,7 +11,7 @@
  * origin (asset URLs carry it).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { FileDigests, SpaceData } from '../snapshot/index.js';
+import type { SpaceData } from '../snapshot/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 
 /** The space directory a snapshot was synced from. */

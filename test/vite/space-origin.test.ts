@@ -18,8 +18,14 @@ import { type Origin, startSync } from '../../src/vite/space-origin.js';
 import { admin, capturingLogger, clearContentEnv, filesUnder } from './support.js';
 
 /** One run of the plugin's pipeline over the space directory `space`: its start, first refresh and close. */
-async function run(root: string, space: string, extra: (p: ContentPipeline) => Promise<void> = async () => {}) {
-  const pipeline = new ContentPipeline(parseOptions({ embedded: { data: space, admin: true } }), root, capturingLogger());
+async function run(
+  root: string,
+  space: string,
+  extra: (p: ContentPipeline) => Promise<void> = async () => {},
+  version: 'published' | 'draft' = 'published',
+) {
+  const options = parseOptions({ embedded: { data: space, admin: true }, version });
+  const pipeline = new ContentPipeline(options, root, capturingLogger());
   await pipeline.start();
   try {
     const result = await pipeline.refresh();
@@ -41,6 +47,20 @@ async function snapshotFiles(root: string): Promise<Map<string, string>> {
     out.set(rel, text);
   }
   return out;
+}
+
+/**
+ * Asserts the snapshot of `root` is byte for byte (but the time of the sync) the one a full sync of
+ * `space` makes into a new project beside it, its service on the same port (asset URLs carry it).
+ */
+async function expectSameAsFullSync(root: string, space: string, version: 'published' | 'draft'): Promise<void> {
+  const reference = `${root}-reference`;
+  await fs.mkdir(path.join(reference, '.content'), { recursive: true });
+  await fs.copyFile(path.join(root, '.content', 'service-port'), path.join(reference, '.content', 'service-port'));
+  expect((await run(reference, space, undefined, version)).sync?.mode).toBe('full');
+  const [incremental, whole] = await Promise.all([snapshotFiles(root), snapshotFiles(reference)]);
+  expect([...incremental.keys()].sort()).toEqual([...whole.keys()].sort());
+  expect([...whole].filter(([rel, text]) => incremental.get(rel) !== text).map(([rel]) => rel)).toEqual([]);
 }
 
 /** Changes the space directory as the service's store writes it. */
@@ -82,12 +102,13 @@ describe('the embedded space directory changed between runs', () => {
     let datasource = '';
     let byHand = 0;
     await change(space, (store) => {
-      [edited, deleted, byHand] = published(store, 'article');
-      [unpublished] = published(store, 'page');
-      store.updateStory(edited!, { content: { title: 'Written since the last run' } });
-      store.publish(edited!);
-      store.deleteStory(deleted!);
-      store.unpublish(unpublished!);
+      const articles = published(store, 'article');
+      [edited, deleted, byHand] = [articles[0]!, articles[1]!, articles[2]!];
+      unpublished = published(store, 'page')[0]!;
+      store.updateStory(edited, { content: { title: 'Written since the last run' } });
+      store.publish(edited);
+      store.deleteStory(deleted);
+      store.unpublish(unpublished);
       const ds = store.datasources()[0]!;
       datasource = ds.slug;
       store.replaceDatasourceEntries(ds.slug, { entries: [{ name: 'added-since', value: 'Added since' }] });
@@ -105,21 +126,14 @@ describe('the embedded space directory changed between runs', () => {
     expect(next.sync?.changed.removed).toEqual([deleted, unpublished].sort((a, b) => a - b));
     expect(next.sync?.changed.datasources).toHaveLength(1);
     const entries = JSON.parse(
-      await fs.readFile(path.join(root, '.content', 'snapshot', 'datasources', `${next.sync!.changed.datasources[0]}.json`), 'utf8'),
+      await fs.readFile(
+        path.join(root, '.content', 'snapshot', 'datasources', `${next.sync!.changed.datasources[0]}.json`),
+        'utf8',
+      ),
     );
     expect(JSON.stringify(entries)).toContain('added-since');
     expect(JSON.stringify(entries)).toContain(datasource);
-
-    // The reference: a full sync of the same directory into a new project, its service on the same
-    // port (asset URLs carry the service's origin).
-    const reference = path.join(tmp, 'reference');
-    await fs.mkdir(path.join(reference, '.content'), { recursive: true });
-    await fs.copyFile(path.join(root, '.content', 'service-port'), path.join(reference, '.content', 'service-port'));
-    const full = await run(reference, space);
-    expect(full.sync?.mode).toBe('full');
-    const [incremental, whole] = await Promise.all([snapshotFiles(root), snapshotFiles(reference)]);
-    expect([...incremental.keys()].sort()).toEqual([...whole.keys()].sort());
-    expect([...whole].filter(([rel, text]) => incremental.get(rel) !== text).map(([rel]) => rel)).toEqual([]);
+    await expectSameAsFullSync(root, space, 'published');
   }, 60_000);
 
   it('takes edits made through the control plane for what they are: the next run syncs the whole space', async () => {
@@ -141,6 +155,34 @@ describe('the embedded space directory changed between runs', () => {
     const after = await run(root, space);
     expect(after.sync?.mode).toBe('full');
     expect(after.sync?.changed.removed).toEqual([created]);
+  }, 60_000);
+});
+
+describe('the embedded space directory changed between runs, in the draft view', () => {
+  let tmp: string;
+
+  afterAll(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('fetches a draft saved since, and the snapshot is the one a full sync makes', async () => {
+    clearContentEnv();
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'space-origin-draft-'));
+    const space = path.join(tmp, 'space');
+    const root = path.join(tmp, 'site');
+    await writeDemoSpace(space, { stories: 40 });
+    const draft = (r: string) => run(r, space, undefined, 'draft');
+    expect((await draft(root)).sync?.mode).toBe('full');
+    let saved = 0;
+    await change(space, (store) => {
+      saved = published(store, 'page')[0]!;
+      // Saved, not published: only the draft view shows it.
+      store.updateStory(saved, { content: { title: 'A draft saved since the last run' } });
+    });
+    const next = await draft(root);
+    expect(next.sync?.mode).toBe('incremental');
+    expect(next.sync?.changed.stories).toEqual([saved]);
+    await expectSameAsFullSync(root, space, 'draft');
   }, 60_000);
 });
 
