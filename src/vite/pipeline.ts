@@ -108,69 +108,75 @@ export class ContentPipeline {
   }
 
   async start(): Promise<void> {
-    if (this.options.schema) {
-      const file = path.resolve(this.root, this.options.schema);
-      try {
-        this.#schema = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        throw new PipelineError(
-          `vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`,
-        );
-      }
-    }
+    if (this.options.schema) this.#schema = this.#readSchema(this.options.schema);
     const embedded = this.options.embedded;
-    if (embedded) {
-      const data = path.resolve(this.root, embedded.data);
-      if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
-        this.log.info(
-          `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`,
-        );
-        const started = performance.now();
-        await writeDemoSpace(data, {
-          stories: embedded.demo.stories,
-          ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}),
-        });
-        this.durations.demo = performance.now() - started;
-      }
-      // Tokens live only in this process: nothing to configure, nothing to leak.
-      const publicToken = randomBytes(12).toString('hex');
-      const previewToken = randomBytes(12).toString('hex');
-      const digests: FileDigests = new Map();
-      const space = await readSpaceDirectory(data, digests);
-      const startAt = (port: number) =>
-        startServer({
-          space,
-          publicToken,
-          previewToken,
-          rateLimit: false,
-          admin: embedded.admin,
-          port,
-          assetUrls: 'self',
-          log: (line) => this.log.warn(`content-sync service: ${line}`),
-        });
-      // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
-      this.#server = embedded.port
-        ? await startAt(embedded.port)
-        : await onKeptPort(path.join(this.#dir, 'service-port'), startAt);
-      this.#baseUrl = this.#server.url;
-      // The service starts from the space directory, without the edits an earlier run made through
-      // the control plane (a snapshot synced from those has another cache version): what changed
-      // since the snapshot was synced from the directory, else everything, is fetched first.
-      this.#origin = { version: space.space.version, service: this.#server.url, files: Object.fromEntries(digests) };
-      ({ full: this.#fullNext, events: this.#startEvents } = startSync(
-        readOrigin(this.#originFile),
-        snapshotCv(this.snapshotDir),
-        this.#origin,
-        space,
-      ));
-      this.#token = this.options.version === 'draft' ? previewToken : publicToken;
-      this.log.info(
-        `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
-      );
-    } else {
+    if (embedded) await this.#startEmbedded(embedded);
+    else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
     }
+  }
+
+  #readSchema(option: string): unknown {
+    const file = path.resolve(this.root, option);
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new PipelineError(
+        `vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  /** Starts the embedded service over its space directory (the demo written there first when asked) and plans the first sync. */
+  async #startEmbedded(embedded: NonNullable<ResolvedOptions['embedded']>): Promise<void> {
+    const data = path.resolve(this.root, embedded.data);
+    if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
+      this.log.info(
+        `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`,
+      );
+      const started = performance.now();
+      await writeDemoSpace(data, {
+        stories: embedded.demo.stories,
+        ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}),
+      });
+      this.durations.demo = performance.now() - started;
+    }
+    // Tokens live only in this process: nothing to configure, nothing to leak.
+    const publicToken = randomBytes(12).toString('hex');
+    const previewToken = randomBytes(12).toString('hex');
+    const digests: FileDigests = new Map();
+    const space = await readSpaceDirectory(data, digests);
+    const startAt = (port: number) =>
+      startServer({
+        space,
+        publicToken,
+        previewToken,
+        rateLimit: false,
+        admin: embedded.admin,
+        port,
+        assetUrls: 'self',
+        log: (line) => this.log.warn(`content-sync service: ${line}`),
+      });
+    // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
+    this.#server = embedded.port
+      ? await startAt(embedded.port)
+      : await onKeptPort(path.join(this.#dir, 'service-port'), startAt);
+    this.#baseUrl = this.#server.url;
+    this.#token = this.options.version === 'draft' ? previewToken : publicToken;
+    // The service starts from the space directory, without the edits an earlier run made through
+    // the control plane (a snapshot synced from those has another cache version): what changed
+    // since the snapshot was synced from the directory, else everything, is fetched first.
+    this.#origin = { version: space.space.version, service: this.#server.url, files: Object.fromEntries(digests) };
+    ({ full: this.#fullNext, events: this.#startEvents } = startSync(
+      readOrigin(this.#originFile),
+      snapshotCv(this.snapshotDir),
+      this.#origin,
+      space,
+    ));
+    this.log.info(
+      `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
+    );
   }
 
   /** Where the embedded space directory's origin is kept (beside the snapshot, in the content directory). */
@@ -201,78 +207,7 @@ export class ContentPipeline {
   }
 
   async #refresh(events: WebhookEvent[] | undefined): Promise<RefreshResult> {
-    let result: SyncResult | undefined;
-    let offline = false;
-    if (this.options.offline === true) {
-      offline = true;
-      if (!(await hasSnapshot(this.snapshotDir))) {
-        throw new PipelineError(
-          `vite-plugin-content-sync: offline is on but ${this.snapshotDir} holds no snapshot; sync once with the API reachable`,
-        );
-      }
-    } else {
-      if (!this.#baseUrl || !this.#token) {
-        const missing = [
-          !this.#baseUrl && 'CONTENT_BASE_URL (or the baseUrl option)',
-          !this.#token && 'CONTENT_TOKEN (or the token option)',
-        ]
-          .filter(Boolean)
-          .join(' and ');
-        if (await hasSnapshot(this.snapshotDir)) {
-          this.log.warn(`content-sync: ${missing} not set: building from the existing snapshot, which may be stale`);
-          offline = true;
-        } else {
-          throw new PipelineError(
-            `vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`,
-          );
-        }
-      } else {
-        const asked = this.#startEvents.length ? [...this.#startEvents, ...(events ?? [])] : events;
-        try {
-          result = await this.#sync({
-            baseUrl: this.#baseUrl,
-            token: this.#token,
-            out: this.snapshotDir,
-            api: this.options.api,
-            views: [this.options.version],
-            ...(asked?.length ? { events: asked } : {}),
-            ...(this.#fullNext ? { full: true } : {}),
-            // The embedded service has no rate limit to keep to.
-            ...(this.#server ? { client: { pacer: UNPACED } } : {}),
-            ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
-          });
-          this.#fullNext = false;
-          this.#startEvents = [];
-          // The snapshot now holds the space as the directory has it: what changes there next is told
-          // from this (kept once: later syncs in this run take edits made through the control plane).
-          if (result && this.#origin && result.cv === this.#origin.version) {
-            writeOrigin(this.#originFile, this.#origin);
-            this.#origin = undefined;
-          }
-          if (result) {
-            this.durations.sync = result.durationMs;
-            this.log.info(
-              `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
-                `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
-            );
-          }
-        } catch (err) {
-          const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
-          if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
-            this.log.warn(
-              `\n  content-sync: THE API CANNOT BE REACHED (${(err as Error).message}).\n  Building from the existing snapshot in ${this.snapshotDir}: content may be stale.\n`,
-            );
-            offline = true;
-          } else if (!(await hasSnapshot(this.snapshotDir))) {
-            throw new PipelineError(
-              `vite-plugin-content-sync: no snapshot yet and the sync failed: ${(err as Error).message}`,
-            );
-          } else {
-            throw err;
-          }
-        }
-      }
-    }
+    const { result, offline } = await this.#syncStep(events);
     const compiled = await compile({
       snapshot: this.snapshotDir,
       out: this.modulesDir,
@@ -295,5 +230,81 @@ export class ContentPipeline {
     }
     const changedFiles = [...compiled.written, ...compiled.deleted].map((rel) => path.join(this.modulesDir, rel));
     return { sync: result, compile: compiled, changedFiles, offline };
+  }
+
+  /** The sync of a refresh; `offline` when there is none and the snapshot is built as it is. */
+  async #syncStep(events: WebhookEvent[] | undefined): Promise<{ result?: SyncResult; offline: boolean }> {
+    if (this.options.offline === true) {
+      if (!(await hasSnapshot(this.snapshotDir))) {
+        throw new PipelineError(
+          `vite-plugin-content-sync: offline is on but ${this.snapshotDir} holds no snapshot; sync once with the API reachable`,
+        );
+      }
+      return { offline: true };
+    }
+    if (!this.#baseUrl || !this.#token) {
+      const missing = [
+        !this.#baseUrl && 'CONTENT_BASE_URL (or the baseUrl option)',
+        !this.#token && 'CONTENT_TOKEN (or the token option)',
+      ]
+        .filter(Boolean)
+        .join(' and ');
+      if (!(await hasSnapshot(this.snapshotDir))) {
+        throw new PipelineError(
+          `vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`,
+        );
+      }
+      this.log.warn(`content-sync: ${missing} not set: building from the existing snapshot, which may be stale`);
+      return { offline: true };
+    }
+    try {
+      return { result: await this.#syncNow(this.#baseUrl, this.#token, events), offline: false };
+    } catch (err) {
+      const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
+      if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
+        this.log.warn(
+          `\n  content-sync: THE API CANNOT BE REACHED (${(err as Error).message}).\n  Building from the existing snapshot in ${this.snapshotDir}: content may be stale.\n`,
+        );
+        return { offline: true };
+      }
+      if (!(await hasSnapshot(this.snapshotDir))) {
+        throw new PipelineError(
+          `vite-plugin-content-sync: no snapshot yet and the sync failed: ${(err as Error).message}`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  /** Syncs what `events` name (and, the first time, what changed in the embedded space directory), or everything. */
+  async #syncNow(baseUrl: string, token: string, events: WebhookEvent[] | undefined): Promise<SyncResult | undefined> {
+    const asked = this.#startEvents.length ? [...this.#startEvents, ...(events ?? [])] : events;
+    const result = await this.#sync({
+      baseUrl,
+      token,
+      out: this.snapshotDir,
+      api: this.options.api,
+      views: [this.options.version],
+      ...(asked?.length ? { events: asked } : {}),
+      ...(this.#fullNext ? { full: true } : {}),
+      // The embedded service has no rate limit to keep to.
+      ...(this.#server ? { client: { pacer: UNPACED } } : {}),
+      ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
+    });
+    this.#fullNext = false;
+    this.#startEvents = [];
+    if (!result) return undefined;
+    // The snapshot now holds the space as the directory has it: what changes there next is told
+    // from this (kept once: later syncs in this run take edits made through the control plane).
+    if (this.#origin && result.cv === this.#origin.version) {
+      writeOrigin(this.#originFile, this.#origin);
+      this.#origin = undefined;
+    }
+    this.durations.sync = result.durationMs;
+    this.log.info(
+      `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
+        `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
+    );
+    return result;
   }
 }
