@@ -138,6 +138,58 @@ describe('slug filters', () => {
 });
 
 describe('id and uuid filters', () => {
+  it('looked up in a large list, select what testing every candidate selects', () => {
+    // 3,000 candidates (a uuid held twice among them); random lists of ids and uuids, some unknown,
+    // some repeated, with other filters and orders: the reference is the query without the lists,
+    // filtered by them afterwards (in its order, or in the sequence of by_uuids_ordered).
+    const components = ['post', 'page', 'author'];
+    const list = Array.from({ length: 3_000 }, (_, k) =>
+      candidate(
+        makeStory({
+          id: k + 1,
+          uuid: k === 2_999 ? 'u-7' : `u-${k + 1}`,
+          name: `Story ${(k * 7919) % 3_000}`,
+          full_slug: `s/${k + 1}`,
+          content: { component: components[k % 3]! },
+        }),
+      ),
+    );
+    // mulberry32: a small seeded generator whose low bits are as random as its high ones.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n) | 0;
+    };
+    const pick = (n: number) => Array.from({ length: n }, () => random(3_100) + 1);
+    for (let round = 0; round < 200; round++) {
+      const params: Record<string, string> = {};
+      const named: Array<(c: Candidate) => boolean> = [];
+      if (random(2)) {
+        const uuids = pick(1 + random(120)).map((k) => `u-${k}`);
+        if (round % 5 === 0) uuids.push('u-7');
+        params.by_uuids = uuids.join(',');
+        named.push((c) => uuids.includes(c.story.uuid));
+      }
+      if (random(2)) {
+        const byIds = pick(1 + random(120));
+        params.by_ids = byIds.join(',');
+        named.push((c) => byIds.includes(c.story.id));
+      }
+      const orderedUuids = random(4) === 0 ? pick(1 + random(60)).map((k) => `u-${k}`) : undefined;
+      if (orderedUuids) params.by_uuids_ordered = orderedUuids.join(',');
+      if (random(2)) params.content_type = components[random(3)]!;
+      if (random(2)) params.sort_by = random(2) ? 'name:desc' : 'id:asc';
+      const { by_uuids: _u, by_ids: _i, by_uuids_ordered: _o, ...rest } = params;
+      const admitted = selectStories(list, query(rest), null).filter((c) => named.every((test) => test(c)));
+      const expected = orderedUuids
+        ? [...new Set(orderedUuids)].flatMap((u) => admitted.filter((c) => c.story.uuid === u))
+        : admitted;
+      expect(ids(selectStories(list, query(params), null)), JSON.stringify(params)).toEqual(ids(expected));
+    }
+  });
+
   it('by_uuids filters and keeps input order', () => {
     expect(select({ by_uuids: 'u4,u1,unknown' })).toEqual([1, 4]);
   });
