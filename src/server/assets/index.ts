@@ -136,14 +136,14 @@ export class AssetService {
    * `self` (this service's origin), whose asset CDN serves them.
    */
   rewriteUrls(body: Buffer, self: string): Buffer {
+    const assetPath = `/f/${this.#store.space.id}/`;
+    // No asset path of the space in it (the space, a datasource, a sync's check of the cache
+    // version): nothing to rewrite, and no need yet for the catalog, a walk of every story.
+    if (body.indexOf(assetPath) < 0) return body;
     let out = body;
     for (const origin of this.catalog.origins()) {
       if (origin === self) continue;
-      out = replaceBytes(
-        out,
-        Buffer.from(`${origin}/f/${this.#store.space.id}/`),
-        Buffer.from(`${self}/f/${this.#store.space.id}/`),
-      );
+      out = replaceBytes(out, Buffer.from(`${origin}${assetPath}`), Buffer.from(`${self}${assetPath}`));
     }
     return out;
   }
