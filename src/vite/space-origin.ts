@@ -10,7 +10,7 @@
  * workflow stages changed, a datasource gone, most stories changed, or the service on another
  * origin (asset URLs carry it).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { SpaceData } from '../snapshot/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 
@@ -50,6 +50,11 @@ export function writeOrigin(file: string, origin: Origin): void {
     renameSync(staged, file);
   } catch {
     // Not kept: the next start compares the whole space.
+    try {
+      rmSync(staged, { force: true });
+    } catch {
+      // A stray file of this process's id, replaced by its next write.
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { type FileDigests, readSpaceDirectory } from '../../src/snapshot/read.js
 import { writeSpaceDirectory } from '../../src/snapshot/write.js';
 import { parseOptions } from '../../src/vite/options.js';
 import { ContentPipeline, type RefreshResult } from '../../src/vite/pipeline.js';
-import { type Origin, startSync } from '../../src/vite/space-origin.js';
+import { type Origin, readOrigin, startSync, writeOrigin } from '../../src/vite/space-origin.js';
 import { admin, capturingLogger, clearContentEnv, filesUnder } from './support.js';
 
 /** One run of the plugin's pipeline over the space directory `space`: its start, first refresh and close. */
@@ -231,6 +231,28 @@ describe('what the first sync after a start fetches', () => {
     } finally {
       await fs.writeFile(target, before);
     }
+  });
+
+  it('reads back what it kept, and nothing from a file that is not an origin', async () => {
+    const file = path.join(tmp, 'space-origin.json');
+    writeOrigin(file, kept);
+    expect(readOrigin(file)).toEqual(kept);
+    for (const text of [
+      '',
+      '{"version": 1',
+      'null',
+      '[]',
+      '{"version": "1", "service": "x", "files": {}}',
+      '{"version": 1, "service": "x", "files": null}',
+    ])
+      await fs.writeFile(file, text).then(() => expect(readOrigin(file), text).toBeUndefined());
+    expect(readOrigin(path.join(tmp, 'missing.json'))).toBeUndefined();
+    // Kept where it cannot be written (a directory in its place): nothing thrown, nothing kept.
+    const blocked = path.join(tmp, 'blocked');
+    await fs.mkdir(blocked);
+    expect(() => writeOrigin(blocked, kept)).not.toThrow();
+    expect(readOrigin(blocked)).toBeUndefined();
+    expect((await fs.readdir(tmp)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('is everything when the origin cannot tell', async () => {
