@@ -91,7 +91,7 @@ function changedFiles(
     const story = STORY_FILE.exec(rel);
     if (story) {
       stories++;
-      const action = rel in after ? 'published' : 'deleted';
+      const action = Object.hasOwn(after, rel) ? 'published' : 'deleted';
       events.push({ action, space_id: spaceId, story_id: Number(story[1]) });
       continue;
     }
