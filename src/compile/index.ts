@@ -1,6 +1,7 @@
 export { CompileCache, compile, type CompileOptions, type CompileResult } from './compile.js';
 export { entryFieldsProblem } from './emit.js';
 export { MODULE_FORMS, servedFile } from './modules.js';
+export { chunksOfView, isViewModule } from './views.js';
 export {
   devBrowserIndex,
   devDataChunk,

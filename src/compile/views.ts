@@ -92,6 +92,17 @@ export function viewFiles(
   return out;
 }
 
+const VIEW_MODULE = /^views\/[0-9a-f]{16}(?:-[0-9a-f]{16})?\.js$/;
+
+/** A view module's import of one of its chunks (see viewModule), a line of its own. */
+const CHUNK_IMPORT = /^import e\d+, \{ loaders as l\d+ \} from '\.\.\/(chunks\/view-[^']+\.js)';$/gm;
+
+/** Whether the generated module `rel` (its path in the output directory, with `/`) is a view module. */
+export const isViewModule = (rel: string): boolean => VIEW_MODULE.test(rel);
+
+/** The chunks a view module imports (its text), relative to the output directory, in its order. */
+export const chunksOfView = (text: string): string[] => Array.from(text.matchAll(CHUNK_IMPORT), (m) => m[1]!);
+
 function viewModule(rels: readonly string[], lang: string, exportName: string): string {
   const sorted = [...rels].sort((a, b) => chunkOfView(a)! - chunkOfView(b)! || (a < b ? -1 : 1));
   const imports = sorted.map((rel, i) => `import e${i}, { loaders as l${i} } from '../${rel}';`);

@@ -9,11 +9,13 @@
  * its entries as `JSON.parse` too and loaders that import its chunk's story
  * loaders when one of its stories is first loaded. Without a source map: the
  * text is generated, and Vite would make one for every module it serves.
- * Their imports of one another resolve to the files without Vite's resolver.
+ * Their imports of one another resolve to the files without Vite's resolver, and on the server a
+ * view's chunks are named for transforming ahead (viewChunksAhead).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  chunksOfView,
   devBrowserIndex,
   devDataChunk,
   devStoriesIndex,
@@ -22,6 +24,7 @@ import {
   isDataChunk,
   isEntriesChunk,
   isViewChunk,
+  isViewModule,
   STORY_LOADERS,
 } from '../compile/index.js';
 import { hasAssetUrl } from './assets.js';
@@ -60,6 +63,27 @@ export function devModule(
     if (!(context.assetImports && hasAssetUrl(text))) code = devDataChunk(text);
   }
   return code === undefined ? null : { code, map: { mappings: '' } };
+}
+
+/**
+ * The files of the chunks a view module imports (`id`), for the server to transform ahead of the
+ * module runner, which imports them one after another, each transformed only when it asks: a
+ * language's view at 10,000 stories has 265. Undefined for another module.
+ */
+export function viewChunksAhead(modulesDir: string, id: string): string[] | undefined {
+  if (!id.startsWith(modulesDir + path.sep) || id.includes('?')) return undefined;
+  const rel = id
+    .slice(modulesDir.length + 1)
+    .split(path.sep)
+    .join('/');
+  if (!isViewModule(rel)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(id, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return chunksOfView(text).map((chunk) => path.join(modulesDir, ...chunk.split('/')));
 }
 
 /**

@@ -11,16 +11,19 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Plugin, ViteDevServer } from 'vite';
+import type { DevEnvironment, Environment, Plugin, ViteDevServer } from 'vite';
 import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
-import { devModule, devResolve } from './dev-modules.js';
+import { devModule, devResolve, viewChunksAhead } from './dev-modules.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
 import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
+
+/** A dev server's environment, which can transform a module ahead of its request. */
+const isDevEnvironment = (env: Environment | undefined): env is DevEnvironment => env?.mode === 'dev';
 
 export const IMPORT_PREFIX = 'content:';
 
@@ -165,8 +168,12 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     /** On the dev server, some generated modules load in forms Vite transforms faster (dev-modules.ts). */
     load(id) {
       if (!serving || !pipeline) return null;
+      const server = this.environment?.config.consumer === 'server';
+      // The server's module runner imports a view's chunks one after another: transformed ahead, together.
+      if (server && isDevEnvironment(this.environment))
+        for (const chunk of viewChunksAhead(pipeline.modulesDir, id) ?? []) void this.environment.warmupRequest(chunk);
       return devModule(pipeline.modulesDir, id, {
-        server: this.environment?.config.consumer === 'server',
+        server,
         assetImports: assetDownloads(options) !== undefined,
       });
     },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/index.js';
 import { servedFile, servedModules, viewModuleName } from '../../src/compile/modules.js';
+import { chunksOfView, isViewModule } from '../../src/compile/views.js';
 import { sync } from '../../src/sync/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
@@ -91,6 +92,20 @@ describe('lean index modules', () => {
       expect(servedFile(name), name).toBeUndefined();
     // A name with a slash is written encoded, and is then a module like any other.
     expect(servedFile(viewModuleName('a/b', 'c%d'))).toMatch(/^views\/[0-9a-f]{16}-[0-9a-f]{16}\.js$/);
+  });
+
+  it('name their chunks for a dev server to transform ahead: every chunk a view imports, and only views', async () => {
+    const views = servedModules(['default', 'de'], ['article', 'page']).filter((m) => m.name.startsWith('index/'));
+    for (const { file } of views) {
+      expect(isViewModule(file), file).toBe(true);
+      const text = readFileSync(path.join(out, file), 'utf8');
+      const imported = [...text.matchAll(/from '\.\.\/([^']+)'/g)].map((m) => m[1]);
+      expect(imported.length, file).toBeGreaterThan(0);
+      expect(chunksOfView(text), file).toEqual(imported);
+      for (const chunk of imported) expect(existsSync(path.join(out, chunk!)), chunk).toBe(true);
+    }
+    for (const other of ['index.js', 'views/x.js', 'chunks/entries-0.js', `${views[0]!.file.replace('.js', '.d.ts')}`])
+      expect(isViewModule(other), other).toBe(false);
   });
 
   it('follow incremental compiles: a story changing content type moves between them, as a full compile has it', async () => {

@@ -136,6 +136,29 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
     }
   }, 120_000);
 
+  it("transforms a view's chunks on the server once the view is, before the module runner asks for them", async () => {
+    const root = await newRoot();
+    const server = await devServer(vite, root, {});
+    try {
+      // The content compiled (the index imports no view).
+      await server.ssrLoadModule('content:index');
+      const { ssr } = server.environments;
+      const view = await ssr.transformRequest(`/.content/modules/${viewFile('default')}`);
+      const chunks = viewChunks(view!.code);
+      expect(chunks.length).toBeGreaterThan(1);
+      // Nothing imported them yet (a server environment does not transform imports ahead by itself).
+      const files = chunks.map((url) => path.join(root, url));
+      await waitFor('the chunks transformed', () =>
+        files.every((file) => ssr.moduleGraph.getModuleById(file)?.transformResult),
+      );
+      const served = (await server.ssrLoadModule('content:index/default')) as IndexModule;
+      const fromFile = (await fromFiles(root, viewFile('default'))) as IndexModule;
+      expect(served.entries).toEqual(fromFile.entries);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it("resolves the generated modules' imports of one another itself, to the files", async () => {
     const root = await newRoot();
     const modules = path.join(root, '.content', 'modules');
