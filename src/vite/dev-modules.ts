@@ -36,18 +36,29 @@ export interface DevModuleContext {
   assetImports: boolean;
 }
 
+/**
+ * A generated module's id: its file, its path in the output directory (with `/`, as the compile
+ * names it) and its query; undefined for a module outside `modulesDir`.
+ */
+function generated(modulesDir: string, id: string): { file: string; rel: string; query?: string } | undefined {
+  if (!id.startsWith(modulesDir + path.sep)) return undefined;
+  const [file, query] = id.split('?', 2) as [string, string | undefined];
+  const rel = file
+    .slice(modulesDir.length + 1)
+    .split(path.sep)
+    .join('/');
+  return query === undefined ? { file, rel } : { file, rel, query };
+}
+
 /** The module `id` as the dev server loads it, or null to load the file as it is. */
 export function devModule(
   modulesDir: string,
   id: string,
   context: DevModuleContext,
 ): { code: string; map: { mappings: '' } } | null {
-  if (!id.startsWith(modulesDir + path.sep)) return null;
-  const [file, query] = id.split('?', 2) as [string, string | undefined];
-  const rel = file
-    .slice(modulesDir.length + 1)
-    .split(path.sep)
-    .join('/');
+  const module = generated(modulesDir, id);
+  if (!module) return null;
+  const { file, rel, query } = module;
   let code: string | undefined;
   if (query !== undefined) {
     if (query === STORY_LOADERS && (isEntriesChunk(rel) || isViewChunk(rel)))
@@ -71,15 +82,11 @@ export function devModule(
  * language's view at 10,000 stories has 265. Undefined for another module.
  */
 export function viewChunksAhead(modulesDir: string, id: string): string[] | undefined {
-  if (!id.startsWith(modulesDir + path.sep) || id.includes('?')) return undefined;
-  const rel = id
-    .slice(modulesDir.length + 1)
-    .split(path.sep)
-    .join('/');
-  if (!isViewModule(rel)) return undefined;
+  const module = generated(modulesDir, id);
+  if (!module || module.query !== undefined || !isViewModule(module.rel)) return undefined;
   let text: string;
   try {
-    text = readFileSync(id, 'utf8');
+    text = readFileSync(module.file, 'utf8');
   } catch {
     return undefined;
   }
