@@ -15,7 +15,7 @@ import { writeSpaceDirectory } from '../../src/snapshot/write.js';
 import { parseOptions } from '../../src/vite/options.js';
 import { ContentPipeline, type RefreshResult } from '../../src/vite/pipeline.js';
 import { type Origin, readOrigin, startSync, writeOrigin } from '../../src/vite/space-origin.js';
-import { admin, capturingLogger, clearContentEnv, filesUnder } from './support.js';
+import { capturingLogger, clearContentEnv, filesUnder, publishPage } from './support.js';
 
 /** One run of the plugin's pipeline over the space directory `space`: its start, first refresh and close. */
 async function run(
@@ -139,14 +139,7 @@ describe('the embedded space directory changed between runs', () => {
   it('takes edits made through the control plane for what they are: the next run syncs the whole space', async () => {
     let created = 0;
     const during = await run(root, space, async (p) => {
-      const service = p.server!;
-      const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
-        name: 'Only in the service',
-        slug: 'only-in-the-service',
-        content: { component: 'page', title: 'Only in the service' },
-      });
-      created = story.id;
-      await admin(service, 'POST', `stories/${created}/publish`);
+      created = await publishPage(p.server!, 'Only in the service');
       const synced = await p.refresh();
       expect(synced.sync?.changed.stories).toContain(created);
     });

@@ -138,8 +138,11 @@ export function embeddedService(server: WithPlugins): RunningServer {
  * Creates a page story `name` in the embedded service of the plugin on `server` (its control plane
  * on) and publishes it, as an editor would; its id.
  */
-export async function publishNewPage(server: WithPlugins, name: string): Promise<number> {
-  const service = embeddedService(server);
+export const publishNewPage = (server: WithPlugins, name: string): Promise<number> =>
+  publishPage(embeddedService(server), name);
+
+/** Creates a page story `name` through a service's control plane and publishes it; its id. */
+export async function publishPage(service: RunningServer, name: string): Promise<number> {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   const { story } = await admin<{ story: { id: number } }>(service, 'POST', 'stories', {
     name,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueryError, selectStories, type Candidate } from '../../../src/server/query/index.js';
+import { random } from '../../helpers/random.js';
 import { candidate, filter, ids, makeStory, query } from './fixtures.js';
 
 function site(): Candidate[] {
@@ -154,33 +155,27 @@ describe('id and uuid filters', () => {
         }),
       ),
     );
-    // mulberry32: a small seeded generator whose low bits are as random as its high ones.
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n) | 0;
-    };
-    const pick = (n: number) => Array.from({ length: n }, () => random(3_100) + 1);
+    const next = random(7);
+    const randomInt = (n: number) => Math.floor(next() * n);
+    const pick = (n: number) => Array.from({ length: n }, () => randomInt(3_100) + 1);
     for (let round = 0; round < 200; round++) {
       const params: Record<string, string> = {};
       const named: Array<(c: Candidate) => boolean> = [];
-      if (random(2)) {
-        const uuids = pick(1 + random(120)).map((k) => `u-${k}`);
+      if (randomInt(2)) {
+        const uuids = pick(1 + randomInt(120)).map((k) => `u-${k}`);
         if (round % 5 === 0) uuids.push('u-7');
         params.by_uuids = uuids.join(',');
         named.push((c) => uuids.includes(c.story.uuid));
       }
-      if (random(2)) {
-        const byIds = pick(1 + random(120));
+      if (randomInt(2)) {
+        const byIds = pick(1 + randomInt(120));
         params.by_ids = byIds.join(',');
         named.push((c) => byIds.includes(c.story.id));
       }
-      const orderedUuids = random(4) === 0 ? pick(1 + random(60)).map((k) => `u-${k}`) : undefined;
+      const orderedUuids = randomInt(4) === 0 ? pick(1 + randomInt(60)).map((k) => `u-${k}`) : undefined;
       if (orderedUuids) params.by_uuids_ordered = orderedUuids.join(',');
-      if (random(2)) params.content_type = components[random(3)]!;
-      if (random(2)) params.sort_by = random(2) ? 'name:desc' : 'id:asc';
+      if (randomInt(2)) params.content_type = components[randomInt(3)]!;
+      if (randomInt(2)) params.sort_by = randomInt(2) ? 'name:desc' : 'id:asc';
       const { by_uuids: _u, by_ids: _i, by_uuids_ordered: _o, ...rest } = params;
       const admitted = selectStories(list, query(rest), null).filter((c) => named.every((test) => test(c)));
       const expected = orderedUuids
