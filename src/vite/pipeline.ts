@@ -16,7 +16,7 @@ import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent
 import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 import { onKeptPort } from './service-port.js';
-import { type Origin, readOrigin, startSync, writeOrigin } from './space-origin.js';
+import { type Origin, readOrigin, type StartSync, startSync, writeOrigin } from './space-origin.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -60,10 +60,11 @@ export class ContentPipeline {
     (queued, later) => (queued && later ? [...queued, ...later] : undefined),
   );
   #schema: unknown;
-  /** The next sync reads everything (the snapshot may hold content the embedded space no longer has). */
-  #fullNext = false;
-  /** What the next sync fetches besides what it is asked for: the embedded space directory's changes since the last run. */
-  #startEvents: WebhookEvent[] = [];
+  /**
+   * What the next sync takes besides what it is asked for: the embedded space directory's changes
+   * since the last run, or everything (the snapshot may hold content the directory no longer has).
+   */
+  #startSync: StartSync | undefined;
   /** The embedded space directory as the service read it: kept once a sync takes the space as it is (see space-origin.ts). */
   #origin: Origin | undefined;
   /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
@@ -168,12 +169,7 @@ export class ContentPipeline {
     // the control plane (a snapshot synced from those has another cache version): what changed
     // since the snapshot was synced from the directory, else everything, is fetched first.
     this.#origin = { version: space.space.version, service: this.#server.url, files: Object.fromEntries(digests) };
-    ({ full: this.#fullNext, events: this.#startEvents } = startSync(
-      readOrigin(this.#originFile),
-      snapshotCv(this.snapshotDir),
-      this.#origin,
-      space,
-    ));
+    this.#startSync = startSync(readOrigin(this.#originFile), snapshotCv(this.snapshotDir), this.#origin, space);
     this.log.info(
       `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
     );
@@ -278,7 +274,8 @@ export class ContentPipeline {
 
   /** Syncs what `events` name (and, the first time, what changed in the embedded space directory), or everything. */
   async #syncNow(baseUrl: string, token: string, events: WebhookEvent[] | undefined): Promise<SyncResult | undefined> {
-    const asked = this.#startEvents.length ? [...this.#startEvents, ...(events ?? [])] : events;
+    const start = this.#startSync;
+    const asked = start?.events.length ? [...start.events, ...(events ?? [])] : events;
     const result = await this.#sync({
       baseUrl,
       token,
@@ -286,13 +283,12 @@ export class ContentPipeline {
       api: this.options.api,
       views: [this.options.version],
       ...(asked?.length ? { events: asked } : {}),
-      ...(this.#fullNext ? { full: true } : {}),
+      ...(start?.full ? { full: true } : {}),
       // The embedded service has no rate limit to keep to.
       ...(this.#server ? { client: { pacer: UNPACED } } : {}),
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     });
-    this.#fullNext = false;
-    this.#startEvents = [];
+    this.#startSync = undefined;
     if (!result) return undefined;
     // The snapshot now holds the space as the directory has it: what changes there next is told
     // from this (kept once: later syncs in this run take edits made through the control plane).
