@@ -16,11 +16,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { backlinksOf } from 'content:backlinks';
 import { entries } from 'content:index';
-import { ModuleDigests } from '../src/prerender/index.js';
+import { ModuleDigests, SERVER_CONTENT_DIR } from '../src/prerender/index.js';
 import type { Route } from './src/entry-server.js';
-
-/** Where `ssrModules: 'external'` writes the content modules, in the server output. */
-const CONTENT_DIR = 'content';
 
 /** The `.js` files directly in `dir`, in name order. */
 const scripts = (dir: string): string[] =>
@@ -35,7 +32,7 @@ export class PageKeys {
 
   /** `serverDir`: the server output (bundle and content modules); `template`: the page template. */
   constructor(serverDir: string, template: string) {
-    this.#content = path.join(serverDir, CONTENT_DIR);
+    this.#content = path.join(serverDir, SERVER_CONTENT_DIR);
     const hash = createHash('sha256').update(template);
     for (const [dir, label] of [
       [serverDir, 'bundle'],

@@ -6,6 +6,7 @@ import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { build, type Plugin } from 'vite';
+import { SERVER_CONTENT_DIR } from '../src/prerender/index.js';
 import { prerender } from './prerender.js';
 import { keepRendered, takeRendered } from './rendered-pages.js';
 import { DEFAULT_STORIES, contentDirFor, siteConfig, siteRoot } from './vite.config.js';
@@ -128,7 +129,7 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   // The server output is kept for the content modules beside the bundle and the assets they show;
   // the rest is the last bundle's.
   for (const entry of await fs.readdir(ssrDir).catch(() => []))
-    if (entry !== 'content' && entry !== 'assets') await fs.rm(path.join(ssrDir, entry), { recursive: true });
+    if (entry !== SERVER_CONTENT_DIR && entry !== 'assets') await fs.rm(path.join(ssrDir, entry), { recursive: true });
   await build({
     ...config,
     logLevel: logLevel === 'info' ? 'warn' : logLevel,

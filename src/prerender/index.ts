@@ -14,6 +14,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+/** The folder of a server build's output that holds the content modules with `ssrModules: 'external'`. */
+export const SERVER_CONTENT_DIR = 'content';
+
 /**
  * A static import of a generated module: `import "<spec>"`, `import ... from "<spec>"` or
  * `export ... from "<spec>"`, each on a line of its own before anything else. Dynamic `import()`

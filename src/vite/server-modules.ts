@@ -10,11 +10,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
+import { SERVER_CONTENT_DIR as CONTENT_DIR } from '../prerender/index.js';
 import { ASSET_INDEX } from '../snapshot/index.js';
 import type { AssetImports } from './assets.js';
-
-/** The folder of the server output that holds the content modules. */
-const CONTENT_DIR = 'content';
 
 /** Files read, rewritten and written at once: enough to keep the disk busy, few enough for any file limit. */
 const COPY_CONCURRENCY = 32;

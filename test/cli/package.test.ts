@@ -40,8 +40,11 @@ describe('the package', () => {
     }
     const prerender = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./prerender']!.import)).href)) as {
       ModuleDigests: unknown;
+      SERVER_CONTENT_DIR: unknown;
     };
     expect(typeof prerender.ModuleDigests).toBe('function');
+    // The folder the README tells prerenderers to read the content modules from (`<outDir>/content/`).
+    expect(prerender.SERVER_CONTENT_DIR).toBe('content');
   });
 
   it('builds no source maps that would need the sources it does not ship', () => {
