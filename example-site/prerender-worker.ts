@@ -114,8 +114,10 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     if (stamp === undefined || task.previous.get(url) !== stamp) {
       result.rendered += counted;
       const html = fillTemplate(task.template, await (route ? renderRoute(route) : renderNotFound('/404')));
-      if (writePage(file, html)) result.rewritten += counted;
-      stamp = pageStamp(key, file)!;
+      const written = writePage(file, html);
+      if (written) result.rewritten += counted;
+      // A page rendered to the bytes its file holds leaves the file, and so its stamp, as it was.
+      if (written || stamp === undefined) stamp = pageStamp(key, file)!;
     }
     result.pages += counted;
     result.files.push(file);
