@@ -52,6 +52,16 @@ export interface ContentSyncPlugin {
   readonly api: ContentSyncApi;
 }
 
+/**
+ * A dev server of the plugin: its environments (closeBundle tells by them which server closes), what
+ * stops its updates, and its webhook URL once it listens.
+ */
+interface OpenServer {
+  environments: ReadonlySet<object>;
+  stop: () => void;
+  webhook?: { url: string; secret: string };
+}
+
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const options = parseOptions(input);
   let pipeline: ContentPipeline | undefined;
@@ -60,16 +70,21 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let root = process.cwd();
   /** Vite's dev server (or another server of Vite's, such as a test runner's), not a build. */
   let serving = false;
-  /** Stops what the dev server started for updates (webhook batches, polling). */
-  let stopServing: (() => void) | undefined;
+  /** The dev servers of this plugin that are open (frameworks may start a second before the first closes). */
+  const openServers: OpenServer[] = [];
   let assetImports: AssetImports | undefined;
   /** Made only by a build (dev serves the originals), once the root is known. */
   let renditions: Renditions | undefined;
 
+  /** The embedded service posts its changes to the newest open server that listens (none: to no one). */
+  const routeWebhook = (): void => {
+    pipeline?.server?.service.setWebhook(openServers.findLast((s) => s.webhook)?.webhook);
+  };
   const setup = async (): Promise<ContentPipeline> => {
     if (!pipeline) {
       pipeline = new ContentPipeline(options, root, logger);
       await pipeline.start();
+      routeWebhook();
     }
     return pipeline;
   };
@@ -234,19 +249,22 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       });
 
       const poll = options.pollMs ? setInterval(() => void apply(undefined), options.pollMs) : undefined;
-      stopServing = () => {
-        stopped = true;
-        batcher.cancel();
-        clearInterval(poll);
+      const open: OpenServer = {
+        environments: new Set(Object.values(server.environments)),
+        stop: () => {
+          stopped = true;
+          batcher.cancel();
+          clearInterval(poll);
+        },
       };
+      openServers.push(open);
 
       // The embedded service announces its own changes to this dev server.
       server.httpServer?.once('listening', () => {
-        const service = pipeline?.server?.service;
         const url = server.resolvedUrls?.local[0];
-        if (service && secret && url) {
-          service.setWebhook({ url: new URL(options.webhook.path, url).toString(), secret });
-        }
+        if (!secret || !url) return;
+        open.webhook = { url: new URL(options.webhook.path, url).toString(), secret };
+        routeWebhook();
       });
     },
 
@@ -274,10 +292,16 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
 
     async closeBundle() {
-      // The dev server closing (whether it listened or ran as middleware): no more updates.
+      // A dev server closing (whether it listened or ran as middleware; each of its environments
+      // calls this): no more updates for it. The pipeline goes on while another server is open.
       if (serving) {
-        stopServing?.();
-        // Another server of this plugin (a framework may start one after a first) starts its own.
+        const at = openServers.findIndex((s) => s.environments.has(this.environment));
+        if (at >= 0) openServers.splice(at, 1)[0]!.stop();
+        if (openServers.length) {
+          routeWebhook();
+          return;
+        }
+        // Another server of this plugin started later (a framework may start one after a first) starts its own.
         const closing = pipeline;
         pipeline = undefined;
         ready = undefined;

@@ -3,14 +3,26 @@
  * it ran (listening, as middleware, or never started to listen): the embedded
  * service no longer answers and polling no longer reaches the API. Another
  * server of the same plugin (frameworks start more than one from one config)
- * starts its own and serves the content again. In each supported Vite major.
+ * starts its own and serves the content again; one still open when another closes keeps the
+ * service, and its webhooks. In each supported Vite major.
  */
 import type { RequestStats } from '../../src/server/index.js';
 import type { RunningServer } from '../../src/server/index.js';
-import type { InlineConfig } from 'vite';
+import type { InlineConfig, ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSync, type ContentSyncApi, type ContentSyncOptions } from '../../src/index.js';
-import { PUBLIC_TOKEN, admin, capturingLogger, clearContentEnv, project, removeDir, startService } from './support.js';
+import {
+  PUBLIC_TOKEN,
+  SECRET,
+  admin,
+  capturingLogger,
+  clearContentEnv,
+  project,
+  publishPage,
+  removeDir,
+  startService,
+  waitFor,
+} from './support.js';
 import { VITE_MAJORS } from './vite-majors.js';
 
 type Mode = 'listening' | 'middleware' | 'never listened';
@@ -67,6 +79,45 @@ describe.each(VITE_MAJORS)('a Vite %s dev server closing', (_major, { createServ
         expect(await answers(url!)).toBe(true);
         await server.close();
         expect(await answers(url!), `round ${round}: the service after the server closed`).toBe(false);
+      }
+    },
+    60_000,
+  );
+
+  it.each(['first', 'second'] as const)(
+    'keeps what the other open server of the same plugin uses when the %s closes',
+    async (closed) => {
+      const root = await newRoot();
+      const plugin = contentSync({
+        embedded: { data: 'space', demo: { stories: 10 }, admin: true },
+        webhook: { secret: SECRET },
+      });
+      const servers: ViteDevServer[] = [];
+      try {
+        for (const _ of [1, 2]) {
+          const server = await createServer(serverConfig(root, plugin, 'listening'));
+          servers.push(server);
+          await server.listen();
+          await server.ssrLoadModule('content:index');
+        }
+        const service = api(plugin).pipeline?.server;
+        expect(service).toBeDefined();
+        const [closing, open] = closed === 'first' ? servers : [servers[1]!, servers[0]!];
+        await closing!.close();
+        // The embedded service goes on for the open server, and posts its changes to that server.
+        expect(await answers(service!.url)).toBe(true);
+        expect(api(plugin).pipeline?.server).toBe(service);
+        const id = await publishPage(service!, `Published after the ${closed} server closed`);
+        await waitFor('the open server to serve the new story', async () => {
+          const { entries } = (await open!.ssrLoadModule('content:index')) as { entries: Array<{ id: number }> };
+          return entries.some((e) => e.id === id);
+        });
+        await open!.close();
+        // The last server closed: so is the service.
+        expect(api(plugin).pipeline).toBeUndefined();
+        expect(await answers(service!.url)).toBe(false);
+      } finally {
+        await Promise.all(servers.map((s) => s.close()));
       }
     },
     60_000,
