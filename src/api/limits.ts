@@ -6,7 +6,8 @@
  * Single items, datasources, datasource entries, tags and the space: 50/s.
  * Story listings: 50/s up to 25 per page, 15/s up to 50, 10/s up to 75,
  * 5/s up to 100. The contract leaves open which tier holds exactly 50 and
- * 75; they belong to the slower band here, the safe reading for a client.
+ * 75 (its bands overlap there); each belongs to the band it ends here, as 25
+ * does to the first ("up to").
  */
 export function tierRate(perPage: number | undefined): number {
   if (perPage === undefined || perPage <= 25) return 50;

@@ -13,7 +13,7 @@ export class UsageError extends Error {
 export type ParsedFlags = { values: Record<string, string | boolean | undefined> };
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>): ParsedFlags {
-  const all = { ...options, help: { type: 'boolean' as const } };
+  const all = { ...options, help: { type: 'boolean' as const, short: 'h' } };
   try {
     return parseArgs({ args: argv, options: all, strict: true, allowPositionals: false });
   } catch (err) {

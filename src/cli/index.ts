@@ -18,7 +18,8 @@ commands:
          [--webhook-url URL --webhook-secret S]
          serve a space directory as the Content Delivery API (v1 and v2)
   sync   --base-url URL --token T --out DIR [--api v1|v2] [--version published|draft|both]
-         [--full] [--events FILE] [--json] [--concurrency N]
+         [--full] [--events FILE] [--json] [--concurrency N] [--max-response-mb N]
+         [--assets [--asset-host URL] [--asset-max-bytes N] [--allow-missing-assets]]
          [--store s3://BUCKET/PREFIX] [--redis redis://HOST:PORT]
          full or incremental sync of a space into a snapshot directory
          (CONTENT_BASE_URL and CONTENT_TOKEN stand in for missing flags)
@@ -26,7 +27,7 @@ commands:
          remove the store's snapshot versions beyond the newest N
   compile --snapshot DIR --out DIR [--resolve-relations L] [--resolve-links url|story|link]
          [--depth N] [--detect-relations] [--keep-unresolved] [--entry-fields L] [--schema FILE] [--version V]
-         [--full] [--json]
+         [--declaration FILE|none] [--full] [--threads N] [--json]
          typed modules and types from a snapshot
   prepare [--config FILE] [--mode M]
          sync and compile with the options of the plugin in the project's Vite
@@ -36,6 +37,21 @@ commands:
          receive webhooks, sync what they name, run the build command (one at a time)
 
 Run \`content-sync <command> --help\` for details, \`content-sync --version\` for the version.`;
+
+const SERVE_HELP = `usage: content-sync serve --data DIR [options]
+
+  --data DIR              a space directory (\`content-sync demo\` writes one)
+  --port P                the port (default 3210; 0: any free one)
+  --host H                the address to listen on (default 127.0.0.1)
+  --public-token T        the token of the published view
+  --preview-token T       the token of the draft view
+  --latency MS            delay every answer, to emulate a network (default 0)
+  --no-rate-limit         answer without the contract's rate limits
+  --faults SPEC           fail requests at given rates, seeded: 429=0.05,reset=0.01,seed=7
+                          (kinds 429, 500, 502, 503, 504, reset, truncate, slow, slowms)
+  --admin                 serve the control plane (/__admin/) to change the space
+  --webhook-url URL       post a signed webhook there on every change (with --webhook-secret)
+  --webhook-secret S      the secret its webhook-signature is made with`;
 
 async function demo(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -77,7 +93,7 @@ async function serve(argv: string[]): Promise<number> {
     'webhook-secret': { type: 'string' },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(SERVE_HELP);
     return 0;
   }
   if (!values.data) throw new UsageError('serve needs --data DIR (a space directory: see `content-sync demo`)');
@@ -140,6 +156,9 @@ function packageVersion(): string {
     .version;
 }
 
+/** The commands `main` runs. */
+const COMMANDS = new Set(['demo', 'serve', 'sync', 'store', 'compile', 'prepare', 'watch']);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -173,7 +192,11 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`content-sync: ${err.message}\n\n${USAGE}`);
+      // The one line that says what is wrong, and where the command's options are.
+      const known = command !== undefined && COMMANDS.has(command);
+      console.error(
+        `content-sync: ${err.message}\n${known ? `Run \`content-sync ${command} --help\` for its options.` : `\n${USAGE}`}`,
+      );
       return 2;
     }
     console.error(`content-sync ${command}: ${err instanceof Error ? err.message : String(err)}`);

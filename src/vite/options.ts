@@ -219,7 +219,7 @@ export const ContentSyncOptions = z.strictObject({
         })
         .optional(),
       /**
-       * Serve the control plane (`/__admin/`) and post webhooks to the dev server.
+       * Serve the control plane (`/__admin/`); with a webhook secret, its changes reach the dev server as signed webhooks.
        * @default false
        */
       admin: z.boolean().default(false),

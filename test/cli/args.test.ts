@@ -23,5 +23,25 @@ describe('content-sync flags', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(`${pkg.version}\n`);
+    // A mistake in a command's flags is one line and where that command's options are, not the whole usage.
+    expect(typo.stderr).toBe(
+      'content-sync: unknown option --dpth (did you mean --depth?)\nRun `content-sync compile --help` for its options.\n',
+    );
+  }, 120_000);
+
+  it("gives each command's own options with --help or -h, and the whole usage for an unknown command", async () => {
+    const [serve, demo, unknown] = await Promise.all([
+      runCli(['serve', '--help']),
+      runCli(['demo', '-h']),
+      runCli(['frob']),
+    ]);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toMatch(/^usage: content-sync serve --data DIR/);
+    for (const flag of ['--port', '--latency', '--no-rate-limit', '--faults', '--admin', '--webhook-url'])
+      expect(serve.stdout).toContain(flag);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toMatch(/^usage: content-sync demo --out DIR/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^content-sync: unknown command "frob"\n\nusage: content-sync <command>/);
   }, 120_000);
 });

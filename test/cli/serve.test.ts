@@ -59,7 +59,7 @@ describe('content-sync serve', () => {
     expect(result.stdout.split('\n').filter((l) => l !== '')).toHaveLength(1);
   });
 
-  it('bad flags exit 2 with a usage message on stderr', async () => {
+  it("bad flags exit 2 with what is wrong and where serve's options are, on stderr", async () => {
     const cases: Array<[string[], RegExp]> = [
       [['serve', '--data', 'x', '--bogus'], /unknown option --bogus/],
       [['serve', '--port', '0'], /serve needs --data DIR/],
@@ -74,7 +74,7 @@ describe('content-sync serve', () => {
       const what = `content-sync ${args.join(' ')}`;
       expect(result.code, what).toBe(2);
       expect(result.stderr, what).toMatch(message);
-      expect(result.stderr, what).toMatch(/usage: content-sync <command>/);
+      expect(result.stderr, what).toMatch(/\nRun `content-sync serve --help` for its options\.\n$/);
       expect(result.stdout, what).toBe('');
     });
   });
