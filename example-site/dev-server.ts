@@ -17,7 +17,6 @@ export interface DevServerOptions {
   port?: number;
   host?: string;
   logLevel?: 'info' | 'warn' | 'error' | 'silent';
-  webhookSecret?: string;
   /** Relative to example-site; default the content directory of `stories` (.content for 200) */
   contentDir?: string;
   /** Stories of the demo space (default 200, as `npm run example`). */
@@ -74,7 +73,6 @@ function renderPages(): Plugin {
 export async function startDevServer(options: DevServerOptions = {}): Promise<RunningDevServer> {
   const { config, content } = siteConfig({
     dev: true,
-    ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
     ...(options.contentDir ? { contentDir: options.contentDir } : {}),
     ...(options.stories ? { stories: options.stories } : {}),
   });

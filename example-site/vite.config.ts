@@ -31,13 +31,11 @@ export interface SiteConfig {
 /**
  * The site's Vite config over a demo space of `stories` stories (default 200). `contentDir` (relative to
  * example-site; default `.content`, `.content-<stories>` for other sizes) holds the demo space, the snapshot
- * and the generated modules. `dev` serves the embedded service's control plane
- * and has it post signed webhooks to the dev server, so content edits reach
+ * and the generated modules. `dev` serves the embedded service's control plane, which posts
+ * signed webhooks to the dev server (with a secret the plugin makes), so content edits reach
  * open pages.
  */
-export function siteConfig(
-  options: { dev?: boolean; webhookSecret?: string; contentDir?: string; stories?: number } = {},
-): SiteConfig {
+export function siteConfig(options: { dev?: boolean; contentDir?: string; stories?: number } = {}): SiteConfig {
   const stories = options.stories ?? DEFAULT_STORIES;
   const dir = options.contentDir ?? contentDirFor(stories);
   const content = contentSync({
@@ -52,7 +50,6 @@ export function siteConfig(
     assets: 'download',
     // The prerender imports the content modules from disk: bundling 20,000 of them is slow.
     ssrModules: 'external',
-    ...(options.dev ? { webhook: { secret: options.webhookSecret ?? 'example-dev-secret' } } : {}),
   });
   return {
     content,

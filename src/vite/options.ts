@@ -100,7 +100,8 @@ export const ContentSyncOptions = z.strictObject({
        */
       path: z.string().startsWith('/').default(WEBHOOK_DEFAULTS.path),
       /**
-       * The webhook secret. Without one, the endpoint is off (404).
+       * The webhook secret. Without one, the endpoint is off (404), unless `embedded.admin` is on:
+       * then it takes only what the embedded service posts, signed with a secret the plugin makes.
        * @default process.env.CONTENT_WEBHOOK_SECRET
        */
       secret: z.string().min(1).optional(),
@@ -219,7 +220,8 @@ export const ContentSyncOptions = z.strictObject({
         })
         .optional(),
       /**
-       * Serve the control plane (`/__admin/`); with a webhook secret, its changes reach the dev server as signed webhooks.
+       * Serve the control plane (`/__admin/`); its changes reach the dev server as signed webhooks
+       * (with `webhook.secret`, or else a secret the plugin makes for the service alone).
        * @default false
        */
       admin: z.boolean().default(false),

@@ -9,6 +9,7 @@
  *   syncs what the payload names, compiles, and reloads exactly the modules that changed in
  *   every environment (HMR where a boundary accepts them, a page reload otherwise).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { DevEnvironment, Environment, Plugin, ViteDevServer } from 'vite';
@@ -202,7 +203,12 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
 
     configureServer(server) {
-      const secret = options.webhook.secret ?? process.env.CONTENT_WEBHOOK_SECRET;
+      // Without a secret of the user's, the embedded service's control plane still reaches this server:
+      // through a secret made here, which only the service in this process is given.
+      const secret =
+        options.webhook.secret ??
+        process.env.CONTENT_WEBHOOK_SECRET ??
+        (options.embedded?.admin ? randomBytes(24).toString('hex') : undefined);
       /** The server closed: an update that began just before does not start a pipeline or sync again. */
       let stopped = false;
       const apply = async (events: WebhookEvent[] | undefined) => {

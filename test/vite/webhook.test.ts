@@ -17,6 +17,7 @@ import {
   clearContentEnv,
   postWebhook,
   project,
+  publishNewPage,
   publishTitle,
   removeDir,
   startService,
@@ -201,4 +202,30 @@ describe('dev webhook endpoint without a secret', () => {
       await removeDir(root);
     }
   });
+});
+
+describe('dev webhook endpoint of an embedded service with its control plane, without a secret', () => {
+  it('takes the changes the service posts, signed with a secret of its own, and no one else’s', async () => {
+    clearContentEnv();
+    const root = await project('export {};\n');
+    const logger = capturingLogger();
+    const { server, url } = await devServer(root, logger, {
+      embedded: { data: 'space', demo: { stories: 10 }, admin: true },
+    });
+    try {
+      await server.ssrLoadModule('content:index');
+      const id = await publishNewPage(server, 'Published without a secret');
+      await waitFor('the dev server to serve the new story', async () => {
+        const { entries } = (await server.ssrLoadModule('content:index')) as { entries: Array<{ id: number }> };
+        return entries.some((e) => e.id === id);
+      });
+      // The endpoint is on, for the service alone: a request signed with any other secret is refused.
+      const body = JSON.stringify({ action: 'published', space_id: 4242, story_id: id });
+      expect((await postWebhook(url + HOOK, body)).status).toBe(401);
+      expect((await postWebhook(url + HOOK, body, { signature: null })).status).toBe(401);
+    } finally {
+      await server.close();
+      await removeDir(root);
+    }
+  }, 60_000);
 });
