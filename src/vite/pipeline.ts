@@ -173,6 +173,7 @@ export class ContentPipeline {
     this.log.info(
       `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
     );
+    if (this.#startSync.reason) this.log.info(`content-sync: reading the whole space: ${this.#startSync.reason}`);
   }
 
   /** Where the embedded space directory's origin is kept (beside the snapshot, in the content directory). */

@@ -28,6 +28,8 @@ export interface Origin {
 export interface StartSync {
   full: boolean;
   events: WebhookEvent[];
+  /** Why the whole space, for the log (none when there is no snapshot yet: nothing to explain). */
+  reason?: string;
 }
 
 /** The kept origin in `file`, or undefined when there is none or it cannot be read. */
@@ -67,21 +69,33 @@ const DATASOURCE_FILE = /^datasources\/(\d+)\.json$/;
  * cache version, `now` the directory as the service has just read it (`space`).
  */
 export function startSync(kept: Origin | undefined, cv: number | undefined, now: Origin, space: SpaceData): StartSync {
+  const full = (reason: string | undefined): StartSync => ({ full: true, events: [], ...(reason ? { reason } : {}) });
+  if (cv === undefined) return full(undefined);
   // Not known to have been synced from this directory: as before origins were kept, a full sync
   // unless the snapshot is at the space's version (edits through the control plane move it).
-  if (!kept || kept.version !== cv) return { full: cv !== now.version, events: [] };
-  if (kept.service !== now.service) return { full: true, events: [] };
+  if (!kept || kept.version !== cv) {
+    if (cv === now.version) return { full: false, events: [] };
+    return full(
+      kept
+        ? 'the snapshot is at another version than the one kept of the space directory (it took edits made through the control plane, say)'
+        : 'the space directory changed since the snapshot was synced',
+    );
+  }
+  if (kept.service !== now.service)
+    return full(
+      `the service is at ${now.service}, the snapshot's asset URLs at ${kept.service} ` +
+        '(its port is another when that one is in use, by a dev server of this project, say)',
+    );
   const events = changedFiles(kept.files, now.files, space);
-  if (events === undefined) return { full: true, events: [] };
-  return { full: false, events };
+  return typeof events === 'string' ? full(events) : { full: false, events };
 }
 
-/** Events for the files that differ, or undefined when a full sync is needed. */
+/** Events for the files that differ, or why a full sync is needed. */
 function changedFiles(
   before: Record<string, string>,
   after: Record<string, string>,
   space: SpaceData,
-): WebhookEvent[] | undefined {
+): WebhookEvent[] | string {
   const spaceId = space.space.id;
   const slugs = new Map(space.datasources.map((d) => [d.datasource.id, d.datasource.slug]));
   const events: WebhookEvent[] = [];
@@ -96,12 +110,13 @@ function changedFiles(
       continue;
     }
     const datasource = DATASOURCE_FILE.exec(rel);
-    const slug = datasource && slugs.get(Number(datasource[1]));
-    // A datasource gone (its slug is not known any more) or another file: not something events say.
-    if (slug === undefined || slug === null) return undefined;
+    if (!datasource) return `${rel} changed`;
+    const slug = slugs.get(Number(datasource[1]));
+    // A datasource gone (its slug is not known any more): not something events say.
+    if (slug === undefined) return 'a datasource is gone';
     events.push({ action: 'entries_updated', space_id: spaceId, datasource_slug: slug });
   }
   // Most of the space changed (a demo generated again, say): one pass over everything costs less.
-  if (stories > space.stories.length / 2) return undefined;
+  if (stories > space.stories.length / 2) return 'most stories changed';
   return events;
 }

@@ -5,6 +5,7 @@
  * a real demo space directory changed as an editor's tool writes it.
  */
 import { promises as fs } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +24,10 @@ async function run(
   space: string,
   extra: (p: ContentPipeline) => Promise<void> = async () => {},
   version: 'published' | 'draft' = 'published',
+  logger = capturingLogger(),
 ) {
   const options = parseOptions({ embedded: { data: space, admin: true }, version });
-  const pipeline = new ContentPipeline(options, root, capturingLogger());
+  const pipeline = new ContentPipeline(options, root, logger);
   await pipeline.start();
   try {
     const result = await pipeline.refresh();
@@ -145,9 +147,32 @@ describe('the embedded space directory changed between runs', () => {
     });
     expect(during.sync?.mode).toBe('unchanged');
     // The directory never had that story: the next run starts from the directory and must drop it.
-    const after = await run(root, space);
+    const logger = capturingLogger();
+    const after = await run(root, space, undefined, 'published', logger);
     expect(after.sync?.mode).toBe('full');
     expect(after.sync?.changed.removed).toEqual([created]);
+    expect(logger.lines.map((l) => l.msg)).toContain(
+      'content-sync: reading the whole space: the snapshot is at another version than the one kept of the space directory (it took edits made through the control plane, say)',
+    );
+  }, 60_000);
+
+  it('says why it syncs the whole space when the kept port is in use (a dev server of the project, say)', async () => {
+    const kept = Number((await fs.readFile(path.join(root, '.content', 'service-port'), 'utf8')).trim());
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(kept, '127.0.0.1', resolve));
+    try {
+      const logger = capturingLogger();
+      const moved = await run(root, space, undefined, 'published', logger);
+      expect(moved.sync?.mode).toBe('full');
+      const said = logger.lines.map((l) => l.msg).find((m) => m.startsWith('content-sync: reading the whole space:'));
+      expect(said).toMatch(
+        new RegExp(
+          `the service is at http://127\\.0\\.0\\.1:(?!${kept}\\b)\\d+, the snapshot's asset URLs at http://127\\.0\\.0\\.1:${kept} `,
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   }, 60_000);
 });
 
@@ -248,30 +273,41 @@ describe('what the first sync after a start fetches', () => {
     expect((await fs.readdir(tmp)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('is everything when the origin cannot tell', async () => {
+  it('is everything when the origin cannot tell, and says why', async () => {
     const same = await now();
+    const reason = (start: ReturnType<typeof startSync>) => (start.full ? start.reason : 'not full');
+    // No snapshot yet: everything, with nothing to explain.
+    expect(startSync(kept, undefined, same.origin, same.data)).toEqual({ full: true, events: [] });
     // No origin kept, or one of another snapshot: everything unless the snapshot is at the space's version.
-    expect(startSync(undefined, kept.version + 1, same.origin, same.data).full).toBe(true);
+    expect(reason(startSync(undefined, kept.version + 1, same.origin, same.data))).toBe(
+      'the space directory changed since the snapshot was synced',
+    );
     expect(startSync(undefined, same.origin.version, same.origin, same.data).full).toBe(false);
-    expect(startSync(kept, kept.version + 1, same.origin, same.data).full).toBe(true);
+    expect(reason(startSync(kept, kept.version + 1, same.origin, same.data))).toMatch(
+      /^the snapshot is at another version than the one kept of the space directory/,
+    );
     // The service on another origin: asset URLs differ in every story.
     const moved = await now('http://127.0.0.1:4001');
-    expect(startSync(kept, kept.version, moved.origin, moved.data).full).toBe(true);
+    expect(reason(startSync(kept, kept.version, moved.origin, moved.data))).toMatch(
+      /^the service is at http:\/\/127\.0\.0\.1:4001, the snapshot's asset URLs at http:/,
+    );
     // A file events cannot name: the space's settings, folders; a datasource gone.
     for (const rel of ['space.json', 'folders.json']) {
-      expect(
-        startSync(kept, kept.version, { ...same.origin, files: { ...same.origin.files, [rel]: 'changed' } }, same.data)
-          .full,
-      ).toBe(true);
+      const changed = { ...same.origin, files: { ...same.origin.files, [rel]: 'changed' } };
+      expect(reason(startSync(kept, kept.version, changed, same.data))).toBe(`${rel} changed`);
     }
     const gone = same.data.datasources[0]!.datasource.id;
     const { [`datasources/${gone}.json`]: _, ...withoutDatasource } = same.origin.files;
     const lessData = { ...same.data, datasources: same.data.datasources.filter((d) => d.datasource.id !== gone) };
-    expect(startSync(kept, kept.version, { ...same.origin, files: withoutDatasource }, lessData).full).toBe(true);
+    expect(reason(startSync(kept, kept.version, { ...same.origin, files: withoutDatasource }, lessData))).toBe(
+      'a datasource is gone',
+    );
     // Most stories changed: one pass over everything.
     const most = Object.fromEntries(
       Object.entries(same.origin.files).map(([rel, d]) => [rel, rel.startsWith('stories/') ? `${d}x` : d]),
     );
-    expect(startSync(kept, kept.version, { ...same.origin, files: most }, same.data).full).toBe(true);
+    expect(reason(startSync(kept, kept.version, { ...same.origin, files: most }, same.data))).toBe(
+      'most stories changed',
+    );
   });
 });
