@@ -300,7 +300,8 @@ export class ContentPipeline {
     this.durations.sync = result.durationMs;
     this.log.info(
       `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
-        `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s`,
+        `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s` +
+        (result.assets?.downloaded ? `; ${result.assets.downloaded} assets downloaded` : ''),
     );
     return result;
   }
