@@ -32,7 +32,14 @@ describe('the package', () => {
     expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
   }, 60_000);
 
-  it('exports entry points that are built (by `npm install`) and load in Node', async () => {
+  it('installs without scripts: npm warns of a package whose manifest has one an install may run', () => {
+    const scripts = Object.keys((pkg as { scripts?: Record<string, string> }).scripts ?? {});
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts).not.toContain(hook);
+    // The build runs when the package is packed (and before the tests), not when it is installed.
+    expect(scripts).toContain('prepack');
+  });
+
+  it('exports entry points that are built (by `npm pack` and `npm test`) and load in Node', async () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './image', './prerender', './server']);
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       expect(existsSync(path.join(ROOT, target.import)), subpath).toBe(true);

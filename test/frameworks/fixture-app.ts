@@ -41,7 +41,7 @@ export function nodeEnv(nodeBinary: string, extra: NodeJS.ProcessEnv = {}): Node
   return env;
 }
 
-/** `npm pack` of the repository into a new temp directory; its `prepare` script builds dist/ first. */
+/** `npm pack` of the repository into a new temp directory; its `prepack` script builds dist/ first. */
 export async function packRepository(nodeBinary: string): Promise<string> {
   const out = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-pack-'));
   const printed = await run('npm', ['pack', '--json', '--pack-destination', out], {
