@@ -73,6 +73,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let serving = false;
   /** The dev servers of this plugin that are open (frameworks may start a second before the first closes). */
   const openServers: OpenServer[] = [];
+  /** Environments of the servers that closed: each calls closeBundle, the first one closes its server. */
+  const closedEnvironments = new WeakSet<object>();
   let assetImports: AssetImports | undefined;
   /** Made only by a build (dev serves the originals), once the root is known. */
   let renditions: Renditions | undefined;
@@ -301,8 +303,16 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       // A dev server closing (whether it listened or ran as middleware; each of its environments
       // calls this): no more updates for it. The pipeline goes on while another server is open.
       if (serving) {
-        const at = openServers.findIndex((s) => s.environments.has(this.environment));
-        if (at >= 0) openServers.splice(at, 1)[0]!.stop();
+        const environment: object = this.environment;
+        if (closedEnvironments.has(environment)) return;
+        const at = openServers.findIndex((s) => s.environments.has(environment));
+        // An environment no open server had when it was configured (none known to do that): which
+        // server closes cannot be told, so every one stops, as when there was one.
+        const closed = at >= 0 ? openServers.splice(at, 1) : openServers.splice(0);
+        for (const s of closed) {
+          s.stop();
+          for (const e of s.environments) closedEnvironments.add(e);
+        }
         if (openServers.length) {
           routeWebhook();
           return;
