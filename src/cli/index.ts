@@ -156,9 +156,6 @@ function packageVersion(): string {
     .version;
 }
 
-/** The commands `main` runs. */
-const COMMANDS = new Set(['demo', 'serve', 'sync', 'store', 'compile', 'prepare', 'watch']);
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -188,15 +185,13 @@ export async function main(argv: string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"`);
+        console.error(`content-sync: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
     }
   } catch (err) {
     if (err instanceof UsageError) {
       // The one line that says what is wrong, and where the command's options are.
-      const known = command !== undefined && COMMANDS.has(command);
-      console.error(
-        `content-sync: ${err.message}\n${known ? `Run \`content-sync ${command} --help\` for its options.` : `\n${USAGE}`}`,
-      );
+      console.error(`content-sync: ${err.message}\nRun \`content-sync ${command} --help\` for its options.`);
       return 2;
     }
     console.error(`content-sync ${command}: ${err instanceof Error ? err.message : String(err)}`);
