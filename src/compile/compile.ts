@@ -33,6 +33,7 @@ import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp } from '../snapshot/read.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
+import { WriterLock } from '../snapshot/lock.js';
 import { openForReading } from '../snapshot/transaction.js';
 import { PreviousBacklinks } from './backlinks.js';
 import type { CompileContext } from './context.js';
@@ -133,6 +134,9 @@ export interface CompileResult {
   durationMs: number;
 }
 
+/** How long a compile waits for another one writing the same output directory. */
+const WAIT_FOR_OUTPUT_MS = 120_000;
+
 export async function compile(options: CompileOptions): Promise<CompileResult> {
   // No commit changes the snapshot while the compile reads it (a commit under way is waited for).
   const reading = await openForReading(path.resolve(options.snapshot));
@@ -148,6 +152,26 @@ async function compileSnapshot(options: CompileOptions): Promise<CompileResult> 
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);
   const { manifest, readIndex } = await openSnapshot(snapshot);
+  // One compile writes an output directory at a time (a dev server's and a build's, say): two at
+  // once would each write the files of their own snapshot and leave a state that matches neither.
+  mkdirSync(out, { recursive: true });
+  const writing = await WriterLock.takeWaiting(out, WAIT_FOR_OUTPUT_MS, 'compiling into it');
+  try {
+    return await compileInto(options, started, snapshot, out, manifest, readIndex);
+  } finally {
+    await writing.release();
+  }
+}
+
+/** The compile of an opened snapshot into `out`, which this compile alone writes. */
+async function compileInto(
+  options: CompileOptions,
+  started: number,
+  snapshot: string,
+  out: string,
+  manifest: Manifest,
+  readIndex: () => IndexRow[],
+): Promise<CompileResult> {
   const view = options.view ?? (manifest.views.includes('published') ? 'published' : 'draft');
   const prefix = options.specifierPrefix ?? 'content:';
   const setup: StorySetup = {

@@ -142,15 +142,37 @@ export class WriterLock {
 
   /** Takes the lock on `dir` (which exists), breaking a stale one; a SnapshotLockedError when a live process holds it. */
   static async take(dir: string): Promise<WriterLock> {
+    const taken = await WriterLock.#attempt(dir);
+    if (taken instanceof WriterLock) return taken;
+    throw new SnapshotLockedError(`${dir} is being written by ${describe(taken)}; wait for it to finish`);
+  }
+
+  /**
+   * Takes the lock on `dir` (which exists), waiting up to `waitMs` for a live holder to give it up;
+   * a SnapshotBusyError after that, naming the holder and `what` it does.
+   */
+  static async takeWaiting(dir: string, waitMs: number, what: string): Promise<WriterLock> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const taken = await WriterLock.#attempt(dir);
+      if (taken instanceof WriterLock) return taken;
+      if (Date.now() >= deadline)
+        throw new SnapshotBusyError(
+          `${dir}: ${describe(taken)} has been ${what} for over ${Math.round(waitMs / 1000)} s; try again when it is done`,
+        );
+      await sleep(50);
+    }
+  }
+
+  /** The lock, or the live process that holds it. */
+  static async #attempt(dir: string): Promise<WriterLock | Owner> {
     const owner = newOwner();
     for (let attempt = 0; attempt < 100; attempt++) {
       if (await createWhole(dir, LOCK_FILE, owner)) return new WriterLock(dir, owner);
       if (await breakIfStale(dir, LOCK_FILE)) continue;
       const holder = await readOwner(dir, LOCK_FILE);
       // Released meanwhile: try again.
-      if (!holder) continue;
-      const who = holder.host === HOST ? `process ${holder.pid}` : `process ${holder.pid} on ${holder.host}`;
-      throw new SnapshotLockedError(`${dir} is being written by ${who}; wait for it to finish`);
+      if (holder) return holder;
     }
     throw new SnapshotLockedError(
       `${dir}: could not take its lock (${LOCK_FILE}) in 100 attempts; other processes keep taking it`,
@@ -163,6 +185,10 @@ export class WriterLock {
     if (current?.nonce === this.owner.nonce) await fs.rm(path.join(this.dir, LOCK_FILE), { force: true });
   }
 }
+
+/** A lock's owner in a message: `process 12` on this host, `process 12 on <host>` on another. */
+const describe = (owner: Pick<Owner, 'host' | 'pid'>): string =>
+  owner.host === HOST ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.host}`;
 
 /** Who holds the writer's lock on `dir` and may be running; undefined when nobody does. */
 export async function lockHolder(dir: string): Promise<Owner | undefined> {
@@ -195,7 +221,7 @@ export function liveReaders(dir: string): string[] {
       void fs.rm(path.join(dir, name), { force: true });
       continue;
     }
-    live.push(m ? (m[1] === HOST ? `process ${m[2]}` : `process ${m[2]} on ${m[1]}`) : name);
+    live.push(m ? describe({ host: m[1]!, pid: Number(m[2]) }) : name);
   }
   return live;
 }
