@@ -14,7 +14,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Space } from '../api/index.js';
+import type { Space, Story } from '../api/index.js';
 import { ContentClient, type ClientOptions } from '../client/index.js';
 import {
   ASSET_INDEX,
@@ -155,7 +155,8 @@ function languagesOf(space: Space): string[] {
 
 /** Writes one story record unless its bytes are already on disk. */
 async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
-  const text = canonicalJson(record);
+  const story = (record.published ?? record.draft)?.story;
+  const text = story ? refusingDeepContent(story, () => canonicalJson(record)) : canonicalJson(record);
   const entry = indexEntry(record, text, languagesOf(pass.space));
   // Its index text made now, while the network is awaited, so the commit only joins texts.
   indexEntryText(entry);
@@ -183,20 +184,25 @@ async function putStory(pass: Pass, record: StoryRecord): Promise<void> {
 }
 
 /**
- * The version a sync stores for one story. Content nested thousands of levels deep overflows the
- * canonical writer's walk: refused naming the story (the pass fails, the snapshot stays as it was).
+ * `walk` over a story's content (building its version, writing its record). Content nested
+ * thousands of levels deep overflows a recursive walk: refused naming the story (the pass fails,
+ * the snapshot stays as it was), not with a bare "Maximum call stack size exceeded".
  */
-function versionOf(group: StoryGroup): StoryVersion {
+function refusingDeepContent<T>(story: Pick<Story, 'id' | 'full_slug' | 'content'>, walk: () => T): T {
   try {
-    return buildVersion(group.base, group.variants);
+    return walk();
   } catch (err) {
     if (!isStackOverflow(err)) throw err;
-    const { id, full_slug } = group.base;
     throw new SyncError(
-      `story ${id} (${full_slug}): its content is nested ${nestingDepth(group.base.content)} levels deep, more than a ` +
+      `story ${story.id} (${story.full_slug}): its content is nested ${nestingDepth(story.content)} levels deep, more than a ` +
         `sync can store; nothing was written, the snapshot is as it was. Flatten the story in the space.`,
     );
   }
+}
+
+/** The version a sync stores for one story. */
+function versionOf(group: StoryGroup): StoryVersion {
+  return refusingDeepContent(group.base, () => buildVersion(group.base, group.variants));
 }
 
 /** The record of a story as the snapshot (or this pass's staging) holds it. */

@@ -12,7 +12,8 @@ import { reply, startHostile } from '../client/hostile.js';
 import { readTree, removeTempDirs, tempDir, unpaced } from './support.js';
 
 const TOKEN = 'nesting-public';
-const DEPTH = 20_000;
+/** Deep enough to overflow the canonical writer (not the versions' build), and the versions' build too. */
+const DEPTHS = [3_000, 20_000];
 
 let service: RunningServer;
 let dir: string;
@@ -27,33 +28,37 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-it(`a story nested ${DEPTH} levels deep: the sync fails naming it, the snapshot is untouched`, {
-  timeout: 60_000,
-}, async () => {
-  const before = await readTree(dir);
-  // Written as text: JSON.stringify itself cannot produce a value this deep.
-  const deep = `${'{"x":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
-  let first: string | undefined;
-  const proxy = await startHostile(service.url, async (req, res, forward) => {
-    const answer = await forward();
-    if (new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cdn/stories')) {
-      const text = answer.body.toString();
-      first ??= /"full_slug":"([^"]+)"/.exec(text)?.[1];
-      answer.body = Buffer.from(text.replace('"content":{', `"content":{"deep":${deep},`));
-      if (answer.headers['content-length']) answer.headers['content-length'] = String(answer.body.length);
+it.each(DEPTHS)(
+  'a story nested %i levels deep: the sync fails naming it, the snapshot is untouched',
+  {
+    timeout: 60_000,
+  },
+  async (depth) => {
+    const before = await readTree(dir);
+    // Written as text: JSON.stringify itself cannot produce a value this deep.
+    const deep = `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    let first: string | undefined;
+    const proxy = await startHostile(service.url, async (req, res, forward) => {
+      const answer = await forward();
+      if (new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cdn/stories')) {
+        const text = answer.body.toString();
+        first ??= /"full_slug":"([^"]+)"/.exec(text)?.[1];
+        answer.body = Buffer.from(text.replace('"content":{', `"content":{"deep":${deep},`));
+        if (answer.headers['content-length']) answer.headers['content-length'] = String(answer.body.length);
+      }
+      reply(res, answer);
+    });
+    try {
+      const run = sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() });
+      await expect(run).rejects.toBeInstanceOf(SyncError);
+      await expect(run).rejects.toThrow(
+        new RegExp(
+          `story \\d+ \\(${first}\\): its content is nested ${depth + 1} levels deep.*the snapshot is as it was`,
+        ),
+      );
+    } finally {
+      await proxy.close();
     }
-    reply(res, answer);
-  });
-  try {
-    const run = sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() });
-    await expect(run).rejects.toBeInstanceOf(SyncError);
-    await expect(run).rejects.toThrow(
-      new RegExp(
-        `story \\d+ \\(${first}\\): its content is nested ${DEPTH + 1} levels deep.*the snapshot is as it was`,
-      ),
-    );
-  } finally {
-    await proxy.close();
-  }
-  expect(await readTree(dir)).toEqual(before);
-});
+    expect(await readTree(dir)).toEqual(before);
+  },
+);
