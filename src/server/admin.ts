@@ -4,15 +4,9 @@
  * cache versions and webhooks.
  */
 import { z } from 'zod';
-import { nestingDepth } from '../snapshot/index.js';
+import { MAX_CONTENT_NESTING, nestingDepth } from '../snapshot/index.js';
 import { errorReply, reply, type Reply } from './respond.js';
 import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
-
-/**
- * How deep story content may nest: far beyond any real space (a few dozen levels), and within what
- * the service's own walks (publishing, resolving, serializing) and a compile can follow.
- */
-const MAX_CONTENT_NESTING = 1000;
 
 const TranslatedSlugInput = z.object({ path: z.string(), name: z.string().nullable().default(null), lang: z.string() });
 

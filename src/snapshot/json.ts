@@ -37,6 +37,30 @@ export function nestingDepth(value: unknown): number {
   return max;
 }
 
+/**
+ * How deep the content of a story may nest in what the local service holds: far beyond any real
+ * space (a few dozen levels), and within what the service's walks (publishing, resolving,
+ * serializing) and a compile can follow. The control plane refuses deeper content, and so does
+ * the reading of a space directory.
+ */
+export const MAX_CONTENT_NESTING = 1000;
+
+/** Whether a JSON value nests more than `limit` objects and arrays deep (a walk never deeper than `limit`). */
+export function deeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const x of value) if (x !== null && typeof x === 'object' && deeperThan(x, limit - 1)) return true;
+    return false;
+  }
+  // for...in: no array of the values made for each of the many objects of a space.
+  for (const k in value) {
+    const x = (value as Record<string, unknown>)[k];
+    if (x !== null && typeof x === 'object' && deeperThan(x, limit - 1)) return true;
+  }
+  return false;
+}
+
 /** Whether an error is V8's stack overflow, which content nested thousands of levels deep causes in a recursive walk. */
 export const isStackOverflow = (err: unknown): err is RangeError =>
   err instanceof RangeError && /call stack/i.test(err.message);

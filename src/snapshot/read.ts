@@ -6,7 +6,7 @@ import fsSync, { promises as fs, readFileSync, readdirSync, type BigIntStats } f
 import path from 'node:path';
 import type { z } from 'zod';
 import { Space } from '../api/index.js';
-import { canonicalJson, sha256 } from './json.js';
+import { MAX_CONTENT_NESTING, canonicalJson, deeperThan, nestingDepth, sha256 } from './json.js';
 import {
   DatasourceRecord,
   FILES,
@@ -193,12 +193,19 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
   ]);
   for (const record of stories) {
     const fileId = record.id;
+    const file = () => path.join(dir, FILES.stories, `${fileId}.json`);
     for (const v of [record.published, record.draft]) {
-      if (v && (v.story.id !== fileId || v.story.uuid !== record.uuid)) {
+      if (v && (v.story.id !== fileId || v.story.uuid !== record.uuid))
+        throw new SpaceDirectoryError(`${file()}: story id/uuid differ from the record's`);
+    }
+    // Content the control plane would refuse: the service could load it but not serve it (its walks
+    // would overflow on every listing). A version holds its content two levels down, an overlay three.
+    for (const v of [record.published, record.draft, ...Object.values(record.releases ?? {})]) {
+      if (v && deeperThan(v, MAX_CONTENT_NESTING + 3))
         throw new SpaceDirectoryError(
-          `${path.join(dir, FILES.stories, `${fileId}.json`)}: story id/uuid differ from the record's`,
+          `${file()}: its content is nested ${nestingDepth(v) - 2} levels deep, more than the ${MAX_CONTENT_NESTING} ` +
+            'the service accepts; flatten the story',
         );
-      }
     }
   }
   return {
