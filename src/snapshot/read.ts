@@ -191,9 +191,15 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     readOptional(dir, FILES.releases, Release.array(), digests),
     readOptional(dir, FILES.workflowStages, WorkflowStage.array(), digests),
   ]);
+  /** The story of each uuid: two stories of one uuid would be one story to every client. */
+  const byUuid = new Map<string, number>();
   for (const record of stories) {
     const fileId = record.id;
     const file = () => path.join(dir, FILES.stories, `${fileId}.json`);
+    const twin = byUuid.get(record.uuid);
+    if (twin !== undefined)
+      throw new SpaceDirectoryError(`${file()}: its uuid ${record.uuid} is also the uuid of story ${twin}`);
+    byUuid.set(record.uuid, fileId);
     for (const v of [record.published, record.draft]) {
       if (v && (v.story.id !== fileId || v.story.uuid !== record.uuid))
         throw new SpaceDirectoryError(`${file()}: story id/uuid differ from the record's`);

@@ -46,6 +46,25 @@ describe('a space directory with deeply nested content', () => {
     );
   });
 
+  it('is refused when two stories share a uuid', async () => {
+    await fs.writeFile(file, original);
+    const names = await fs.readdir(path.join(dir, 'stories'));
+    const other = path.join(dir, 'stories', names[1]!);
+    const before = await fs.readFile(other, 'utf8');
+    const record = JSON.parse(before);
+    const { uuid } = JSON.parse(original);
+    record.uuid = uuid;
+    for (const v of [record.published, record.draft]) if (v) v.story.uuid = uuid;
+    await fs.writeFile(other, JSON.stringify(record, null, 2));
+    try {
+      await expect(readSpaceDirectory(dir)).rejects.toThrow(
+        new RegExp(`stories/\\d+\\.json: its uuid ${uuid} is also the uuid of story \\d+$`),
+      );
+    } finally {
+      await fs.writeFile(other, before);
+    }
+  });
+
   it('is served when as deep as the service accepts', async () => {
     await nest(MAX_CONTENT_NESTING);
     const server = await startServer({ space: await readSpaceDirectory(dir), rateLimit: false });
