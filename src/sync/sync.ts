@@ -629,7 +629,11 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       state.manifest.api === client.api &&
       canonicalJson(state.manifest.views) === canonicalJson(views) &&
       canonicalJson(state.manifest.languages) === canonicalJson(languagesOf(space));
-    const incremental = !options.full && sameShape && !(views.includes('draft') && !options.events);
+    // A cache version lower than the snapshot's: the space went back (restored, or a local service
+    // restarted without the edits made through its control plane). A census asks what was published
+    // since, and events name what changed since: neither sees content that went back, so all is read.
+    const wentBack = state !== undefined && space.version < state.manifest.cv;
+    const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !options.events);
     const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
       mode,
       space,

@@ -119,6 +119,33 @@ describe('incremental sync', () => {
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
   });
 
+  it('reads the whole space when its cache version went back (a service restarted without its edits)', async () => {
+    const s = await setup();
+    await admin(s.url, 'PUT', '/stories/13', { content: { title: 'Beta story, revised' } });
+    await admin(s.url, 'POST', '/stories/13/publish');
+    expect((await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, ...unpaced() })).changed.stories).toEqual([13]);
+    // The same space served again from its start: an older cache version, without the edit.
+    const restarted = await startTestServer();
+    open.push(restarted);
+    const back = await sync({ baseUrl: restarted.url, token: PUBLIC, out: s.dir, ...unpaced() });
+    expect(back.mode).toBe('full');
+    expect(back.changed.stories).toContain(13);
+    expect(treeDiff(await readTree(s.dir), await fresh(restarted.url))).toEqual([]);
+    // And with a webhook's events, which name nothing of what went back.
+    await admin(s.url, 'PUT', '/stories/14', { content: { title: 'Gamma story, revised' } });
+    await admin(s.url, 'POST', '/stories/14/publish');
+    await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, ...unpaced() });
+    const named = await sync({
+      baseUrl: restarted.url,
+      token: PUBLIC,
+      out: s.dir,
+      events: [{ action: 'published', space_id: 4242, story_id: 13 }],
+      ...unpaced(),
+    });
+    expect(named.mode).toBe('full');
+    expect(treeDiff(await readTree(s.dir), await fresh(restarted.url))).toEqual([]);
+  });
+
   it('finds a changed story without events at the census cost', async () => {
     const s = await setup();
     await admin(s.url, 'PUT', '/stories/13', { content: { title: 'Beta story, revised' } });
