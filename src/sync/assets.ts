@@ -148,20 +148,26 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
     if (paths.length) next.stories[String(id)] = paths;
   }
 
+  const downloader = new Downloader(input, options);
   const referenced = new Set(Object.values(next.stories).flat());
   const toFetch: Array<{ ref: Reference; held?: AssetFile }> = [];
   for (const p of [...referenced].sort()) {
     const held = old.files[p];
     if (held && existsSync(path.join(input.out, held.file))) {
       next.files[p] = held;
-      if (input.revalidate) toFetch.push({ ref: firstUse.get(p) ?? heldReference(next, p, held), held });
+      if (!input.revalidate) continue;
+      // Asked at the URL a story has now: the one held may be of an origin the space left (an
+      // index written before it followed the stories there).
+      const ref =
+        firstUse.get(p) ??
+        (downloader.allows(held.url) ? heldReference(next, p, held) : await findReference(input, next, p));
+      if (ref) toFetch.push({ ref, held });
     } else {
       const ref = firstUse.get(p) ?? (await findReference(input, next, p));
       if (ref) toFetch.push({ ref });
     }
   }
 
-  const downloader = new Downloader(input, options);
   const results = await Promise.all(toFetch.map(({ ref, held }) => downloader.fetch(ref, held)));
   const missing: AssetFailure[] = [];
   for (const [i, result] of results.entries()) {
@@ -169,7 +175,7 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
     if ('reason' in result) {
       const named = held ? ((await findReference(input, next, parseAssetUrl(ref.url)!.path)) ?? ref) : ref;
       missing.push({ ...named, reason: result.reason });
-    } else next.files[parseAssetUrl(ref.url)!.path] = result;
+    } else next.files[parseAssetUrl(ref.url)!.path] = result.url === ref.url ? result : { ...result, url: ref.url };
   }
   if (missing.length && !options.allowMissing) {
     const lines = missing.slice(0, 10).map((m) => `  ${m.url} (story ${m.storyId}, field ${m.field}): ${m.reason}`);
@@ -245,10 +251,15 @@ class Downloader {
     this.#maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
   }
 
+  /** Whether `url` is at one of the hosts assets are downloaded from. */
+  allows(url: string): boolean {
+    return this.#hosts.has(new URL(url).origin);
+  }
+
   /** Downloads the asset; with `held`, only when the CDN says it changed (else `held` comes back). */
   async fetch(ref: Reference, held?: AssetFile): Promise<AssetFile | { reason: string }> {
     const url = new URL(ref.url);
-    if (!this.#hosts.has(url.origin)) {
+    if (!this.allows(ref.url)) {
       return {
         reason: `${url.origin} is not one of the space's asset hosts (${[...this.#hosts].join(', ')}); allow it with the asset hosts option`,
       };

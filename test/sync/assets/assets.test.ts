@@ -88,6 +88,28 @@ describe('sync with assets', () => {
     expect(await readAssetIndex(out)).toEqual(index);
   });
 
+  it('follows the space to another asset origin: the index takes the URLs its stories now have', async () => {
+    // The same space served on another port (an embedded service that could not take its port back):
+    // every story's asset URLs move to the new origin, and the files held are the same.
+    const first = await serve();
+    const out = await tempDir('assets-origin');
+    await run(first, out);
+    await first.close();
+    const moved = await serve();
+    const full = await run(moved, out, { full: true });
+    expect(full.assets).toMatchObject({ downloaded: 0, missing: [] });
+    const index = (await readAssetIndex(out))!;
+    for (const file of Object.values(index.files)) expect(file.url.startsWith(`${moved.url}/f/`), file.url).toBe(true);
+    // An index that still names the old origin (written before it followed): a full sync, whose
+    // stories did not change, asks after each held file at the origin the stories have.
+    await fs.writeFile(
+      path.join(out, 'assets', 'index.json'),
+      (await fs.readFile(path.join(out, 'assets', 'index.json'), 'utf8')).replaceAll(moved.url, first.url),
+    );
+    const again = await run(moved, out, { full: true });
+    expect(again.assets).toMatchObject({ downloaded: 0, missing: [], unchanged: Object.keys(index.files).length });
+  });
+
   it('stores a file once when two asset URLs have the same bytes', async () => {
     const server = await serve();
     const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } })
