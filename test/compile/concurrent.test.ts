@@ -15,15 +15,11 @@ import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readJsonFile, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { bytesDiff, readOutput } from './support.js';
+import { DEMO_RESOLVE, bytesDiff, demoCompileArgs, readOutput } from './support.js';
 
 const TOKEN = 'concurrent-public';
 const STATE = '.content-sync-compile.json';
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = {
-  resolveRelations: ['article.author', 'article.categories'],
-  resolveLinks: 'url',
-  declaration: false,
-};
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { ...DEMO_RESOLVE, declaration: false };
 
 let server: RunningServer;
 /** The space before and after 40 stories were edited and published. */
@@ -83,19 +79,7 @@ describe('two compiles into one output directory', () => {
     for (let round = 0; round < 3; round++) {
       const out = await tempDir('compile-concurrent-race');
       await compile({ snapshot: before, out, ...OPTIONS });
-      const args = (snapshot: string) => [
-        'compile',
-        '--snapshot',
-        snapshot,
-        '--out',
-        out,
-        '--resolve-relations',
-        'article.author,article.categories',
-        '--resolve-links',
-        'url',
-        '--declaration',
-        'none',
-      ];
+      const args = (snapshot: string) => demoCompileArgs(snapshot, out, ['--declaration', 'none']);
       const results = await Promise.all([collect(spawnCli(args(before))), collect(spawnCli(args(after)))]);
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       await compile({ snapshot: after, out, ...OPTIONS });

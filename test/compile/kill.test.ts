@@ -15,12 +15,11 @@ import { INDEX_FILES, type StoryIndexEntry } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readJsonFile, removeTempDirs, tempDir, unpaced } from '../sync/support.js';
-import { bytesDiff, readOutput } from './support.js';
+import { DEMO_RESOLVE, bytesDiff, demoCompileArgs, readOutput } from './support.js';
 
 const TOKEN = 'kill-public';
 const STATE = '.content-sync-compile.json';
-const RELATIONS = ['article.author', 'article.categories'];
-const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = { resolveRelations: RELATIONS, resolveLinks: 'url' };
+const OPTIONS: Omit<CompileOptions, 'snapshot' | 'out'> = DEMO_RESOLVE;
 /** After the compile removed its state (it is writing), how long the child runs before it is killed. */
 const DELAYS_MS = [0, 40, 150];
 
@@ -45,20 +44,7 @@ afterAll(async () => {
 
 /** Starts `content-sync compile --full` into `out` and kills it `delay` ms after its state file is gone (if it is still running). */
 async function killedCompile(out: string, delay: number): Promise<{ killed: boolean }> {
-  const args = [
-    '--snapshot',
-    snapshot,
-    '--out',
-    out,
-    '--resolve-relations',
-    RELATIONS.join(','),
-    '--resolve-links',
-    'url',
-    '--full',
-    '--threads',
-    '1',
-  ];
-  const child = spawnCli(['compile', ...args]);
+  const child = spawnCli(demoCompileArgs(snapshot, out, ['--full', '--threads', '1']));
   const done = collect(child);
   let ended = false;
   void done.then(() => (ended = true));

@@ -21,6 +21,20 @@ export const DEMO_RESOLVE: Pick<CompileOptions, 'resolveRelations' | 'resolveLin
   resolveLinks: 'url',
 };
 
+/** `content-sync compile` of `snapshot` into `out` with DEMO_RESOLVE, and `extra` flags. */
+export const demoCompileArgs = (snapshot: string, out: string, extra: readonly string[] = []): string[] => [
+  'compile',
+  '--snapshot',
+  snapshot,
+  '--out',
+  out,
+  '--resolve-relations',
+  DEMO_RESOLVE.resolveRelations!.join(','),
+  '--resolve-links',
+  DEMO_RESOLVE.resolveLinks!,
+  ...extra,
+];
+
 export interface FileState {
   text: string;
   mtimeMs: number;
