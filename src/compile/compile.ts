@@ -379,7 +379,6 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       ? result.droppedModules
       : [...(previous?.modules ?? [])].filter((id) => !result.withModules.has(id));
   const deleted = output.removeStale(previous?.files, goneModules, leftovers, result.withModules);
-  mkdirSync(out, { recursive: true });
   const newState: CompileLedger = {
     v: STATE_VERSION,
     fingerprint,
