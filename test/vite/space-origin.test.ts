@@ -16,7 +16,8 @@ import { writeSpaceDirectory } from '../../src/snapshot/write.js';
 import { parseOptions } from '../../src/vite/options.js';
 import { ContentPipeline, type RefreshResult } from '../../src/vite/pipeline.js';
 import { type Origin, readOrigin, startSync, writeOrigin } from '../../src/vite/space-origin.js';
-import { capturingLogger, clearContentEnv, filesUnder, publishPage } from './support.js';
+import { readTree, treeDiff } from '../sync/support.js';
+import { capturingLogger, clearContentEnv, publishPage } from './support.js';
 
 /** One run of the plugin's pipeline over the space directory `space`: its start, first refresh and close. */
 async function run(
@@ -38,18 +39,8 @@ async function run(
   }
 }
 
-/** Every file of a snapshot by its path in it; the manifest without the time of the sync. */
-async function snapshotFiles(root: string): Promise<Map<string, string>> {
-  const dir = path.join(root, '.content', 'snapshot');
-  const out = new Map<string, string>();
-  for (const file of await filesUnder(dir)) {
-    const rel = path.relative(dir, file);
-    let text = await fs.readFile(file, 'utf8');
-    if (rel === 'manifest.json') text = text.replace(/"synced_at": "[^"]*"/, '');
-    out.set(rel, text);
-  }
-  return out;
-}
+/** Every file of a project's snapshot by its path in it; the manifest without the time of the sync. */
+const snapshotFiles = (root: string) => readTree(path.join(root, '.content', 'snapshot'));
 
 /**
  * Asserts the snapshot of `root` is byte for byte (but the time of the sync) the one a full sync of
@@ -61,8 +52,7 @@ async function expectSameAsFullSync(root: string, space: string, version: 'publi
   await fs.copyFile(path.join(root, '.content', 'service-port'), path.join(reference, '.content', 'service-port'));
   expect((await run(reference, space, undefined, version)).sync?.mode).toBe('full');
   const [incremental, whole] = await Promise.all([snapshotFiles(root), snapshotFiles(reference)]);
-  expect([...incremental.keys()].sort()).toEqual([...whole.keys()].sort());
-  expect([...whole].filter(([rel, text]) => incremental.get(rel) !== text).map(([rel]) => rel)).toEqual([]);
+  expect(treeDiff(incremental, whole)).toEqual([]);
 }
 
 /** Changes the space directory as the service's store writes it. */
