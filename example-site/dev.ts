@@ -1,7 +1,7 @@
 /**
  * `npm run example:dev`: the example site on Vite's dev server, with the
- * embedded content service's control plane on. Publish a change and watch
- * the open page follow it.
+ * embedded content service's control plane on. Publish a change, or save a
+ * story file of the space directory, and watch the open page follow it.
  */
 import { startDevServer } from './dev-server.js';
 
@@ -17,6 +17,7 @@ try {
     curl ${dev.serviceUrl}/__admin/stories
     curl -X PUT ${dev.serviceUrl}/__admin/stories/<id> -H 'content-type: application/json' -d '{"content":{"title":"New title"}}'
     curl -X POST ${dev.serviceUrl}/__admin/stories/<id>/publish
+  Or edit a story file of the space directory (example-site/.content/space/stories/<id>.json) and save it.
   Read it through the API as a client would:
     curl -L "${dev.serviceUrl}/v2/cdn/stories?token=${publicToken}&per_page=5"
 `);

@@ -111,6 +111,11 @@ export class ContentService {
     ]);
   }
 
+  /** Where (and with which secret) changes are announced; undefined: nowhere. */
+  get webhook(): { url: string; secret: string } | undefined {
+    return this.#webhook;
+  }
+
   /** Where (and with which secret) changes are announced from now on; undefined stops it. */
   setWebhook(webhook: { url: string; secret: string } | undefined): void {
     this.#webhook = webhook;

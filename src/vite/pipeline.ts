@@ -11,7 +11,7 @@ import { ContentApiError, UNPACED } from '../client/index.js';
 import { CompileCache, type CompileResult, compile } from '../compile/index.js';
 import { writeDemoSpace } from '../demo/index.js';
 import { type RunningServer, startServer } from '../server/index.js';
-import { type FileDigests, readSpaceDirectory } from '../snapshot/index.js';
+import { type FileDigests, readSpaceDirectory, type SpaceData } from '../snapshot/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
@@ -67,6 +67,10 @@ export class ContentPipeline {
   #startSync: StartSync | undefined;
   /** The embedded space directory as the service read it: kept once a sync takes the space as it is (see space-origin.ts). */
   #origin: Origin | undefined;
+  /** The embedded service's space directory and how a service over it starts. */
+  #embedded: { data: string; startAt: (space: SpaceData, port: number) => Promise<RunningServer> } | undefined;
+  /** The space directory changed: the next run reads it again first (reloadEmbedded). */
+  #reloadAsked = false;
   /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
   readonly #compileCache = new CompileCache();
   /** How long the demo space took to write (when this process wrote it), the last sync and the last compile, in ms. */
@@ -108,6 +112,11 @@ export class ContentPipeline {
     return this.#server;
   }
 
+  /** The embedded service's space directory, once the service has started. */
+  get embeddedDirectory(): string | undefined {
+    return this.#embedded?.data;
+  }
+
   async start(): Promise<void> {
     if (this.options.schema) this.#schema = this.#readSchema(this.options.schema);
     const embedded = this.options.embedded;
@@ -146,9 +155,7 @@ export class ContentPipeline {
     // Tokens live only in this process: nothing to configure, nothing to leak.
     const publicToken = randomBytes(12).toString('hex');
     const previewToken = randomBytes(12).toString('hex');
-    const digests: FileDigests = new Map();
-    const space = await readSpaceDirectory(data, digests);
-    const startAt = (port: number) =>
+    const startAt = (space: SpaceData, port: number) =>
       startServer({
         space,
         publicToken,
@@ -159,21 +166,74 @@ export class ContentPipeline {
         assetUrls: 'self',
         log: (line) => this.log.warn(`content-sync service: ${line}`),
       });
+    this.#embedded = { data, startAt };
+    const { space, digests } = await this.#readEmbedded();
     // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
     this.#server = embedded.port
-      ? await startAt(embedded.port)
-      : await onKeptPort(path.join(this.#dir, 'service-port'), startAt);
+      ? await startAt(space, embedded.port)
+      : await onKeptPort(path.join(this.#dir, 'service-port'), (port) => startAt(space, port));
     this.#baseUrl = this.#server.url;
     this.#token = this.options.version === 'draft' ? previewToken : publicToken;
-    // The service starts from the space directory, without the edits an earlier run made through
-    // the control plane (a snapshot synced from those has another cache version): what changed
-    // since the snapshot was synced from the directory, else everything, is fetched first.
-    this.#origin = { version: space.space.version, service: this.#server.url, files: Object.fromEntries(digests) };
-    this.#startSync = startSync(readOrigin(this.#originFile), snapshotCv(this.snapshotDir), this.#origin, space);
+    this.#planFromDirectory(space, digests);
     this.log.info(
       `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
     );
-    if (this.#startSync.reason) this.log.info(`content-sync: reading the whole space: ${this.#startSync.reason}`);
+    if (this.#startSync?.reason) this.log.info(`content-sync: reading the whole space: ${this.#startSync.reason}`);
+  }
+
+  /** The embedded space directory as it is now, with the digests of its files. */
+  async #readEmbedded(): Promise<{ space: SpaceData; digests: FileDigests }> {
+    const digests: FileDigests = new Map();
+    const space = await readSpaceDirectory(this.#embedded!.data, digests);
+    return { space, digests };
+  }
+
+  /**
+   * What the next sync fetches, the service having just read the directory: what changed since the
+   * snapshot was synced from it, else everything. (The service starts without the edits made through
+   * its control plane; a snapshot synced from those has another cache version.)
+   */
+  #planFromDirectory(space: SpaceData, digests: FileDigests): void {
+    this.#origin = { version: space.space.version, service: this.#server!.url, files: Object.fromEntries(digests) };
+    this.#startSync = startSync(readOrigin(this.#originFile), snapshotCv(this.snapshotDir), this.#origin, space);
+  }
+
+  /**
+   * The embedded space directory changed while the service ran (a dev server watches it): the next
+   * run serves it as it is now (a new service on the same port, the control plane's edits gone, as at
+   * a start) and syncs what changed in it. A directory that cannot be read fails that run and the
+   * service goes on serving what it had.
+   */
+  reloadEmbedded(): Promise<RefreshResult> {
+    this.#reloadAsked = true;
+    // No events: nothing beyond what the directory's changes name (see #syncNow).
+    return this.#runner.request([]);
+  }
+
+  async #reloadEmbedded(): Promise<void> {
+    const running = this.#server!;
+    const { space, digests } = await this.#readEmbedded();
+    const webhook = running.service.webhook;
+    await running.service.settled();
+    await running.close();
+    this.#server = await this.#embedded!.startAt(space, running.port).catch((err: NodeJS.ErrnoException) => {
+      // Taken in the moment it was free: any other (the sync then reads the whole space, its asset URLs moved).
+      if (err.code !== 'EADDRINUSE') throw err;
+      return this.#embedded!.startAt(space, 0);
+    });
+    this.#server.service.setWebhook(webhook);
+    this.#baseUrl = this.#server.url;
+    this.#planFromDirectory(space, digests);
+    // Without the digests of the directory the snapshot was last synced from, what changed cannot be told.
+    if (!this.#startSync!.full && !readOrigin(this.#originFile))
+      this.#startSync = { full: true, events: [], reason: 'the directory the snapshot was synced from is not known' };
+    const { full, events, reason } = this.#startSync!;
+    const what = events.length === 1 ? 'one story or datasource' : `${events.length} stories and datasources`;
+    // Files written again as they were: nothing to say, nothing to fetch.
+    if (full || events.length)
+      this.log.info(
+        `content-sync: the space directory changed: ${full ? `reading the whole space${reason ? `: ${reason}` : ''}` : `fetching ${what}`}`,
+      );
   }
 
   /** Where the embedded space directory's origin is kept (beside the snapshot, in the content directory). */
@@ -204,6 +264,10 @@ export class ContentPipeline {
   }
 
   async #refresh(events: WebhookEvent[] | undefined): Promise<RefreshResult> {
+    if (this.#reloadAsked && this.#embedded) {
+      this.#reloadAsked = false;
+      await this.#reloadEmbedded();
+    }
     const { result, offline } = await this.#syncStep(events);
     const compiled = await compile({
       snapshot: this.snapshotDir,
@@ -277,6 +341,11 @@ export class ContentPipeline {
   async #syncNow(baseUrl: string, token: string, events: WebhookEvent[] | undefined): Promise<SyncResult | undefined> {
     const start = this.#startSync;
     const asked = start?.events.length ? [...start.events, ...(events ?? [])] : events;
+    // Asked for nothing in particular (a reload of an unchanged directory): nothing to fetch.
+    if (asked?.length === 0 && !start?.full) {
+      this.#startSync = undefined;
+      return undefined;
+    }
     const result = await this.#sync({
       baseUrl,
       token,

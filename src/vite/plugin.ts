@@ -22,6 +22,7 @@ import { assetDownloads, type ContentSyncOptions, parseOptions } from './options
 import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
 import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
+import { watchSpaceDirectory } from './space-watch.js';
 
 /** A dev server's environment, which can transform a module ahead of its request. */
 const isDevEnvironment = (env: Environment | undefined): env is DevEnvironment => env?.mode === 'dev';
@@ -60,6 +61,8 @@ export interface ContentSyncPlugin {
 interface OpenServer {
   environments: ReadonlySet<object>;
   stop: () => void;
+  /** Starts watching the embedded space directory `dir` for this server, once (the service has started). */
+  watchSpace: (dir: string) => void;
   webhook?: { url: string; secret: string };
 }
 
@@ -160,6 +163,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     async buildStart() {
       await ensureReady();
+      // A dev server's: the embedded space directory exists now (the demo written into it), to be watched.
+      const dir = serving ? pipeline?.embeddedDirectory : undefined;
+      if (dir) for (const s of openServers) s.watchSpace(dir);
     },
 
     async resolveId(id, importer) {
@@ -213,14 +219,14 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         (options.embedded?.admin ? randomBytes(24).toString('hex') : undefined);
       /** The server closed: an update that began just before does not start a pipeline or sync again. */
       let stopped = false;
-      const apply = async (events: WebhookEvent[] | undefined) => {
+      const apply = async (run: (p: ContentPipeline) => Promise<RefreshResult>) => {
         try {
           if (stopped) return;
           const p = await setup();
           await ensureReady();
           if (stopped) return;
           const started = performance.now();
-          const result = await p.refresh(events);
+          const result = await run(p);
           const reloaded = await reloadChanged(server, result.changedFiles);
           if (result.changedFiles.length) {
             logger.info(
@@ -234,7 +240,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       const batcher = new Batcher<WebhookEvent>(
         options.webhook.coalesceMs,
         options.webhook.maxWaitMs,
-        (events) => void apply(events),
+        (events) => void apply((p) => p.refresh(events)),
       );
       const endpoint = secret
         ? webhookEndpoint({
@@ -256,13 +262,24 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         endpoint(req, res);
       });
 
-      const poll = options.pollMs ? setInterval(() => void apply(undefined), options.pollMs) : undefined;
+      const poll = options.pollMs ? setInterval(() => void apply((p) => p.refresh()), options.pollMs) : undefined;
+      let unwatch: (() => void) | undefined;
       const open: OpenServer = {
         environments: new Set(Object.values(server.environments)),
         stop: () => {
           stopped = true;
           batcher.cancel();
           clearInterval(poll);
+          unwatch?.();
+        },
+        // The directory edited by hand or by a script: the service serves it as it is now, the page shows it.
+        watchSpace: (dir) => {
+          if (stopped || unwatch) return;
+          unwatch = watchSpaceDirectory(
+            dir,
+            () => void apply((p) => p.reloadEmbedded()),
+            (m) => logger.warn(m),
+          );
         },
       };
       openServers.push(open);
