@@ -5,6 +5,7 @@
  * changes nothing, and the snapshot ends where a fresh sync of the directory does.
  */
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { contentSync } from '../../src/index.js';
 import { readSpaceDirectory } from '../../src/snapshot/index.js';
 import { parseOptions } from '../../src/vite/options.js';
 import { ContentPipeline } from '../../src/vite/pipeline.js';
-import { isSpaceFile } from '../../src/vite/space-watch.js';
+import { isSpaceFile, watchSpaceDirectory } from '../../src/vite/space-watch.js';
 import { readTree, treeDiff } from '../sync/support.js';
 import {
   capturingLogger,
@@ -46,6 +47,67 @@ describe('which files of a space directory count', () => {
       'stories/a.json',
     ])
       expect(isSpaceFile(rel), rel).toBe(false);
+  });
+});
+
+describe('watching a space directory', () => {
+  it('calls once per burst of changes to its files, through folders made or replaced later, not for other files', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
+    await fs.mkdir(path.join(dir, 'stories'));
+    let calls = 0;
+    const warnings: string[] = [];
+    const stop = watchSpaceDirectory(
+      dir,
+      () => calls++,
+      (m) => warnings.push(m),
+    );
+    const quiet = () => new Promise((r) => setTimeout(r, 600));
+    try {
+      // Files it is not read from: nothing.
+      await fs.writeFile(path.join(dir, '.reader.1234'), '');
+      await fs.writeFile(path.join(dir, 'stories', '.12.json.swp'), '');
+      await fs.mkdir(path.join(dir, 'indexes'));
+      await fs.writeFile(path.join(dir, 'indexes', 'stories.json'), '[]');
+      await quiet();
+      expect(calls).toBe(0);
+      // A burst of saves: one call.
+      for (let i = 0; i < 5; i++) await fs.writeFile(path.join(dir, 'stories', `${i}.json`), '{}');
+      await fs.writeFile(path.join(dir, 'space.json'), '{}');
+      await waitFor('a call', () => calls === 1);
+      await quiet();
+      expect(calls).toBe(1);
+      // A folder of records that did not exist when the watch began.
+      await fs.mkdir(path.join(dir, 'datasources'));
+      await waitFor('a call for the new folder', () => calls === 2);
+      await quiet();
+      await fs.writeFile(path.join(dir, 'datasources', '7.json'), '{}');
+      await waitFor('a call for a datasource in it', () => calls === 3);
+      // The stories folder replaced by another (a tool writing the directory anew): its files still count.
+      await fs.mkdir(path.join(dir, 'stories.new'));
+      await fs.rm(path.join(dir, 'stories'), { recursive: true });
+      await fs.rename(path.join(dir, 'stories.new'), path.join(dir, 'stories'));
+      await waitFor('a call for the replaced folder', () => calls === 4);
+      await quiet();
+      await fs.writeFile(path.join(dir, 'stories', '9.json'), '{}');
+      await waitFor('a call for a story in the new folder', () => calls === 5);
+      expect(warnings).toEqual([]);
+    } finally {
+      stop();
+      await removeDir(dir);
+    }
+  }, 30_000);
+
+  it('says why when the directory cannot be watched, and goes on', () => {
+    const warnings: string[] = [];
+    const stop = watchSpaceDirectory(
+      path.join(os.tmpdir(), 'content-sync-no-such-dir'),
+      () => {},
+      (m) => warnings.push(m),
+    );
+    stop();
+    expect(warnings).toEqual([
+      expect.stringMatching(/^content-sync: stopped watching .*content-sync-no-such-dir for changes: ENOENT/),
+    ]);
   });
 });
 
