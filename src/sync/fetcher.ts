@@ -20,6 +20,7 @@ import {
 import { ContentApiError, type ContentClient, type Params } from '../client/index.js';
 import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
 import type { View } from '../api/index.js';
+import { InconsistentListing } from './inconsistent-listing.js';
 
 export const STORIES_PER_PAGE = 25;
 export const ENTRIES_PER_PAGE = 1000;
@@ -219,8 +220,10 @@ export class SpaceFetcher {
   /** One datasource with its entries in the default and every other dimension. */
   async datasource(ds: Datasource): Promise<DatasourceRecord> {
     const entries = new Map<number, DatasourceRecordEntry>();
-    const read = (dimension: string | undefined) =>
-      this.client.paginate(
+    /** Entries of one read by id, to tell whether its pages add up (a repeated entry hides another). */
+    const read = async (dimension: string | undefined) => {
+      const listed = new Set<number>();
+      const { total } = await this.client.paginate(
         {
           path: 'datasource_entries',
           params: { datasource: ds.slug, ...(dimension ? { dimension } : {}) },
@@ -232,6 +235,7 @@ export class SpaceFetcher {
         },
         (items) => {
           for (const e of items as Array<{ id: number; name: string; value: string; dimension_value: string | null }>) {
+            listed.add(e.id);
             if (!dimension) {
               const known = entries.get(e.id);
               entries.set(e.id, {
@@ -248,6 +252,13 @@ export class SpaceFetcher {
           }
         },
       );
+      if (listed.size !== total)
+        throw new InconsistentListing(
+          `the entries of datasource ${ds.slug}${dimension ? ` in dimension ${dimension}` : ''}`,
+          listed.size,
+          total,
+        );
+    };
     await read(undefined);
     await Promise.all(ds.dimensions.map((d) => read(d.entry_value)));
     // Dimension names are data: objects are built with own properties (fromEntries), never by

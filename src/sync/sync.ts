@@ -57,6 +57,7 @@ import {
   type AssetSyncResult,
 } from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
+import { InconsistentListing } from './inconsistent-listing.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot } from './records.js';
 import type { View } from '../api/index.js';
 import { isAssetEvent, type WebhookEvent } from './events.js';
@@ -225,8 +226,10 @@ async function fetchAllStories(pass: Pass): Promise<void> {
   const both = pass.views.includes('published') && pass.views.includes('draft');
   for (const view of pass.views) {
     const draftPass = view === 'draft';
+    const listed = new Set<number>();
     const total = await pass.fetcher.eachPage(view, async (groups) => {
       for (const g of groups) {
+        listed.add(g.base.id);
         const version = versionOf(g);
         let record: StoryRecord;
         if (draftPass && both) {
@@ -244,6 +247,8 @@ async function fetchAllStories(pass: Pass): Promise<void> {
       pass.report();
       checkMoved(pass);
     });
+    // What this listing did not name is removed below: only when it names as many as it counts.
+    if (listed.size !== total) throw new InconsistentListing(`${view} stories`, listed.size, total);
     pass.progress.storiesTotal = (pass.progress.storiesTotal ?? 0) + total;
   }
   for (const id of [...pass.stories.keys()]) {
@@ -598,11 +603,16 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       return await syncPass(txn, passNo);
     } catch (err) {
       await txn.abort();
-      if (err instanceof Moved && passNo < maxPasses) continue;
+      if ((err instanceof Moved || err instanceof InconsistentListing) && passNo < maxPasses) continue;
       forgetState(out);
       if (err instanceof Moved) {
         throw new SyncError(
           `published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`,
+        );
+      }
+      if (err instanceof InconsistentListing) {
+        throw new SyncError(
+          `${err.message}, in each of ${maxPasses} passes (its pages overlap: the space kept changing, or the service repeats itself); nothing was concluded from it and the previous snapshot in ${out} is untouched; try again`,
         );
       }
       throw err;

@@ -158,3 +158,90 @@ describe('a listing whose Total cannot be trusted', { timeout: 60_000 }, () => {
     expect(await readTree(dir)).toEqual(before);
   });
 });
+
+describe('a listing that names a story or an entry twice', { timeout: 60_000 }, () => {
+  /** Whether a request is a page of the full stories listing (not a batch of stories by id or uuid). */
+  const fullListing = (req: { url?: string }) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    return storiesListing(req.url) && !q.has('by_uuids') && !q.has('by_ids');
+  };
+
+  /** A proxy whose listing pages after the first repeat the first page's stories, in the first `passes` passes (all: Infinity). */
+  const repeatingFirstPage = (passes: number) => {
+    let firstPage: unknown[] = [];
+    let pass = 0;
+    return startHostile(service.url, async (req, res, forward) => {
+      const answer = await forward();
+      if (fullListing(req)) {
+        const body = JSON.parse(answer.body.toString()) as { stories: unknown[] };
+        const page = queryOf(req).get('page') ?? '1';
+        if (page === '1') {
+          pass++;
+          firstPage = body.stories;
+        } else if (pass <= passes) {
+          body.stories = firstPage.slice(0, body.stories.length);
+          answer.body = Buffer.from(JSON.stringify(body));
+        }
+      }
+      reply(res, answer);
+    });
+  };
+
+  it('stories: sync --full concludes nothing from it, fails naming the listing, and leaves the snapshot as it was', async () => {
+    const dir = await snapshotCopy();
+    const before = await readTree(dir);
+    const proxy = await repeatingFirstPage(Infinity);
+    try {
+      await expect(sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() })).rejects.toThrow(
+        /the listing of published stories named 25 distinct where its Total counts \d+, in each of 5 passes .*the previous snapshot .* is untouched/,
+      );
+    } finally {
+      await proxy.close();
+    }
+    expect(await readTree(dir)).toEqual(before);
+  });
+
+  it('stories, once: the pass is made again and nothing is lost', async () => {
+    const dir = await snapshotCopy();
+    const proxy = await repeatingFirstPage(1);
+    try {
+      const result = await sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() });
+      expect(result.passes).toBe(2);
+      expect(result.changed.removed).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+    // The snapshot a full sync without the proxy makes (the space may have moved since the good one).
+    const reference = await snapshotCopy();
+    await sync({ baseUrl: service.url, token: TOKEN, out: reference, full: true, ...unpaced() });
+    expect(await readTree(dir)).toEqual(await readTree(reference));
+  });
+
+  it('datasource entries: the sync fails naming the datasource, and the snapshot stays as it was', async () => {
+    const dir = await snapshotCopy();
+    const before = await readTree(dir);
+    let repeated = '';
+    const proxy = await startHostile(service.url, async (req, res, forward) => {
+      const answer = await forward();
+      const q = queryOf(req);
+      if (new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cdn/datasource_entries') && !q.has('dimension')) {
+        const body = JSON.parse(answer.body.toString()) as { datasource_entries: unknown[] };
+        if (body.datasource_entries.length > 1) {
+          repeated ||= q.get('datasource') ?? '';
+          body.datasource_entries[body.datasource_entries.length - 1] = body.datasource_entries[0];
+          answer.body = Buffer.from(JSON.stringify(body));
+        }
+      }
+      reply(res, answer);
+    });
+    try {
+      await expect(sync({ baseUrl: proxy.url, token: TOKEN, out: dir, full: true, ...unpaced() })).rejects.toThrow(
+        /the listing of the entries of datasource [\w-]+ named \d+ distinct where its Total counts \d+, in each of 5 passes/,
+      );
+    } finally {
+      await proxy.close();
+    }
+    expect(repeated).not.toBe('');
+    expect(await readTree(dir)).toEqual(before);
+  });
+});
