@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { View } from '../api/index.js';
 import { sync, type WebhookEvent } from '../sync/index.js';
-import { Batcher, Runner, answer, webhookEndpoint } from '../trigger/index.js';
+import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
 import { UsageError, integer, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 
@@ -160,6 +160,8 @@ class Watcher {
   #stopping = false;
   #abort = new AbortController();
   #builds = 0;
+  /** What syncs that failed were asked for: the next sync fetches it too. */
+  readonly #unsynced = new Unsynced();
 
   constructor(
     readonly command: readonly string[],
@@ -188,9 +190,11 @@ class Watcher {
     if (!this.#stopping && !this.#runner.queued) log('idle: waiting for webhooks');
   }
 
-  async #syncAndBuild(events: WebhookEvent[]): Promise<void> {
+  async #syncAndBuild(webhookEvents: WebhookEvent[]): Promise<void> {
+    let events = webhookEvents;
     if (this.syncOptions) {
       const o = this.syncOptions;
+      const asked = this.#unsynced.with(webhookEvents);
       try {
         const result = await sync({
           baseUrl: o.baseUrl,
@@ -198,7 +202,7 @@ class Watcher {
           out: o.out,
           api: o.api,
           views: o.views,
-          events,
+          ...(asked ? { events: asked } : {}),
           signal: this.#abort.signal,
           client: {
             concurrency: o.concurrency,
@@ -206,8 +210,13 @@ class Watcher {
           },
         });
         log(summaryLine(result, o.out));
+        this.#unsynced.succeeded();
+        events = asked ?? webhookEvents;
       } catch (err) {
-        log(`sync failed: ${(err as Error).message}; build skipped (the snapshot is unchanged)`);
+        this.#unsynced.failed(asked);
+        log(
+          `sync failed: ${(err as Error).message}; build skipped (the snapshot is unchanged; the next sync fetches what this one was asked for)`,
+        );
         return;
       }
       if (this.#stopping) return;

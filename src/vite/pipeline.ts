@@ -13,7 +13,7 @@ import { writeDemoSpace } from '../demo/index.js';
 import { type RunningServer, startServer } from '../server/index.js';
 import { type FileDigests, readSpaceDirectory, type SpaceData } from '../snapshot/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
-import { Runner } from '../trigger/index.js';
+import { Runner, Unsynced } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 import { onKeptPort } from './service-port.js';
 import { type Origin, readOrigin, type StartSync, startSync, writeOrigin } from './space-origin.js';
@@ -71,6 +71,8 @@ export class ContentPipeline {
   #embedded: { data: string; startAt: (space: SpaceData, port: number) => Promise<RunningServer> } | undefined;
   /** The space directory changed: the next run reads it again first (reloadEmbedded). */
   #reloadAsked = false;
+  /** What syncs that failed were asked for: the next sync fetches it too. */
+  readonly #unsynced = new Unsynced();
   /** The last compile's state, kept for the next (a compile after a webhook need not read it back). */
   readonly #compileCache = new CompileCache();
   /** How long the demo space took to write (when this process wrote it), the last sync and the last compile, in ms. */
@@ -340,7 +342,7 @@ export class ContentPipeline {
   /** Syncs what `events` name (and, the first time, what changed in the embedded space directory), or everything. */
   async #syncNow(baseUrl: string, token: string, events: WebhookEvent[] | undefined): Promise<SyncResult | undefined> {
     const start = this.#startSync;
-    const asked = start?.events.length ? [...start.events, ...(events ?? [])] : events;
+    const asked = this.#unsynced.with(start?.events.length ? [...start.events, ...(events ?? [])] : events);
     // Asked for nothing in particular (a reload of an unchanged directory): nothing to fetch.
     if (asked?.length === 0 && !start?.full) {
       this.#startSync = undefined;
@@ -357,7 +359,11 @@ export class ContentPipeline {
       // The embedded service has no rate limit to keep to.
       ...(this.#server ? { client: { pacer: UNPACED } } : {}),
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
+    }).catch((err: unknown) => {
+      this.#unsynced.failed(asked);
+      throw err;
     });
+    this.#unsynced.succeeded();
     this.#startSync = undefined;
     if (!result) return undefined;
     // The snapshot now holds the space as the directory has it: what changes there next is told

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestStats, RunningServer } from '../../src/server/index.js';
 import { collect, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { reply, startHostile } from '../client/hostile.js';
 import { PUBLIC_TOKEN, SECRET, admin, postWebhook, publishTitle, startService, waitFor } from '../vite/support.js';
 
 /** A build that logs its start, waits for `release` to exist, then logs its end. */
@@ -205,6 +206,51 @@ describe('content-sync watch', () => {
       w.child.kill('SIGTERM');
     }
     expect((await w.done).code).toBe(0);
+  });
+
+  it('fetches what a failed sync was told of with the next run, whatever that one is told of', async () => {
+    let refusing = false;
+    const proxy = await startHostile(service.url, async (_req, res, forward) => {
+      if (refusing)
+        return reply(res, { status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
+      reply(res, await forward());
+    });
+    const log = path.join(dir, 'failed.log');
+    const release = path.join(dir, 'failed.release');
+    await fs.writeFile(release, '');
+    const w = await startWatch(
+      ['--base-url', proxy.url, '--token', PUBLIC_TOKEN, '--out', out, '--'].concat([
+        process.execPath,
+        '-e',
+        BUILD_SCRIPT,
+        log,
+        release,
+      ]),
+    );
+    try {
+      await publishTitle(service, 13, 'Beta, whose first sync failed');
+      refusing = true;
+      expect((await postWebhook(`${w.url}/hook`, published(13, 'blog/second-post'))).status).toBe(202);
+      await waitFor('the failed sync', () =>
+        /sync failed: .*the next sync fetches what this one was asked for/.test(w.stderr()),
+      );
+      refusing = false;
+      await publishTitle(service, 14, 'Gamma, told of after');
+      expect((await postWebhook(`${w.url}/hook`, published(14, 'blog/third-post'))).status).toBe(202);
+      await waitFor('the build after the next sync', async () => (await builds(log, false)).starts === 1);
+      expect(await fs.readFile(path.join(out, 'stories', '13.json'), 'utf8')).toContain(
+        'Beta, whose first sync failed',
+      );
+      expect(await fs.readFile(path.join(out, 'stories', '14.json'), 'utf8')).toContain('Gamma, told of after');
+      // The build is told of both.
+      const { lines } = await builds(log, false);
+      const payload = JSON.parse(lines[0]!.split(' ').slice(2).join(' ')) as Array<{ story_id: number }>;
+      expect(payload.map((e) => e.story_id)).toEqual([13, 14]);
+    } finally {
+      w.child.kill('SIGTERM');
+      await w.done;
+      await proxy.close();
+    }
   });
 
   it('refuses to start without a build command or a secret', async () => {
