@@ -306,7 +306,10 @@ class Downloader {
       const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
       throw new DownloadError(`answered ${res.status}`, retryable);
     }
-    const declared = Number(res.headers.get('content-length') ?? NaN);
+    // A compressed answer (a CDN's gzip) declares the length of what was sent, not of the file fetch
+    // decodes: that is checked as it arrives, and a body cut short fails its decoding instead.
+    const encoding = res.headers.get('content-encoding');
+    const declared = !encoding || encoding === 'identity' ? Number(res.headers.get('content-length') ?? NaN) : NaN;
     if (declared > this.#maxBytes) {
       await res.body?.cancel();
       throw new DownloadError(

@@ -7,12 +7,14 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../../src/demo/index.js';
 import { startServer, type RunningServer, type ServiceOptions } from '../../../src/server/index.js';
 import { readAssetIndex } from '../../../src/snapshot/index.js';
 import { parseWebhookEvent, sync, type SyncOptions } from '../../../src/sync/index.js';
+import { reply, startHostile } from '../../client/hostile.js';
 import { admin, readTree, removeTempDirs, tempDir, unpaced, walk } from '../support.js';
 
 const PUBLIC = 'assets-public';
@@ -108,6 +110,36 @@ describe('sync with assets', () => {
     );
     const again = await run(moved, out, { full: true });
     expect(again.assets).toMatchObject({ downloaded: 0, missing: [], unchanged: Object.keys(index.files).length });
+  });
+
+  it('takes assets from a CDN that compresses its answers, whose Content-Length is of the compressed body', async () => {
+    const server = await serve();
+    let origin = '';
+    // A CDN in front of the service: the API's asset URLs name it, and it gzips every file it serves.
+    const cdn = await startHostile(server.url, async (req, res, forward) => {
+      const answer = await forward();
+      if ((req.url ?? '').startsWith('/f/')) {
+        answer.body = gzipSync(answer.body);
+        answer.headers['content-encoding'] = 'gzip';
+      } else answer.body = Buffer.from(answer.body.toString().replaceAll(server.url, origin));
+      reply(res, answer);
+    });
+    origin = cdn.url;
+    try {
+      const out = await tempDir('assets-gzip');
+      const result = await sync({ baseUrl: cdn.url, token: PUBLIC, out, ...unpaced(), assets: { minBackoffMs: 10 } });
+      const index = (await readAssetIndex(out))!;
+      expect(result.assets).toMatchObject({ downloaded: Object.keys(index.files).length, missing: [] });
+      // The files are the originals, decoded: the ones a sync from the service itself holds.
+      const direct = await tempDir('assets-gzip-direct');
+      await run(server, direct);
+      const files = async (dir: string) =>
+        (await walk(dir)).filter((f) => f.startsWith('assets/') && !f.endsWith('index.json')).sort();
+      expect(await files(out)).toEqual(await files(direct));
+      expect((await files(out)).length).toBeGreaterThan(10);
+    } finally {
+      await cdn.close();
+    }
   });
 
   it('stores a file once when two asset URLs have the same bytes', async () => {
