@@ -505,8 +505,11 @@ async function applyEvents(
   events: readonly WebhookEvent[],
 ): Promise<{ datasources: Set<string>; census: boolean }> {
   pass.progress.phase = 'stories';
+  // Every story an event names is asked for, whatever the event says: what the service still
+  // serves is written, what it does not is removed. An event can arrive late or out of order (an
+  // unpublish delivered after the publish that followed it), and a story is never taken as gone
+  // on an event's word alone.
   const refetch = new Set<number>();
-  const drop = new Set<number>();
   const datasources = new Set<string>();
   const movedFolders = new Set<string>();
   let unplaced = false;
@@ -517,11 +520,8 @@ async function applyEvents(
     }
     if (!('story_id' in e) || typeof e.story_id !== 'number') continue;
     const id = e.story_id;
-    if (e.action === 'published') refetch.add(id);
-    else if (e.action === 'unpublished' || e.action === 'deleted') {
-      if (pass.views.includes('draft') && e.action === 'unpublished') refetch.add(id);
-      else drop.add(id);
-    } else if (e.action === 'moved') {
+    if (e.action === 'published' || e.action === 'unpublished' || e.action === 'deleted') refetch.add(id);
+    else if (e.action === 'moved') {
       if (state.stories.has(id)) refetch.add(id);
       else {
         // A folder: what the snapshot holds under its old path, and what the service
@@ -539,7 +539,6 @@ async function applyEvents(
         if (story.full_slug.startsWith(prefix)) refetch.add(story.id);
     }
   }
-  for (const id of refetch) drop.delete(id);
   const ids = [...refetch];
   const groups = new Map<number, { published?: StoryVersion; draft?: StoryVersion }>();
   for (const view of pass.views) {
@@ -554,7 +553,6 @@ async function applyEvents(
     if (slot && (slot.published || slot.draft)) await putStory(pass, buildRecord(slot.published, slot.draft));
     else removeStory(pass, id);
   }
-  for (const id of drop) removeStory(pass, id);
   checkMoved(pass);
   return { datasources, census: unplaced };
 }

@@ -299,6 +299,35 @@ describe('events that do not name every change', () => {
   });
 });
 
+describe('events that arrive late or out of order', () => {
+  it('an unpublish delivered after the publish that followed it removes nothing the service still serves', async () => {
+    const s = await setup();
+    await admin(s.url, 'POST', '/stories/14/unpublish');
+    await admin(s.url, 'POST', '/stories/14/publish');
+    const [unpublished, published] = await eventsOf(s);
+    expect([unpublished?.action, published?.action]).toEqual(['unpublished', 'published']);
+    // Delivered in the other order: the publish first, then the unpublish on its own.
+    await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [published!] });
+    const late = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [unpublished!] });
+    expect(late.changed.removed).toEqual([]);
+    expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
+    // A deletion the service has not made is not taken on the event's word either.
+    const forged = await sync({
+      baseUrl: s.url,
+      token: PUBLIC,
+      out: s.dir,
+      events: [{ ...unpublished!, action: 'deleted' }],
+    });
+    expect(forged.changed.removed).toEqual([]);
+    // One it has made is.
+    await admin(s.url, 'DELETE', '/stories/14');
+    const [deleted] = await eventsOf(s);
+    const gone = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [deleted!] });
+    expect(gone.changed.removed).toEqual([14]);
+    expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
+  });
+});
+
 describe('census cost', () => {
   it('stays near one request per ~100 known stories plus a few per change', async () => {
     const N = 1000;
