@@ -100,10 +100,17 @@ export async function readJsonBody(
 ): Promise<{ body: unknown } | { error: Encoded }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return { error: encode(errorReply(413, `the body is larger than ${limit} bytes`)) };
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) return { error: encode(errorReply(413, `the body is larger than ${limit} bytes`)) };
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    // The sender went away mid-body: a bad request, not an error of the service's.
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed)
+      return { error: encode(errorReply(400, 'the body was cut short (the connection closed)')) };
+    throw err;
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return { body: {} };

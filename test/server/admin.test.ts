@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { SPACE_VERSION } from '../helpers/fixture-space.js';
@@ -434,6 +435,33 @@ describe('control plane', () => {
       expect((await limited.get('/__admin/stats')).body.total).toBe(0);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('a control-plane request whose sender goes away mid-body', () => {
+  it('is dropped as a bad request, not logged as an error of the service, which goes on', async () => {
+    const lines: string[] = [];
+    const s = await startTestServer({ admin: true, log: (line) => lines.push(line) });
+    try {
+      const { port } = new URL(s.url);
+      for (const path of ['/__admin/stories', '/__admin/assets']) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(Number(port), '127.0.0.1', () => {
+            socket.write(
+              `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"name":`,
+            );
+            setTimeout(() => socket.destroy(), 50);
+          });
+          socket.on('close', () => resolve());
+        });
+      }
+      // The service heard both go away, and still answers.
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await s.get('/__admin/stats')).status).toBe(200);
+      expect(lines.filter((l) => /internal error/.test(l))).toEqual([]);
+    } finally {
+      await s.close();
     }
   });
 });
