@@ -213,9 +213,18 @@ export class ContentClient {
     // A redirect (a cache version the service no longer serves) is followed by hand, at most twice.
     for (let hop = 0; ; hop++) {
       const { res, body: bytes } = await this.#exchange(url, endpoint, attempt, started);
-      if ((res.status === 301 || res.status === 302) && hop < 2) {
-        url = this.#redirect(res, url, endpoint);
-        continue;
+      if (res.status === 301 || res.status === 302) {
+        if (hop < 2) {
+          url = this.#redirect(res, url, endpoint);
+          continue;
+        }
+        // A cache version that moves faster than it is followed: the attempt is made again.
+        throw new ContentApiError(
+          `${res.status} from ${endpoint}: redirected a third time (to ${res.headers.get('location') ?? 'nowhere'}); the service kept moving its cache version`,
+          res.status,
+          endpoint,
+          true,
+        );
       }
       if (res.status === 429) throw this.#throttled(res, endpoint, bytes.toString(), deadline);
       if (res.status >= 500 || res.status === 408) {

@@ -215,4 +215,20 @@ describe('redirects', { timeout: 30_000 }, () => {
     expect(second.body.cv).toBe(current);
     expect(c.stats.redirects).toBe(2);
   });
+
+  it('a cache version that moves on every answer: tried again, then an error that says so', async () => {
+    let cv = 1000;
+    const proxy = await hostile(service.url, async (req, res, forward) => {
+      if (!isStories(req)) return reply(res, await forward());
+      res.writeHead(301, { location: `/v2/cdn/stories?per_page=25&cv=${++cv}` });
+      res.end();
+    });
+    const c = client(proxy.url, { retries: 2 });
+    await c.space();
+    await expect(stories(c)).rejects.toThrow(
+      /301 from \/v2\/cdn\/stories: redirected a third time \(to \/v2\/cdn\/stories\?per_page=25&cv=\d+\); the service kept moving its cache version/,
+    );
+    // Three answers an attempt, three attempts.
+    expect(proxy.requests.filter((r) => r.startsWith('/v2/cdn/stories')).length).toBe(9);
+  });
 });
