@@ -172,7 +172,12 @@ export class ContentPipeline {
     const { space, digests } = await this.#readEmbedded();
     // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
     this.#server = embedded.port
-      ? await startAt(space, embedded.port)
+      ? await startAt(space, embedded.port).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EADDRINUSE') throw err;
+          throw new PipelineError(
+            `vite-plugin-content-sync: option "embedded.port": port ${embedded.port} is in use (by a dev server of this project, say); stop what holds it, or leave the port to the plugin (0, the default)`,
+          );
+        })
       : await onKeptPort(path.join(this.#dir, 'service-port'), (port) => startAt(space, port));
     this.#baseUrl = this.#server.url;
     this.#token = this.options.version === 'draft' ? previewToken : publicToken;

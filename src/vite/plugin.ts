@@ -19,9 +19,10 @@ import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
 import { devModule, devResolve, viewChunksAhead } from './dev-modules.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions } from './options.js';
-import { ContentPipeline, type Logger, type RefreshResult } from './pipeline.js';
+import type { ContentPipeline, Logger, RefreshResult } from './pipeline.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
 import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
+import { type HeldPipeline, holdPipeline } from './shared-pipeline.js';
 import { watchSpaceDirectory } from './space-watch.js';
 
 /** A dev server's environment, which can transform a module ahead of its request. */
@@ -86,13 +87,28 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const routeWebhook = (): void => {
     pipeline?.server?.service.setWebhook(openServers.findLast((s) => s.webhook)?.webhook);
   };
-  const setup = async (): Promise<ContentPipeline> => {
-    if (!pipeline) {
-      pipeline = new ContentPipeline(options, root, logger);
-      await pipeline.start();
-      routeWebhook();
+  /** This instance's hold on its pipeline, which other instances over the same directory may share. */
+  let hold: Promise<HeldPipeline> | undefined;
+  const setup = (): Promise<ContentPipeline> => {
+    if (!hold) {
+      const attempt = holdPipeline(options, root, logger);
+      hold = attempt;
+      attempt.then(
+        (held) => {
+          pipeline = held.pipeline;
+          routeWebhook();
+        },
+        // A start that failed is tried again by the next caller.
+        () => hold === attempt && (hold = undefined),
+      );
     }
-    return pipeline;
+    return hold.then((held) => held.pipeline);
+  };
+  /** Lets go of the pipeline: it closes (its embedded service stops) once no instance holds it. */
+  const letGo = async (): Promise<void> => {
+    const held = hold;
+    hold = undefined;
+    await (await held?.catch(() => undefined))?.release();
   };
   /** The first sync and compile of this process; later builds (SSR after client) reuse it. */
   const ensureReady = (): Promise<RefreshResult> => (ready ??= setup().then((p) => p.refresh()));
@@ -134,7 +150,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         try {
           return await ensureReady();
         } finally {
-          await pipeline?.close();
+          await letGo();
         }
       },
     },
@@ -335,10 +351,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           return;
         }
         // Another server of this plugin started later (a framework may start one after a first) starts its own.
-        const closing = pipeline;
         pipeline = undefined;
         ready = undefined;
-        await closing?.close();
+        await letGo();
         return;
       }
       // A build ends here (a watching one goes on): say what it resized, stop the embedded service.
@@ -350,7 +365,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           logger.info(`content-sync: images: ${resized} resized, ${cached} from the cache (${dir})`);
         }
       }
-      await pipeline?.close();
+      await letGo();
     },
   };
   return plugin as ContentSyncPlugin;

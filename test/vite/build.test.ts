@@ -5,7 +5,8 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { build, type InlineConfig } from 'vite';
+import net from 'node:net';
+import { build, type InlineConfig, type Plugin } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestStats, RunningServer } from '../../src/server/index.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
@@ -40,6 +41,15 @@ function config(root: string, logger: CapturingLogger, options: ContentSyncOptio
   };
 }
 
+/** A port no one listens on now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 async function builtText(root: string): Promise<string> {
   const files = await filesUnder(path.join(root, 'dist'));
   return (await Promise.all(files.map((f) => fs.readFile(f, 'utf8')))).join('\n');
@@ -71,6 +81,74 @@ describe('build with the embedded demo space', () => {
       /content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/,
     );
     expect(warm.text('error')).toBe('');
+  });
+});
+
+describe('a build inside a build, as SvelteKit builds its client inside its server build', () => {
+  let root: string;
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project("import { entries } from 'content:index';\nconsole.log(entries.length);\n");
+  });
+  afterAll(() => removeDir(root));
+
+  /**
+   * An outer build whose plugin list is made anew for a nested build started from its writeBundle
+   * (SvelteKit loads the config again): two instances of the plugin over one content directory,
+   * the first one's embedded service still running.
+   */
+  async function nestedBuild(options: ContentSyncOptions): Promise<{ outer: CapturingLogger; inner: CapturingLogger }> {
+    const outer = capturingLogger();
+    const inner = capturingLogger();
+    const nested: Plugin = {
+      name: 'nested-build',
+      async writeBundle() {
+        await build({ ...config(root, inner, options), build: { outDir: 'dist-client', emptyOutDir: true } });
+      },
+    };
+    const outerConfig = config(root, outer, options);
+    await build({ ...outerConfig, plugins: [...(outerConfig.plugins ?? []), nested] });
+    return { outer, inner };
+  }
+
+  it('shares the embedded service: the nested build reads nothing again and the port stays', async () => {
+    const options: ContentSyncOptions = { embedded: { data: 'space', demo: { stories: 20 } } };
+    const syncs = (log: CapturingLogger) =>
+      log.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).map((l) => l.msg.split(' ')[1]);
+    // The pipeline speaks through the logger of the instance that started it: the outer build's.
+    const first = await nestedBuild(options);
+    expect(syncs(first.outer)).toEqual(['full', 'unchanged']);
+    const port = await fs.readFile(path.join(root, '.content', 'service-port'), 'utf8');
+    const second = await nestedBuild(options);
+    expect(syncs(second.outer)).toEqual(['unchanged', 'unchanged']);
+    for (const log of [first.outer, first.inner, second.outer, second.inner]) {
+      expect(log.text('info')).not.toMatch(/reading the whole space/);
+      expect(log.text('error')).toBe('');
+    }
+    // One service for both builds, on the port kept.
+    for (const log of [first.outer, second.outer])
+      expect(log.lines.filter((l) => /local Content Delivery Service/.test(l.msg))).toHaveLength(1);
+    expect(await fs.readFile(path.join(root, '.content', 'service-port'), 'utf8')).toBe(port);
+  });
+
+  it('a port of its own (embedded.port) held by another process: an error naming the option', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      await expect(build(config(root, capturingLogger(), { embedded: { data: 'space', port } }))).rejects.toThrow(
+        `option "embedded.port": port ${port} is in use (by a dev server of this project, say); stop what holds it, or leave the port to the plugin`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('a port of its own (embedded.port) is shared too, not refused as in use', async () => {
+    const port = await freePort();
+    const { outer, inner } = await nestedBuild({ embedded: { data: 'space', port } });
+    expect(outer.text('info')).toContain(`local Content Delivery Service over space at http://127.0.0.1:${port}`);
+    expect(outer.text('error') + inner.text('error')).toBe('');
   });
 });
 
