@@ -281,12 +281,28 @@ function unknownKeys(issue: z.core.$ZodIssueUnrecognizedKeys): string {
 export function parseOptions(input: unknown): ResolvedOptions {
   const result = ContentSyncOptions.safeParse(input ?? {});
   if (!result.success) {
-    const issue = result.error.issues[0]!;
+    // An unknown key first: a misspelt one is also a required one missing, and its name says more.
+    const issues = result.error.issues;
+    const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
     if (issue.code === 'unrecognized_keys') throw new OptionsError(`vite-plugin-content-sync: ${unknownKeys(issue)}`);
     const where = issue.path.join('.') || '(options)';
-    throw new OptionsError(`vite-plugin-content-sync: option "${where}": ${issue.message}`);
+    const missing = issue.code === 'invalid_type' && isMissing(input ?? {}, issue.path);
+    throw new OptionsError(
+      `vite-plugin-content-sync: option "${where}": ${missing ? `required (${issue.expected})` : issue.message}`,
+    );
   }
   return result.data;
+}
+
+/** Whether the object at `path` minus its last key exists in `input` and lacks that key. */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  let at: unknown = input;
+  for (const key of path.slice(0, -1)) {
+    if (typeof at !== 'object' || at === null) return false;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path.at(-1);
+  return typeof at === 'object' && at !== null && last !== undefined && !Object.hasOwn(at, last);
 }
 
 /** What sync is told about assets: undefined keeps them remote. */

@@ -183,7 +183,8 @@ export class ContentPipeline {
     this.#token = this.options.version === 'draft' ? previewToken : publicToken;
     this.#planFromDirectory(space, digests);
     this.log.info(
-      `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}`,
+      `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}` +
+        (embedded.admin ? ` (its control plane: ${this.#server.url}/__admin/)` : ''),
     );
     if (this.#startSync?.reason) this.log.info(`content-sync: reading the whole space: ${this.#startSync.reason}`);
   }

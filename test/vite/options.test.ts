@@ -56,6 +56,13 @@ describe('plugin options', () => {
     [{ webhook: { secrets: 'x' } }, 'unknown option "webhook.secrets" (did you mean "webhook.secret"?)'],
     [{ embedded: { data: 'space', admn: true } }, 'unknown option "embedded.admn" (did you mean "embedded.admin"?)'],
     [{ zzzzzzzz: 1 }, 'unknown option "zzzzzzzz"'],
+    // A required key misspelt: the misspelling, not the key it lacks.
+    [
+      { embedded: { data: 'space', demo: { storys: 200 } } },
+      'unknown option "embedded.demo.storys" (did you mean "embedded.demo.stories"?)',
+    ],
+    [{ embedded: { data: 'space', demo: {} } }, 'option "embedded.demo.stories": required (number)'],
+    [{ embedded: { demo: { stories: 2 } } }, 'option "embedded.data": required (string)'],
   ])('%j suggests the nearest option, without a stack trace', (input, message) => {
     let error: Error | undefined;
     try {

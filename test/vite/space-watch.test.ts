@@ -210,6 +210,7 @@ describe('the embedded space directory edited during a dev server', () => {
   it('serves the directory again over edits made through the control plane, which it does not hold', async () => {
     const { logger, space } = await start(true);
     const service = embeddedService(server!);
+    expect(logger.text('info')).toContain(`at ${service.url} (its control plane: ${service.url}/__admin/)`);
     const pageId = await publishNewPage(server!, 'Only through the control plane');
     await waitFor('the published page', async () => (await entries()).some((e) => e.id === pageId));
     const [id] = await publishedIds(space);
