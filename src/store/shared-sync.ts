@@ -26,20 +26,29 @@ const cvOfKey = (key: string): number => Number(key.slice(key.lastIndexOf('/') +
 const sameViews = (a: readonly string[], b: readonly string[]): boolean =>
   [...a].sort().join() === [...b].sort().join();
 
-/** The kind of snapshot this sync makes: its space from the local snapshot, or asked of the API (one request). */
-async function kindOf(options: SyncOptions): Promise<SnapshotKind> {
-  const api = options.api ?? 'v2';
-  const views = options.views ?? ['published'];
-  const local = localVersion(options.out);
-  if (local) return { space: local.space, api, views };
+/** The space as the API has it now (one request): its id and cache version. */
+async function currentSpace(options: SyncOptions): Promise<{ id: number; version: number }> {
   const client = new ContentClient({
     baseUrl: options.baseUrl,
     token: options.token,
-    api,
+    api: options.api ?? 'v2',
     ...(options.signal ? { signal: options.signal } : {}),
     ...options.client,
   });
-  return { space: (await client.space()).id, api, views };
+  return client.space();
+}
+
+/**
+ * The kind of snapshot this sync makes: its space from the local snapshot, or asked of the API
+ * (one request; the space's cache version comes with it then).
+ */
+async function kindOf(options: SyncOptions): Promise<{ kind: SnapshotKind; version?: number }> {
+  const api = options.api ?? 'v2';
+  const views = options.views ?? ['published'];
+  const local = localVersion(options.out);
+  if (local) return { kind: { space: local.space, api, views } };
+  const space = await currentSpace(options);
+  return { kind: { space: space.id, api, views }, version: space.version };
 }
 
 /** Whether the local snapshot is missing, of another kind, or older than `cv`. */
@@ -66,7 +75,7 @@ export async function syncThroughStore(
   log: (m: string) => void,
 ): Promise<SharedSync> {
   // The API's own failures (the space request) propagate as the sync's would.
-  const kind = await kindOf(options);
+  const { kind, version } = await kindOf(options);
   let newest: string | undefined;
   let reachable = true;
   try {
@@ -79,6 +88,17 @@ export async function syncThroughStore(
   }
   let pulled: Transfer | undefined;
   let repair: string[] = [];
+  if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
+    // A snapshot newer than the space (restored, or a local service restarted without the edits
+    // made through its control plane) holds what the space no longer has: not taken.
+    const now = version ?? (await currentSpace(options)).version;
+    if (cvOfKey(newest) > now) {
+      log(
+        `content-sync: the newest snapshot in ${store.url} (cv ${cvOfKey(newest)}) is newer than the space (cv ${now}): not taken; syncing from the API`,
+      );
+      newest = undefined;
+    }
+  }
   if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
     try {
       pulled = await pull(store, options.out, newest);

@@ -3,7 +3,8 @@
  * loopback, the real local service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
+import { generateDemoSpace } from '../../src/demo/index.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
 import { digestOf, snapshotDigests } from '../../src/store/files.js';
 import { type FleetOptions, ObjectStore, prune } from '../../src/store/index.js';
 import { manifestFolder, OBJECTS, readManifest } from '../../src/store/manifest.js';
@@ -114,6 +115,48 @@ describe('store', () => {
     const c = await builder(service, await tempDir('c'), store);
     expect(c.pulled?.cv).toBe(a.sync?.cv);
     expect(c.warnings).toEqual([]);
+  });
+
+  it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {
+    const store = freshStore();
+    const serve = (port = 0) =>
+      startServer({
+        space: generateDemoSpace({ stories: 30, seed: 7 }),
+        publicToken: TOKEN,
+        rateLimit: false,
+        admin: true,
+        assetUrls: 'self',
+        port,
+      });
+    // Builder A publishes a snapshot of a story published through the control plane.
+    const before = await serve();
+    const { story } = await admin(before.url, 'POST', '/stories', {
+      name: 'Gone',
+      slug: 'gone',
+      content: { component: 'page' },
+    });
+    await admin(before.url, 'POST', `/stories/${story.id}/publish`);
+    await builder(before, await tempDir('ahead'), store);
+    await before.close();
+    // The service starts again from its data, on the same port: the edit is gone, its version back.
+    const after = await serve(before.port);
+    try {
+      const out = await tempDir('behind');
+      for (const round of ['no snapshot yet', 'a snapshot of the space as it is']) {
+        const b = await builder(after, out, store);
+        expect(b.pulled, round).toBeUndefined();
+        expect(b.warnings.join('\n'), round).toMatch(
+          /the newest snapshot in s3:\/\/.* \(cv \d+\) is newer than the space \(cv \d+\): not taken/,
+        );
+        expect(treeDiff(await readTree(out), await direct(after)), round).toEqual([]);
+      }
+      // The API unreachable: the sync fails, and the snapshot is the one it had, not the store's.
+      const held = await readTree(out);
+      await expect(runBuilder({ url: 'http://127.0.0.1:9' } as RunningServer, out, { store })).rejects.toThrow();
+      expect(await readTree(out)).toEqual(held);
+    } finally {
+      await after.close();
+    }
   });
 
   it('an unreachable store: the sync goes to the API directly, with a clear warning', async () => {
