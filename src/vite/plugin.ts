@@ -28,6 +28,18 @@ import { watchSpaceDirectory } from './space-watch.js';
 /** A dev server's environment, which can transform a module ahead of its request. */
 const isDevEnvironment = (env: Environment | undefined): env is DevEnvironment => env?.mode === 'dev';
 
+/**
+ * The server's module runner imports a view's chunks one after another: those of view `id` that
+ * the environment never loaded are transformed ahead, together. Not one it knows: if a change
+ * invalidated it, a runner must transform it again itself, as ssrLoadModule's runner (SvelteKit's)
+ * re-evaluates a module only when its own request finds it untransformed, and otherwise keeps the
+ * old one for good (the environment's runner, Astro's, empties its cache on the page reload).
+ */
+function warmViewChunks(env: DevEnvironment, modulesDir: string, id: string): void {
+  for (const chunk of viewChunksAhead(modulesDir, id) ?? [])
+    if (!env.moduleGraph.getModuleById(chunk)) void env.warmupRequest(chunk);
+}
+
 export const IMPORT_PREFIX = 'content:';
 
 export const PLUGIN_NAME = 'vite-plugin-content-sync';
@@ -209,9 +221,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     load(id) {
       if (!serving || !pipeline) return null;
       const server = this.environment?.config.consumer === 'server';
-      // The server's module runner imports a view's chunks one after another: transformed ahead, together.
-      if (server && isDevEnvironment(this.environment))
-        for (const chunk of viewChunksAhead(pipeline.modulesDir, id) ?? []) void this.environment.warmupRequest(chunk);
+      if (server && isDevEnvironment(this.environment)) warmViewChunks(this.environment, pipeline.modulesDir, id);
       return devModule(pipeline.modulesDir, id, {
         server,
         assetImports: assetDownloads(options) !== undefined,

@@ -9,9 +9,11 @@
  * story modules (for HMR) and learn of a story added; a view's chunk
  * (`content:index/<lang>/<component>`) does the same on the server and in the
  * browser. With localized assets, a chunk holding an asset URL is served as
- * written, so the URL still becomes the local file.
+ * written, so the URL still becomes the local file. A story renamed, then
+ * unpublished, reaches a view's entries on the server through ssrLoadModule
+ * (SvelteKit's) and through the environment's module runner (Astro's).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as vite8 from 'vite';
@@ -21,11 +23,22 @@ import { CHUNKS, chunkCount, chunkOfId } from '../../src/compile/emit.js';
 import { viewFile } from '../../src/compile/views.js';
 import { contentSync, type ContentSyncOptions } from '../../src/index.js';
 import { devResolve } from '../../src/vite/dev-modules.js';
-import { capturingLogger, clearContentEnv, project, publishNewPage, removeDir, waitFor } from './support.js';
+import {
+  admin,
+  capturingLogger,
+  clearContentEnv,
+  embeddedService,
+  project,
+  publishNewPage,
+  removeDir,
+  waitFor,
+  type CapturingLogger,
+} from './support.js';
 import { VITE_MAJORS } from './vite-majors.js';
 
 interface Entry {
   id: number;
+  name?: string;
   lang: string;
   component: string;
   fields?: { images?: Array<{ filename: string }> | '' };
@@ -158,6 +171,46 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
       await server.close();
     }
   }, 120_000);
+
+  // SvelteKit loads server modules through ssrLoadModule, whose runner re-evaluates a module only when
+  // its own request finds it untransformed: a view's chunk transformed ahead after a change stayed old.
+  it.each([
+    ['ssrLoadModule (SvelteKit)', (server: vite8.ViteDevServer, id: string) => server.ssrLoadModule(id)],
+    [
+      "the server environment's module runner (Astro)",
+      (server: vite8.ViteDevServer, id: string) =>
+        (server.environments.ssr as vite8.RunnableDevEnvironment).runner.import(id),
+    ],
+  ])(
+    "has a story renamed, then unpublished, reach a view's entries through %s",
+    async (_how, importModule) => {
+      const root = await newRoot();
+      const server = await devServer(vite, root, { embedded: { data: 'space', demo: { stories: 40 }, admin: true } });
+      try {
+        // Listening: the embedded service posts its changes to the dev server's webhook.
+        await server.listen();
+        const logger = server.config.logger as CapturingLogger;
+        // A page module importing the view, as a route module does.
+        await fs.writeFile(path.join(root, 'page.js'), "export { entries } from 'content:index/default';\n");
+        const entries = async () => ((await importModule(server, '/page.js')) as IndexModule).entries;
+        /** Makes a change through the control plane and waits until the dev server reloaded it. */
+        const change = async (method: string, route: string, body?: unknown) => {
+          const reloads = logger.text('info').split('modules reloaded').length;
+          await admin(embeddedService(server), method, route, body);
+          if (method === 'PUT') await admin(embeddedService(server), 'POST', `${route}/publish`);
+          await waitFor('the change reloaded', () => logger.text('info').split('modules reloaded').length > reloads);
+        };
+        const { id } = (await entries()).at(-1)!;
+        await change('PUT', `stories/${id}`, { name: 'Renamed in dev' });
+        expect((await entries()).find((e) => e.id === id)).toMatchObject({ name: 'Renamed in dev' });
+        await change('POST', `stories/${id}/unpublish`);
+        expect((await entries()).map((e) => e.id)).not.toContain(id);
+      } finally {
+        await server.close();
+      }
+    },
+    120_000,
+  );
 
   it("resolves the generated modules' imports of one another itself, to the files", async () => {
     const root = await newRoot();
