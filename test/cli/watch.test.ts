@@ -22,6 +22,9 @@ const BUILD_SCRIPT = [
   'setTimeout(wait, 50);',
 ].join('\n');
 
+/** The build command (after `--`) that runs BUILD_SCRIPT with its log and release files. */
+const build = (log: string, release: string) => ['--', process.execPath, '-e', BUILD_SCRIPT, log, release];
+
 interface Watch {
   child: ChildProcessWithoutNullStreams;
   url: string;
@@ -89,24 +92,17 @@ describe('content-sync watch', () => {
     if (dir) await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('checks webhooks, coalesces a burst into at most two builds, syncs what they name, and stops on SIGTERM', async () => {
-    const log = path.join(dir, 'burst.log');
-    const release = path.join(dir, 'burst.release');
+  /** A watch syncing from `url` into the snapshot, whose builds (released at once) log to `<name>.log`. */
+  async function syncingWatch(url: string, name: string): Promise<{ w: Watch; log: string }> {
+    const log = path.join(dir, `${name}.log`);
+    const release = path.join(dir, `${name}.release`);
     await fs.writeFile(release, '');
-    const w = await startWatch([
-      '--base-url',
-      service.url,
-      '--token',
-      PUBLIC_TOKEN,
-      '--out',
-      out,
-      '--',
-      process.execPath,
-      '-e',
-      BUILD_SCRIPT,
-      log,
-      release,
-    ]);
+    const w = await startWatch(['--base-url', url, '--token', PUBLIC_TOKEN, '--out', out, ...build(log, release)]);
+    return { w, log };
+  }
+
+  it('checks webhooks, coalesces a burst into at most two builds, syncs what they name, and stops on SIGTERM', async () => {
+    const { w, log } = await syncingWatch(service.url, 'burst');
     try {
       expect(w.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(
@@ -160,7 +156,7 @@ describe('content-sync watch', () => {
   it('queues exactly one more run for webhooks arriving during a build, never two builds at once', async () => {
     const log = path.join(dir, 'queue.log');
     const release = path.join(dir, 'queue.release');
-    const w = await startWatch(['--coalesce-ms', '20', '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    const w = await startWatch(['--coalesce-ms', '20', ...build(log, release)]);
     try {
       expect((await postWebhook(`${w.url}/`, published(13, 'blog/second-post'))).status).toBe(202);
       await waitFor('the first build to start', async () => (await builds(log, false)).starts === 1);
@@ -192,7 +188,7 @@ describe('content-sync watch', () => {
     await fs.writeFile(release, '');
     // One webhook every 100 ms keeps a 200 ms coalescing window open for ever; the maximum
     // wait (2 s by default) closes it.
-    const w = await startWatch(['--coalesce-ms', '200', '--', process.execPath, '-e', BUILD_SCRIPT, log, release]);
+    const w = await startWatch(['--coalesce-ms', '200', ...build(log, release)]);
     try {
       const streamEnd = Date.now() + 8000;
       let sent = 0;
@@ -215,18 +211,7 @@ describe('content-sync watch', () => {
         return reply(res, { status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
       reply(res, await forward());
     });
-    const log = path.join(dir, 'failed.log');
-    const release = path.join(dir, 'failed.release');
-    await fs.writeFile(release, '');
-    const w = await startWatch(
-      ['--base-url', proxy.url, '--token', PUBLIC_TOKEN, '--out', out, '--'].concat([
-        process.execPath,
-        '-e',
-        BUILD_SCRIPT,
-        log,
-        release,
-      ]),
-    );
+    const { w, log } = await syncingWatch(proxy.url, 'failed');
     try {
       await publishTitle(service, 13, 'Beta, whose first sync failed');
       refusing = true;

@@ -7,9 +7,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { contentSync } from '../../src/index.js';
 import { readSpaceDirectory } from '../../src/snapshot/index.js';
 import { parseOptions } from '../../src/vite/options.js';
 import { ContentPipeline } from '../../src/vite/pipeline.js';
@@ -18,6 +17,7 @@ import { readTree, treeDiff } from '../sync/support.js';
 import {
   capturingLogger,
   clearContentEnv,
+  devServer,
   embeddedService,
   project,
   publishNewPage,
@@ -125,15 +125,7 @@ describe('the embedded space directory edited during a dev server', () => {
     clearContentEnv();
     root = await project('export {};\n');
     const logger = capturingLogger();
-    server = await createServer({
-      root,
-      configFile: false,
-      customLogger: logger,
-      server: { port: 0, host: '127.0.0.1', ws: false },
-      optimizeDeps: { noDiscovery: true, include: [] },
-      plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 12 }, admin } })],
-    });
-    await server.listen();
+    ({ server } = await devServer(root, logger, { embedded: { data: 'space', demo: { stories: 12 }, admin } }));
     await server.ssrLoadModule('content:index');
     return { logger, space: path.join(root, 'space') };
   }

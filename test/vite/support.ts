@@ -5,8 +5,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger, LogErrorOptions, LogOptions } from 'vite';
-import type { ContentSyncApi } from '../../src/index.js';
+import { createServer, type Logger, type LogErrorOptions, type LogOptions, type ViteDevServer } from 'vite';
+import { type ContentSyncApi, type ContentSyncOptions, contentSync } from '../../src/index.js';
 import { signWebhook, startServer, type RunningServer } from '../../src/server/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 
@@ -180,4 +180,23 @@ export async function filesUnder(dir: string): Promise<string[]> {
     if (entry.isFile()) out.push(path.join(entry.parentPath, entry.name));
   }
   return out;
+}
+
+/** A Vite dev server of `root` with the plugin made of `options`, listening on loopback, and its URL. */
+export async function devServer(
+  root: string,
+  logger: CapturingLogger,
+  options: ContentSyncOptions,
+): Promise<{ server: ViteDevServer; url: string }> {
+  const server = await createServer({
+    root,
+    configFile: false,
+    customLogger: logger,
+    server: { port: 0, host: '127.0.0.1', middlewareMode: false, ws: false },
+    optimizeDeps: { noDiscovery: true, include: [] },
+    plugins: [contentSync(options)],
+  });
+  await server.listen();
+  const url = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
+  return { server, url };
 }

@@ -6,15 +6,15 @@
 import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
-import { contentSync } from '../../src/index.js';
 import {
   PUBLIC_TOKEN,
   SECRET,
   capturingLogger,
   clearContentEnv,
+  devServer,
   postWebhook,
   project,
   publishNewPage,
@@ -28,24 +28,6 @@ import {
 const MAIN =
   "import story from 'content:stories/12';\ndocument.querySelector('#app').textContent = story.content.title;\n";
 const HOOK = '/__content-sync/webhook';
-
-async function devServer(
-  root: string,
-  logger: CapturingLogger,
-  options: Parameters<typeof contentSync>[0],
-): Promise<{ server: ViteDevServer; url: string }> {
-  const server = await createServer({
-    root,
-    configFile: false,
-    customLogger: logger,
-    server: { port: 0, host: '127.0.0.1', middlewareMode: false, ws: false },
-    optimizeDeps: { noDiscovery: true, include: [] },
-    plugins: [contentSync(options)],
-  });
-  await server.listen();
-  const url = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  return { server, url };
-}
 
 const syncLines = (logger: CapturingLogger) =>
   logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
