@@ -15,6 +15,7 @@ import { type FileDigests, readSpaceDirectory, type SpaceData } from '../snapsho
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner, Unsynced } from '../trigger/index.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
+import { announceService, runningService, withdrawService } from './service-file.js';
 import { onKeptPort } from './service-port.js';
 import { type Origin, readOrigin, type StartSync, startSync, writeOrigin } from './space-origin.js';
 
@@ -67,8 +68,18 @@ export class ContentPipeline {
   #startSync: StartSync | undefined;
   /** The embedded space directory as the service read it: kept once a sync takes the space as it is (see space-origin.ts). */
   #origin: Origin | undefined;
-  /** The embedded service's space directory and how a service over it starts. */
-  #embedded: { data: string; startAt: (space: SpaceData, port: number) => Promise<RunningServer> } | undefined;
+  /** The embedded service's space directory, how a service over it starts, and its tokens. */
+  #embedded:
+    | {
+        data: string;
+        startAt: (space: SpaceData, port: number) => Promise<RunningServer>;
+        tokens: { publicToken: string; previewToken: string };
+      }
+    | undefined;
+  /** The service is a local one (this pipeline's, or another's it syncs from): no rate limit to keep to. */
+  #local = false;
+  /** This pipeline, as the owner of its embedded service in the project's service file. */
+  readonly #owner = randomBytes(8).toString('hex');
   /** The space directory changed: the next run reads it again first (reloadEmbedded). */
   #reloadAsked = false;
   /** What syncs that failed were asked for: the next sync fetches it too. */
@@ -119,11 +130,18 @@ export class ContentPipeline {
     return this.#embedded?.data;
   }
 
-  async start(): Promise<void> {
+  /**
+   * `borrow`: with the embedded option, sync from the service another process of the project runs
+   * over the same directory (a dev server), when there is one, instead of starting another (a
+   * build's pipeline; a dev server's owns its service).
+   */
+  async start(options: { borrow?: boolean } = {}): Promise<void> {
     if (this.options.schema) this.#schema = this.#readSchema(this.options.schema);
     const embedded = this.options.embedded;
-    if (embedded) await this.#startEmbedded(embedded);
-    else {
+    if (embedded) {
+      const data = path.resolve(this.root, embedded.data);
+      if (!(options.borrow && (await this.#borrowService(data)))) await this.#startEmbedded(embedded, data);
+    } else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
     }
@@ -140,9 +158,22 @@ export class ContentPipeline {
     }
   }
 
-  /** Starts the embedded service over its space directory (the demo written there first when asked) and plans the first sync. */
-  async #startEmbedded(embedded: NonNullable<ResolvedOptions['embedded']>): Promise<void> {
-    const data = path.resolve(this.root, embedded.data);
+  /** Syncs from the service another pipeline runs over `data` (see service-file.ts), when there is one: true then. */
+  async #borrowService(data: string): Promise<boolean> {
+    const running = await runningService(this.#serviceFile, data, this.#owner);
+    if (!running) return false;
+    this.#baseUrl = running.url;
+    this.#token = this.options.version === 'draft' ? running.previewToken : running.publicToken;
+    this.#local = true;
+    this.log.info(
+      `content-sync: syncing from the local Content Delivery Service of process ${running.pid} at ${running.url} ` +
+        `over ${path.relative(this.root, data) || '.'} (a dev server of this project, say)`,
+    );
+    return true;
+  }
+
+  /** Starts the embedded service over its space directory `data` (the demo written there first when asked) and plans the first sync. */
+  async #startEmbedded(embedded: NonNullable<ResolvedOptions['embedded']>, data: string): Promise<void> {
     if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
       this.log.info(
         `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(this.root, data)}`,
@@ -168,7 +199,7 @@ export class ContentPipeline {
         assetUrls: 'self',
         log: (line) => this.log.warn(`content-sync service: ${line}`),
       });
-    this.#embedded = { data, startAt };
+    this.#embedded = { data, startAt, tokens: { publicToken, previewToken } };
     const { space, digests } = await this.#readEmbedded();
     // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
     this.#server = embedded.port
@@ -181,6 +212,8 @@ export class ContentPipeline {
       : await onKeptPort(path.join(this.#dir, 'service-port'), (port) => startAt(space, port));
     this.#baseUrl = this.#server.url;
     this.#token = this.options.version === 'draft' ? previewToken : publicToken;
+    this.#local = true;
+    this.#announce();
     this.#planFromDirectory(space, digests);
     this.log.info(
       `content-sync: local Content Delivery Service over ${path.relative(this.root, data) || '.'} at ${this.#server.url}` +
@@ -231,6 +264,7 @@ export class ContentPipeline {
     });
     this.#server.service.setWebhook(webhook);
     this.#baseUrl = this.#server.url;
+    this.#announce();
     this.#planFromDirectory(space, digests);
     // Without the digests of the directory the snapshot was last synced from, what changed cannot be told.
     if (!this.#startSync!.full && !readOrigin(this.#originFile))
@@ -242,6 +276,18 @@ export class ContentPipeline {
       this.log.info(
         `content-sync: the space directory changed: ${full ? `reading the whole space${reason ? `: ${reason}` : ''}` : `fetching ${what}`}`,
       );
+  }
+
+  /** Tells the project's other processes where this pipeline's embedded service is (see service-file.ts). */
+  #announce(): void {
+    const { data, tokens } = this.#embedded!;
+    const url = this.#server!.url;
+    announceService(this.#serviceFile, { url, ...tokens, data, pid: process.pid, owner: this.#owner });
+  }
+
+  /** Where the embedded service is kept for the project's other processes. */
+  get #serviceFile(): string {
+    return path.join(this.#dir, 'service.json');
   }
 
   /** Where the embedded space directory's origin is kept (beside the snapshot, in the content directory). */
@@ -261,6 +307,7 @@ export class ContentPipeline {
 
   async #close(): Promise<void> {
     await this.idle();
+    if (this.#server) withdrawService(this.#serviceFile, this.#owner);
     await this.#server?.service.settled();
     await this.#server?.close();
     this.#server = undefined;
@@ -362,8 +409,8 @@ export class ContentPipeline {
       views: [this.options.version],
       ...(asked?.length ? { events: asked } : {}),
       ...(start?.full ? { full: true } : {}),
-      // The embedded service has no rate limit to keep to.
-      ...(this.#server ? { client: { pacer: UNPACED } } : {}),
+      // A local service has no rate limit to keep to.
+      ...(this.#local ? { client: { pacer: UNPACED } } : {}),
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     }).catch((err: unknown) => {
       this.#unsynced.failed(asked);

@@ -103,7 +103,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   let hold: Promise<HeldPipeline> | undefined;
   const setup = (): Promise<ContentPipeline> => {
     if (!hold) {
-      const attempt = holdPipeline(options, root, logger);
+      // A build syncs from the service a dev server of the project runs, when there is one; a dev server runs its own.
+      const attempt = holdPipeline(options, root, logger, { borrow: !serving });
       hold = attempt;
       attempt.then(
         (held) => {

@@ -24,13 +24,21 @@ export interface HeldPipeline {
   release(): Promise<void>;
 }
 
-/** The started pipeline of `options` at `root`: the one another instance holds, or a new one. */
-export async function holdPipeline(options: ResolvedOptions, root: string, log: Logger): Promise<HeldPipeline> {
+/**
+ * The started pipeline of `options` at `root`: the one another instance holds, or a new one
+ * (started with `start`: see ContentPipeline.start).
+ */
+export async function holdPipeline(
+  options: ResolvedOptions,
+  root: string,
+  log: Logger,
+  start: { borrow?: boolean } = {},
+): Promise<HeldPipeline> {
   const key = JSON.stringify([path.resolve(root, options.dir), root, options]);
   let entry = shared.get(key);
   if (!entry) {
     const pipeline = new ContentPipeline(options, root, log);
-    const fresh: Shared = { started: pipeline.start().then(() => pipeline), holders: 0 };
+    const fresh: Shared = { started: pipeline.start(start).then(() => pipeline), holders: 0 };
     // A start that failed is not shared: the next instance tries again.
     fresh.started.catch(() => shared.get(key) === fresh && shared.delete(key));
     shared.set(key, fresh);

@@ -9,6 +9,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import {
+  capturingLogger,
+  clearContentEnv,
+  devServer,
+  embeddedService,
+  publishNewPage,
+  waitFor,
+} from '../vite/support.js';
 
 /** The plugin as a project's config imports it (from source here, from the package in an app). */
 const ENTRY = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
@@ -92,6 +100,56 @@ describe('content-sync prepare', () => {
       expect(result.stderr).toMatch(/offline is on but .* holds no snapshot; sync once with the API reachable/);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       expect(existsSync(path.join(dir, '.content', 'modules'))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
+    "while a dev server of the project runs, syncs from its service: the port stays, its control plane's edits stay",
+    async () => {
+      const options = { embedded: { data: 'space', demo: { stories: 20 }, admin: true } } as const;
+      const dir = await projectWith('beside-dev', {
+        'vite.config.mjs': `${IMPORT}export default { plugins: [contentSync(${JSON.stringify(options)})] };\n`,
+        'index.html': '<!doctype html><html><body></body></html>\n',
+      });
+      clearContentEnv();
+      // The dev server in this process, with the options of the project's config.
+      const { server } = await devServer(dir, capturingLogger(), options);
+      const page = path.join(dir, '.content', 'snapshot', 'stories');
+      try {
+        await server.ssrLoadModule('content:index');
+        const id = await publishNewPage(server, 'Only in the dev server');
+        await waitFor('the dev server to sync the page', () => existsSync(path.join(page, `${id}.json`)));
+        const port = await fs.readFile(path.join(dir, '.content', 'service-port'), 'utf8');
+        const beside = await runCli(['prepare'], ENV, dir);
+        expect(beside.code, beside.stderr).toBe(0);
+        expect(beside.stdout).toContain(
+          `content-sync: syncing from the local Content Delivery Service of process ${process.pid} at ${embeddedService(server).url}`,
+        );
+        expect(beside.stdout).toMatch(/content-sync: unchanged sync/);
+        expect(beside.stdout).not.toMatch(/reading the whole space/);
+        expect(existsSync(path.join(page, `${id}.json`))).toBe(true);
+        expect(await fs.readFile(path.join(dir, '.content', 'service-port'), 'utf8')).toBe(port);
+      } finally {
+        await server.close();
+      }
+      // The dev server gone, its service is too: the next run starts its own, from the directory.
+      expect(existsSync(path.join(dir, '.content', 'service.json'))).toBe(false);
+      // One a killed process left names a process that is gone: not used.
+      await fs.writeFile(
+        path.join(dir, '.content', 'service.json'),
+        JSON.stringify({
+          url: 'http://127.0.0.1:9',
+          publicToken: 'p',
+          previewToken: 'q',
+          data: path.join(dir, 'space'),
+          pid: 2_147_483_646,
+          owner: 'gone',
+        }),
+      );
+      const alone = await runCli(['prepare'], ENV, dir);
+      expect(alone.code, alone.stderr).toBe(0);
+      expect(alone.stdout).toMatch(/content-sync: local Content Delivery Service over space at/);
     },
     SLOW,
   );

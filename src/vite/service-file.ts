@@ -1,0 +1,83 @@
+/**
+ * The embedded service of a running process, for the project's other processes: a build, `astro
+ * check` or `content-sync prepare` run while the dev server runs. On its own, such a process
+ * cannot take the port the snapshot's asset URLs name (the dev server holds it): it would read the
+ * whole space again from the directory on another port, rewriting every asset URL to a port that
+ * closes with it and dropping from the snapshot the edits made through the dev server's control
+ * plane, under the dev server that serves them. So while a service runs, its owner keeps where it
+ * is and its tokens in `<dir>/service.json` (readable by its user alone; the tokens of a service on
+ * loopback that lives as long as the process), and a build syncs from it instead.
+ */
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface ServiceEntry {
+  url: string;
+  publicToken: string;
+  previewToken: string;
+  /** The space directory it serves (absolute). */
+  data: string;
+  pid: number;
+  /** The pipeline that started it (several may run in one process). */
+  owner: string;
+}
+
+/** How long a running service may take to answer before it is taken for gone. */
+const PROBE_MS = 2_000;
+
+/** Keeps `entry` in `file`, whole (renamed into place); a failure only costs another process a sync of its own. */
+export function announceService(file: string, entry: ServiceEntry): void {
+  const staged = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(staged, JSON.stringify(entry), { mode: 0o600 });
+    chmodSync(staged, 0o600);
+    renameSync(staged, file);
+  } catch {
+    rmSync(staged, { force: true });
+  }
+}
+
+/** Removes `file` when it still names the service of `owner`. */
+export function withdrawService(file: string, owner: string): void {
+  if (readEntry(file)?.owner === owner) rmSync(file, { force: true });
+}
+
+/**
+ * The service another pipeline runs over the space directory `data`, when it is alive and answers
+ * with its token; undefined otherwise (none, a process gone, another directory).
+ */
+export async function runningService(file: string, data: string, self: string): Promise<ServiceEntry | undefined> {
+  const entry = readEntry(file);
+  if (!entry || entry.owner === self || entry.data !== data || !alive(entry.pid)) return undefined;
+  try {
+    const url = new URL('/v2/cdn/spaces/me', entry.url);
+    url.searchParams.set('token', entry.publicToken);
+    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_MS) });
+    await res.body?.cancel();
+    return res.ok ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readEntry(file: string): ServiceEntry | undefined {
+  try {
+    const e = JSON.parse(readFileSync(file, 'utf8')) as Partial<ServiceEntry> | null;
+    const strings = [e?.url, e?.publicToken, e?.previewToken, e?.data, e?.owner];
+    if (strings.some((s) => typeof s !== 'string') || !Number.isInteger(e?.pid)) return undefined;
+    return e as ServiceEntry;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process of that id runs (one of another user's counts too). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
