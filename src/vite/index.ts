@@ -1,3 +1,3 @@
 export { contentSync, type ContentSyncApi } from './plugin.js';
 export { ContentSyncOptions, OptionsError, parseOptions } from './options.js';
-export { PipelineError } from './pipeline.js';
+export { PipelineError } from './pipeline-error.js';

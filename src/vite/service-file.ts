@@ -22,6 +22,9 @@ export interface ServiceEntry {
   owner: string;
 }
 
+/** Where a project keeps its running service: in its content directory. */
+export const serviceFileOf = (contentDir: string): string => path.join(contentDir, 'service.json');
+
 /** How long a running service may take to answer before it is taken for gone. */
 const PROBE_MS = 2_000;
 
@@ -44,12 +47,12 @@ export function withdrawService(file: string, owner: string): void {
 }
 
 /**
- * The service another pipeline runs over the space directory `data`, when it is alive and answers
- * with its token; undefined otherwise (none, a process gone, another directory).
+ * The service a pipeline runs over the space directory `data`, when it is alive and answers with
+ * its token; undefined otherwise (none, a process gone, another directory).
  */
-export async function runningService(file: string, data: string, self: string): Promise<ServiceEntry | undefined> {
+export async function runningService(file: string, data: string): Promise<ServiceEntry | undefined> {
   const entry = readEntry(file);
-  if (!entry || entry.owner === self || entry.data !== data || !alive(entry.pid)) return undefined;
+  if (!entry || entry.data !== data || !alive(entry.pid)) return undefined;
   try {
     const url = new URL('/v2/cdn/spaces/me', entry.url);
     url.searchParams.set('token', entry.publicToken);
