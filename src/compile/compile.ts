@@ -173,6 +173,11 @@ async function compileInto(
   readIndex: () => IndexRow[],
 ): Promise<CompileResult> {
   const view = options.view ?? (manifest.views.includes('published') ? 'published' : 'draft');
+  // A view the snapshot was not synced with would compile as a space without stories.
+  if (!manifest.views.includes(view))
+    throw new Error(
+      `${snapshot} holds the ${manifest.views.join(' and ')} view, not ${view}: sync it with that view (\`content-sync sync --version ${view}\`, or the plugin's version option) before compiling it`,
+    );
   const prefix = options.specifierPrefix ?? 'content:';
   const setup: StorySetup = {
     snapshot,

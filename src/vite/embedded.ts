@@ -49,15 +49,18 @@ export class EmbeddedService {
   /** The content directory: the service file, the kept port and the origin are there. */
   readonly #dir: string;
   readonly #snapshotDir: string;
+  /** What shapes the snapshot synced from it (see ServiceEntry.shape). */
+  readonly #shape: string;
   readonly #start: (space: SpaceData, port: number) => Promise<RunningServer>;
 
   private constructor(
     readonly data: string,
     readonly tokens: { publicToken: string; previewToken: string },
-    paths: { contentDir: string; snapshotDir: string },
+    paths: { contentDir: string; snapshotDir: string; shape: string },
     start: (space: SpaceData, port: number) => Promise<RunningServer>,
     server: RunningServer,
   ) {
+    this.#shape = paths.shape;
     this.#dir = paths.contentDir;
     this.#snapshotDir = paths.snapshotDir;
     this.#start = start;
@@ -70,7 +73,7 @@ export class EmbeddedService {
    */
   static async start(
     embedded: EmbeddedOptions,
-    paths: { data: string; contentDir: string; snapshotDir: string; root: string },
+    paths: { data: string; contentDir: string; snapshotDir: string; root: string; shape: string },
     log: Logger,
   ): Promise<{ service: EmbeddedService; demoMs?: number }> {
     const { data, contentDir, root } = paths;
@@ -196,7 +199,14 @@ export class EmbeddedService {
 
   /** Tells the project's other processes where this service is (see service-file.ts). */
   #announce(): void {
-    const entry = { url: this.#server.url, ...this.tokens, data: this.data, pid: process.pid, owner: this.#owner };
+    const entry = {
+      url: this.#server.url,
+      ...this.tokens,
+      data: this.data,
+      pid: process.pid,
+      owner: this.#owner,
+      shape: this.#shape,
+    };
     announceService(this.#serviceFile, entry);
   }
 

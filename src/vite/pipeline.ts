@@ -112,7 +112,13 @@ export class ContentPipeline {
       const data = path.resolve(this.root, embedded.data);
       this.#local = true;
       if (!(options.borrow && (await this.#borrowService(data)))) {
-        const paths = { data, contentDir: this.#dir, snapshotDir: this.snapshotDir, root: this.root };
+        const paths = {
+          data,
+          contentDir: this.#dir,
+          snapshotDir: this.snapshotDir,
+          root: this.root,
+          shape: this.#shape,
+        };
         const { service, demoMs } = await EmbeddedService.start(embedded, paths, this.log);
         this.#embedded = service;
         if (demoMs !== undefined) this.durations.demo = demoMs;
@@ -136,7 +142,7 @@ export class ContentPipeline {
 
   /** Syncs from the service another pipeline runs over `data` (see service-file.ts), when there is one: true then. */
   async #borrowService(data: string): Promise<boolean> {
-    const running = await runningService(serviceFileOf(this.#dir), data);
+    const running = await runningService(serviceFileOf(this.#dir), data, this.#shape);
     if (!running) return false;
     this.#baseUrl = running.url;
     this.#token = this.options.version === 'draft' ? running.previewToken : running.publicToken;
@@ -145,6 +151,11 @@ export class ContentPipeline {
         `over ${path.relative(this.root, data) || '.'} (a dev server of this project, say)`,
     );
     return true;
+  }
+
+  /** What shapes the snapshot this pipeline syncs: another process's service is borrowed only when it is the same. */
+  get #shape(): string {
+    return JSON.stringify([this.options.version, this.options.api, assetDownloads(this.options) ?? null]);
   }
 
   /** Resolves once no sync or compile runs or waits to run. */

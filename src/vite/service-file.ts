@@ -20,6 +20,11 @@ export interface ServiceEntry {
   pid: number;
   /** The pipeline that started it (several may run in one process). */
   owner: string;
+  /**
+   * What shapes the snapshot its owner syncs (view, API version, assets): a build that would sync
+   * another snapshot into the same directory does not borrow the service, it starts its own.
+   */
+  shape: string;
 }
 
 /** Where a project keeps its running service: in its content directory. */
@@ -28,8 +33,14 @@ export const serviceFileOf = (contentDir: string): string => path.join(contentDi
 /** How long a running service may take to answer before it is taken for gone. */
 const PROBE_MS = 2_000;
 
-/** Keeps `entry` in `file`, whole (renamed into place); a failure only costs another process a sync of its own. */
+/**
+ * Keeps `entry` in `file`, whole (renamed into place), unless the file names the service of another
+ * pipeline whose process runs (a second dev server of the project leaves the first one's entry);
+ * a failure only costs another process a sync of its own.
+ */
 export function announceService(file: string, entry: ServiceEntry): void {
+  const held = readEntry(file);
+  if (held && held.owner !== entry.owner && alive(held.pid)) return;
   const staged = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -50,15 +61,16 @@ export function withdrawService(file: string, owner: string): void {
  * The service a pipeline runs over the space directory `data`, when it is alive and answers with
  * its token; undefined otherwise (none, a process gone, another directory).
  */
-export async function runningService(file: string, data: string): Promise<ServiceEntry | undefined> {
+export async function runningService(file: string, data: string, shape: string): Promise<ServiceEntry | undefined> {
   const entry = readEntry(file);
-  if (!entry || entry.data !== data || !alive(entry.pid)) return undefined;
+  if (!entry || entry.data !== data || entry.shape !== shape || !alive(entry.pid)) return undefined;
   try {
     const url = new URL('/v2/cdn/spaces/me', entry.url);
     url.searchParams.set('token', entry.publicToken);
     const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_MS) });
-    await res.body?.cancel();
-    return res.ok ? entry : undefined;
+    // A space, not just any answer: the port may have passed to another server since.
+    const body = res.ok ? ((await res.json()) as { space?: { id?: unknown } }) : undefined;
+    return typeof body?.space?.id === 'number' ? entry : undefined;
   } catch {
     return undefined;
   }
@@ -67,7 +79,7 @@ export async function runningService(file: string, data: string): Promise<Servic
 function readEntry(file: string): ServiceEntry | undefined {
   try {
     const e = JSON.parse(readFileSync(file, 'utf8')) as Partial<ServiceEntry> | null;
-    const strings = [e?.url, e?.publicToken, e?.previewToken, e?.data, e?.owner];
+    const strings = [e?.url, e?.publicToken, e?.previewToken, e?.data, e?.owner, e?.shape];
     if (strings.some((s) => typeof s !== 'string') || !Number.isInteger(e?.pid)) return undefined;
     return e as ServiceEntry;
   } catch {

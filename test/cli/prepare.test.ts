@@ -145,6 +145,7 @@ describe('content-sync prepare', () => {
           data: path.join(dir, 'space'),
           pid: 2_147_483_646,
           owner: 'gone',
+          shape: JSON.stringify(['published', 'v2', null]),
         }),
       );
       const alone = await runCli(['prepare'], ENV, dir);

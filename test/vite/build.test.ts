@@ -81,6 +81,11 @@ describe('build with the embedded demo space', () => {
       /content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/,
     );
     expect(warm.text('error')).toBe('');
+
+    // Offline over that snapshot in a view it was not synced with: an error, not a site without stories.
+    await expect(
+      build(config(root, capturingLogger(), { ...options, version: 'draft', offline: true })),
+    ).rejects.toThrow(/holds the published view, not draft: sync it with that view/);
   });
 });
 
