@@ -265,17 +265,21 @@ export class SnapshotTransaction {
    * Opens a transaction on `dir` (created if missing): takes its lock (a SnapshotLockedError
    * when a live process holds it), then finishes or discards a journal a killed writer left.
    */
-  static async begin(dir: string): Promise<SnapshotTransaction> {
+  /**
+   * Starts a transaction on `dir`, taking its writer's lock: at once (another writer's is an
+   * error), or waiting up to `waitMs` for another writer to finish.
+   */
+  static async begin(dir: string, waitMs = 0): Promise<SnapshotTransaction> {
     try {
-      return await SnapshotTransaction.#open(dir);
+      return await SnapshotTransaction.#open(dir, waitMs);
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code ? new SnapshotWriteError(dir, err) : err;
     }
   }
 
-  static async #open(dir: string): Promise<SnapshotTransaction> {
+  static async #open(dir: string, waitMs: number): Promise<SnapshotTransaction> {
     await fs.mkdir(dir, { recursive: true });
-    const lock = await WriterLock.take(dir);
+    const lock = waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it') : await WriterLock.take(dir);
     try {
       await recoverJournal(dir);
       await fs.mkdir(path.join(dir, TXN, 'files'), { recursive: true });

@@ -110,6 +110,9 @@ export interface SyncResult {
   assets?: AssetSyncResult;
 }
 
+/** How long a sync waits for another writer of its snapshot to finish before it fails, naming it. */
+const WAIT_FOR_WRITER_MS = 120_000;
+
 class Moved extends Error {}
 
 export class SyncError extends Error {
@@ -596,7 +599,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
 
   for (let passNo = 1; ; passNo++) {
     // The lock first: the state read next is then the one this sync's commit replaces.
-    const txn = await SnapshotTransaction.begin(out);
+    // Another writer's sync (a dev server's, beside a build) is waited for, as a compile waits.
+    const txn = await SnapshotTransaction.begin(out, WAIT_FOR_WRITER_MS);
     try {
       return await syncPass(txn, passNo);
     } catch (err) {
