@@ -28,9 +28,11 @@ export function isSpaceFile(rel: string): boolean {
 /**
  * Calls `changed` after the space files under `dir` changed (once per quiet moment); the function
  * returned stops watching. Three directories are watched, not every file (a recursive watch on
- * Linux takes a watch per file: 10,000 at 10,000 stories, a quarter of a second to set up). A
- * watcher that fails (the directory removed, no more inotify watches) says so through `warn` and
- * stops: the dev server goes on without it.
+ * Linux takes a watch per file: 10,000 at 10,000 stories, a quarter of a second to set up), and the
+ * parent for the directory itself: a tool that writes a space directory anew renames a new one into
+ * place (`content-sync demo --out`), and a watch follows the old one. A directory that cannot be
+ * watched at the start, or a parent that fails, says so through `warn` and stops: the dev server
+ * goes on without it.
  */
 export function watchSpaceDirectory(dir: string, changed: () => void, warn: (msg: string) => void): () => void {
   const batcher = new Batcher<string>(QUIET_MS, MAX_WAIT_MS, () => changed());
@@ -47,9 +49,13 @@ export function watchSpaceDirectory(dir: string, changed: () => void, warn: (msg
     warn(`content-sync: stopped watching ${dir} for changes: ${err.message}`);
     stop();
   };
-  /** Watches `sub` (a folder of records, or '' for the directory itself) when it exists and is not watched yet. */
-  const add = (sub: string) => {
-    if (stopped || watchers.has(sub)) return;
+  const unwatch = (sub: string) => {
+    watchers.get(sub)?.close();
+    watchers.delete(sub);
+  };
+  /** Watches `sub` (a folder of records, or '' for the directory itself) when it exists; false when it does not. */
+  const add = (sub: string): boolean => {
+    if (stopped || watchers.has(sub)) return true;
     let watcher: FSWatcher;
     try {
       watcher = watch(path.join(dir, sub), { persistent: false }, (_event, name) => {
@@ -57,26 +63,43 @@ export function watchSpaceDirectory(dir: string, changed: () => void, warn: (msg
         if (isSpaceFile(rel)) batcher.add([rel]);
         else if (!sub && RECORD_DIRS.includes(rel)) {
           // A folder of records made, removed or put in place of another since the watch began.
-          watchers.get(rel)?.close();
-          watchers.delete(rel);
+          unwatch(rel);
           add(rel);
           batcher.add([rel]);
         }
       });
     } catch (err) {
-      if (sub && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       fail(err as Error);
-      return;
+      return true;
     }
-    // A folder of records removed: watched again when the directory sees it come back.
-    watcher.on('error', (err) => {
-      if (!sub) return fail(err);
+    // Gone (removed, or renamed away): watched again when the one above sees it come back.
+    watcher.on('error', () => {
       watcher.close();
       if (watchers.get(sub) === watcher) watchers.delete(sub);
     });
     watchers.set(sub, watcher);
+    return true;
   };
-  add('');
-  for (const sub of RECORD_DIRS) add(sub);
+  /** The directory and its folders of records, watched anew (the directory was replaced). */
+  const watchAll = (): boolean => {
+    for (const sub of ['', ...RECORD_DIRS]) unwatch(sub);
+    const found = add('');
+    for (const sub of RECORD_DIRS) add(sub);
+    return found;
+  };
+  try {
+    const parent = watch(path.dirname(dir), { persistent: false }, (_event, name) => {
+      if (String(name) !== path.basename(dir)) return;
+      watchAll();
+      batcher.add([FILES.space]);
+    });
+    parent.on('error', fail);
+    watchers.set('..', parent);
+  } catch (err) {
+    fail(err as Error);
+    return stop;
+  }
+  if (!watchAll()) fail(Object.assign(new Error(`ENOENT: no such directory, watch '${dir}'`), { code: 'ENOENT' }));
   return stop;
 }

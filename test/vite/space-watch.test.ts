@@ -97,6 +97,45 @@ describe('watching a space directory', () => {
     }
   }, 30_000);
 
+  it('follows the directory when a new one is renamed into its place, or it is removed and made again', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
+    const dir = path.join(root, 'space');
+    await fs.mkdir(path.join(dir, 'stories'), { recursive: true });
+    let calls = 0;
+    const warnings: string[] = [];
+    const stop = watchSpaceDirectory(
+      dir,
+      () => calls++,
+      (m) => warnings.push(m),
+    );
+    const quiet = () => new Promise((r) => setTimeout(r, 400));
+    try {
+      // A space written anew, as `content-sync demo --out` writes it: built aside, renamed into place.
+      await fs.mkdir(path.join(root, 'space.new', 'stories'), { recursive: true });
+      await fs.rename(dir, path.join(root, 'space.old'));
+      await fs.rename(path.join(root, 'space.new'), dir);
+      await waitFor('a call for the new directory', () => calls === 1);
+      await quiet();
+      for (const rel of ['folders.json', 'stories/3.json']) {
+        const before = calls;
+        await fs.writeFile(path.join(dir, rel), '[]');
+        await waitFor(`a call for ${rel} in the new directory`, () => calls === before + 1);
+        await quiet();
+      }
+      // Removed, then made again.
+      await fs.rm(dir, { recursive: true });
+      await fs.mkdir(path.join(dir, 'stories'), { recursive: true });
+      await quiet();
+      const before = calls;
+      await fs.writeFile(path.join(dir, 'stories', '4.json'), '{}');
+      await waitFor('a call for a story in the directory made again', () => calls > before);
+      expect(warnings).toEqual([]);
+    } finally {
+      stop();
+      await removeDir(root);
+    }
+  }, 30_000);
+
   it('says why when the directory cannot be watched, and goes on', () => {
     const warnings: string[] = [];
     const stop = watchSpaceDirectory(
