@@ -111,18 +111,7 @@ export class ContentPipeline {
     if (embedded) {
       const data = path.resolve(this.root, embedded.data);
       this.#local = true;
-      if (!(options.borrow && (await this.#borrowService(data)))) {
-        const paths = {
-          data,
-          contentDir: this.#dir,
-          snapshotDir: this.snapshotDir,
-          root: this.root,
-          shape: this.#shape,
-        };
-        const { service, demoMs } = await EmbeddedService.start(embedded, paths, this.log);
-        this.#embedded = service;
-        if (demoMs !== undefined) this.durations.demo = demoMs;
-      }
+      if (!(options.borrow && (await this.#borrowService(data)))) await this.#startEmbedded();
     } else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
@@ -138,6 +127,16 @@ export class ContentPipeline {
         `vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`,
       );
     }
+  }
+
+  /** Starts this pipeline's own embedded service. */
+  async #startEmbedded(): Promise<void> {
+    const embedded = this.options.embedded!;
+    const data = path.resolve(this.root, embedded.data);
+    const paths = { data, contentDir: this.#dir, snapshotDir: this.snapshotDir, root: this.root, shape: this.#shape };
+    const { service, demoMs } = await EmbeddedService.start(embedded, paths, this.log);
+    this.#embedded = service;
+    if (demoMs !== undefined) this.durations.demo = demoMs;
   }
 
   /** Syncs from the service another pipeline runs over `data` (see service-file.ts), when there is one: true then. */
@@ -250,6 +249,12 @@ export class ContentPipeline {
       return { result: await this.#syncNow(url, token, events), offline: false };
     } catch (err) {
       const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
+      // The other process's service went away (its dev server stopped): this pipeline runs its own.
+      if (unreachable && this.options.embedded && !this.#embedded && !this.#closed) {
+        this.log.warn(`content-sync: the service at ${url} went away (${(err as Error).message}): starting one here`);
+        await this.#startEmbedded();
+        return this.#syncStep(events);
+      }
       if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
         this.log.warn(
           `\n  content-sync: THE API CANNOT BE REACHED (${(err as Error).message}).\n  Building from the existing snapshot in ${this.snapshotDir}: content may be stale.\n`,

@@ -7,8 +7,13 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDemoSpace } from '../../src/demo/index.js';
+import { startServer } from '../../src/server/index.js';
+import { readSpaceDirectory } from '../../src/snapshot/index.js';
+import { parseOptions } from '../../src/vite/options.js';
+import { ContentPipeline } from '../../src/vite/pipeline.js';
 import { announceService, runningService, type ServiceEntry, withdrawService } from '../../src/vite/service-file.js';
-import { PUBLIC_TOKEN, removeDir, startService } from './support.js';
+import { capturingLogger, clearContentEnv, PUBLIC_TOKEN, removeDir, startService } from './support.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -67,6 +72,44 @@ describe('the service file', () => {
     } finally {
       await service.close();
       await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});
+
+describe('a build that borrowed a service that went away', () => {
+  it('starts a service of its own and syncs from it', async () => {
+    clearContentEnv();
+    const root = await fs.mkdtemp(path.join(dir, 'gone-'));
+    const data = path.join(root, 'space');
+    await writeDemoSpace(data, { stories: 10 });
+    const other = await startServer({
+      space: await readSpaceDirectory(data),
+      publicToken: PUBLIC_TOKEN,
+      previewToken: 'preview',
+      rateLimit: false,
+      assetUrls: 'self',
+    });
+    await fs.mkdir(path.join(root, '.content'), { recursive: true });
+    await fs.writeFile(
+      path.join(root, '.content', 'service.json'),
+      JSON.stringify(entry({ url: other.url, data, shape: JSON.stringify(['published', 'v2', null]) })),
+    );
+    const logger = capturingLogger();
+    const pipeline = new ContentPipeline(parseOptions({ embedded: { data: 'space' } }), root, logger);
+    try {
+      await pipeline.start({ borrow: true });
+      expect(pipeline.server).toBeUndefined();
+      expect(logger.text('info')).toContain(
+        `syncing from the local Content Delivery Service of process ${process.pid}`,
+      );
+      await other.close();
+      const result = await pipeline.refresh();
+      expect(result.sync?.mode).toBe('full');
+      expect(pipeline.server).toBeDefined();
+      expect(logger.text('warn')).toMatch(/the service at http:\/\/127\.0\.0\.1:\d+ went away .*: starting one here/);
+    } finally {
+      await pipeline.close();
+      await other.close().catch(() => undefined);
     }
   });
 });
