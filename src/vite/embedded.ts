@@ -160,11 +160,20 @@ export class EmbeddedService {
     const webhook = running.service.webhook;
     await running.service.settled();
     await running.close();
-    this.#server = await this.#start(space, running.port).catch((err: NodeJS.ErrnoException) => {
-      // Taken in the moment it was free: any other (the sync then reads the whole space, its asset URLs moved).
-      if (err.code !== 'EADDRINUSE') throw err;
-      return this.#start(space, 0);
-    });
+    try {
+      this.#server = await this.#start(space, running.port).catch((err: NodeJS.ErrnoException) => {
+        // Taken in the moment it was free: any other (the sync then reads the whole space, its asset URLs moved).
+        if (err.code !== 'EADDRINUSE') throw err;
+        return this.#start(space, 0);
+      });
+    } catch (err) {
+      // The new one would not start: what the old one served is served again, and the update fails.
+      const served = running.service.store.toData();
+      this.#server = await this.#start(served, running.port).catch(() => this.#start(served, 0));
+      this.#server.service.setWebhook(webhook);
+      this.#announce();
+      throw err;
+    }
     this.#server.service.setWebhook(webhook);
     this.#announce();
     this.#planFrom(space, digests);
