@@ -12,10 +12,11 @@
  * through three kinds in turn, each process started after a seeded delay:
  * - two-services: `sync --full` from A and from B into one fresh directory;
  *   it ends as A's snapshot or B's (the one whose sync exited 0, if only one
- *   did), the other failing on the lock or on the space it finds;
+ *   did; a sync waits for another's lock, then syncs over what it finds or
+ *   fails on the space it finds);
  * - three-syncs: three syncs of A (incremental or `--full`) into a copy of
- *   the old snapshot; it ends as the new one, the syncs that fail failing on
- *   the lock;
+ *   the old snapshot; it ends as the new one, each sync waiting for the one
+ *   before it;
  * - sync-compile: a sync of A into a copy of the old snapshot and a compile of
  *   it; the snapshot ends new, and the compile exits 0 with the output of the
  *   old snapshot or of the new one (a compile that started during the commit
@@ -133,7 +134,7 @@ function which(tree: Tree, refs: Record<string, Tree>): string | undefined {
 }
 
 /** Why a process failed, when it is a reason a process that runs beside another may fail for. */
-const FAILS_FOR = /is being written by process|holds a snapshot of space/;
+const FAILS_FOR = /is being written by process|has been writing it for over|holds a snapshot of space/;
 
 export async function runWriterTrials(options: WriterTrialsOptions): Promise<WriterTrialsSummary> {
   const started = performance.now();
