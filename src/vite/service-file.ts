@@ -8,8 +8,10 @@
  * is and its tokens in `<dir>/service.json` (readable by its user alone; the tokens of a service on
  * loopback that lives as long as the process), and a build syncs from it instead.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { processRunning } from '../snapshot/lock.js';
+import { keepFile } from './kept-file.js';
 
 export interface ServiceEntry {
   url: string;
@@ -40,16 +42,8 @@ const PROBE_MS = 2_000;
  */
 export function announceService(file: string, entry: ServiceEntry): void {
   const held = readEntry(file);
-  if (held && held.owner !== entry.owner && alive(held.pid)) return;
-  const staged = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(staged, JSON.stringify(entry), { mode: 0o600 });
-    chmodSync(staged, 0o600);
-    renameSync(staged, file);
-  } catch {
-    rmSync(staged, { force: true });
-  }
+  if (held && held.owner !== entry.owner && processRunning(held.pid)) return;
+  keepFile(file, JSON.stringify(entry), 0o600);
 }
 
 /** Removes `file` when it still names the service of `owner`. */
@@ -63,7 +57,7 @@ export function withdrawService(file: string, owner: string): void {
  */
 export async function runningService(file: string, data: string, shape: string): Promise<ServiceEntry | undefined> {
   const entry = readEntry(file);
-  if (!entry || entry.data !== data || entry.shape !== shape || !alive(entry.pid)) return undefined;
+  if (!entry || entry.data !== data || entry.shape !== shape || !processRunning(entry.pid)) return undefined;
   try {
     const url = new URL('/v2/cdn/spaces/me', entry.url);
     url.searchParams.set('token', entry.publicToken);
@@ -84,15 +78,5 @@ function readEntry(file: string): ServiceEntry | undefined {
     return e as ServiceEntry;
   } catch {
     return undefined;
-  }
-}
-
-/** Whether a process of that id runs (one of another user's counts too). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -10,9 +10,10 @@
  * workflow stages changed, a datasource gone, most stories changed, or the service on another
  * origin (asset URLs carry it).
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { SpaceData } from '../snapshot/index.js';
 import type { WebhookEvent } from '../sync/index.js';
+import { keepFile } from './kept-file.js';
 
 /** The space directory a snapshot was synced from. */
 export interface Origin {
@@ -44,20 +45,9 @@ export function readOrigin(file: string): Origin | undefined {
   }
 }
 
-/** Keeps `origin` in `file`, whole or not at all (renamed into place); a failure costs a larger sync, nothing more. */
+/** Keeps `origin` in `file` (see kept-file.ts); not kept, the next start compares the whole space. */
 export function writeOrigin(file: string, origin: Origin): void {
-  const staged = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(staged, JSON.stringify(origin));
-    renameSync(staged, file);
-  } catch {
-    // Not kept: the next start compares the whole space.
-    try {
-      rmSync(staged, { force: true });
-    } catch {
-      // A stray file of this process's id, replaced by its next write.
-    }
-  }
+  keepFile(file, JSON.stringify(origin));
 }
 
 /** Story and datasource files of a space directory (readSpaceDirectory's paths). */
