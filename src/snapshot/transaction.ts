@@ -262,12 +262,9 @@ export class SnapshotTransaction {
   }
 
   /**
-   * Opens a transaction on `dir` (created if missing): takes its lock (a SnapshotLockedError
-   * when a live process holds it), then finishes or discards a journal a killed writer left.
-   */
-  /**
-   * Starts a transaction on `dir`, taking its writer's lock: at once (another writer's is an
-   * error), or waiting up to `waitMs` for another writer to finish.
+   * Opens a transaction on `dir` (created if missing): takes its lock (a SnapshotLockedError when a
+   * live process holds it; with `waitMs`, after waiting that long for it to finish), then finishes
+   * or discards a journal a killed writer left.
    */
   static async begin(dir: string, waitMs = 0): Promise<SnapshotTransaction> {
     try {

@@ -63,6 +63,34 @@ function staleLocally(dir: string, kind: SnapshotKind, cv: number): boolean {
   );
 }
 
+/**
+ * The store's snapshot `newest` pulled into the local one, to sync from. Not one newer than the
+ * space (restored, or a local service restarted without the edits made through its control
+ * plane): it holds what the space no longer has. `version`: the space's, when already known.
+ * A damaged snapshot names the objects to publish again (`repair`).
+ */
+async function startFromStore(
+  store: ObjectStore,
+  options: SyncOptions,
+  newest: string,
+  version: number | undefined,
+  log: (m: string) => void,
+): Promise<{ pulled?: Transfer; repair: string[] }> {
+  const now = version ?? (await currentSpace(options)).version;
+  if (cvOfKey(newest) > now) {
+    log(
+      `content-sync: the newest snapshot in ${store.url} (cv ${cvOfKey(newest)}) is newer than the space (cv ${now}): not taken; syncing from the API`,
+    );
+    return { repair: [] };
+  }
+  try {
+    return { pulled: await pull(store, options.out, newest), repair: [] };
+  } catch (err) {
+    log(`content-sync: could not start from ${store.url}/${newest} (${reason(err)}): syncing from the API instead`);
+    return { repair: err instanceof StoreIntegrityError ? err.digests : [] };
+  }
+}
+
 export const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -86,27 +114,10 @@ export async function syncThroughStore(
       `content-sync: the store ${store.url} cannot be reached (${reason(err)}): syncing directly from the API, without sharing`,
     );
   }
-  let pulled: Transfer | undefined;
-  let repair: string[] = [];
-  if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
-    // A snapshot newer than the space (restored, or a local service restarted without the edits
-    // made through its control plane) holds what the space no longer has: not taken.
-    const now = version ?? (await currentSpace(options)).version;
-    if (cvOfKey(newest) > now) {
-      log(
-        `content-sync: the newest snapshot in ${store.url} (cv ${cvOfKey(newest)}) is newer than the space (cv ${now}): not taken; syncing from the API`,
-      );
-      newest = undefined;
-    }
-  }
-  if (newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))) {
-    try {
-      pulled = await pull(store, options.out, newest);
-    } catch (err) {
-      if (err instanceof StoreIntegrityError) repair = err.digests;
-      log(`content-sync: could not start from ${store.url}/${newest} (${reason(err)}): syncing from the API instead`);
-    }
-  }
+  const { pulled, repair } =
+    newest && !options.full && staleLocally(options.out, kind, cvOfKey(newest))
+      ? await startFromStore(store, options, newest, version, log)
+      : { repair: [] };
   const result = await sync(options);
   let pushed: Transfer | undefined;
   let published: string | undefined;

@@ -48,8 +48,6 @@ export class ContentPipeline {
     (queued, later) => (queued && later ? [...queued, ...later] : undefined),
   );
   #schema: unknown;
-  /** The service is a local one (the embedded one, or another process's): no rate limit to keep to. */
-  #local = false;
   /** The space directory changed: the next run reads it again first (reloadEmbedded). */
   #reloadAsked = false;
   /** What syncs that failed were asked for: the next sync fetches it too. */
@@ -110,8 +108,7 @@ export class ContentPipeline {
     const embedded = this.options.embedded;
     if (embedded) {
       const data = path.resolve(this.root, embedded.data);
-      this.#local = true;
-      if (!(options.borrow && (await this.#borrowService(data)))) await this.#startEmbedded();
+      if (!(options.borrow && (await this.#borrowService(data)))) await this.#startEmbedded(data);
     } else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
@@ -129,10 +126,9 @@ export class ContentPipeline {
     }
   }
 
-  /** Starts this pipeline's own embedded service. */
-  async #startEmbedded(): Promise<void> {
+  /** Starts this pipeline's own embedded service over the space directory `data`. */
+  async #startEmbedded(data: string): Promise<void> {
     const embedded = this.options.embedded!;
-    const data = path.resolve(this.root, embedded.data);
     const paths = { data, contentDir: this.#dir, snapshotDir: this.snapshotDir, root: this.root, shape: this.#shape };
     const { service, demoMs } = await EmbeddedService.start(embedded, paths, this.log);
     this.#embedded = service;
@@ -252,7 +248,7 @@ export class ContentPipeline {
       // The other process's service went away (its dev server stopped): this pipeline runs its own.
       if (unreachable && this.options.embedded && !this.#embedded && !this.#closed) {
         this.log.warn(`content-sync: the service at ${url} went away (${(err as Error).message}): starting one here`);
-        await this.#startEmbedded();
+        await this.#startEmbedded(path.resolve(this.root, this.options.embedded.data));
         return this.#syncStep(events);
       }
       if (this.options.offline === 'auto' && unreachable && (await hasSnapshot(this.snapshotDir))) {
@@ -287,8 +283,8 @@ export class ContentPipeline {
       views: [this.options.version],
       ...(asked?.length ? { events: asked } : {}),
       ...(start?.full ? { full: true } : {}),
-      // A local service has no rate limit to keep to.
-      ...(this.#local ? { client: { pacer: UNPACED } } : {}),
+      // The embedded service (this pipeline's or another process's) has no rate limit to keep to.
+      ...(this.options.embedded ? { client: { pacer: UNPACED } } : {}),
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     }).catch((err: unknown) => {
       this.#unsynced.failed(asked);

@@ -7,7 +7,6 @@
  * pinned (`embedded.port`), it could not start at all. Instances that agree share one pipeline,
  * which closes when the last of them lets go.
  */
-import path from 'node:path';
 import type { ResolvedOptions } from './options.js';
 import { ContentPipeline, type Logger } from './pipeline.js';
 
@@ -34,7 +33,7 @@ export async function holdPipeline(
   log: Logger,
   start: { borrow?: boolean } = {},
 ): Promise<HeldPipeline> {
-  const key = JSON.stringify([path.resolve(root, options.dir), root, options]);
+  const key = JSON.stringify([root, options]);
   let entry = shared.get(key);
   if (!entry) {
     const pipeline = new ContentPipeline(options, root, log);
