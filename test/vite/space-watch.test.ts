@@ -51,17 +51,28 @@ describe('which files of a space directory count', () => {
 });
 
 describe('watching a space directory', () => {
-  it('calls once per burst of changes to its files, through folders made or replaced later, not for other files', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
-    await fs.mkdir(path.join(dir, 'stories'));
-    let calls = 0;
-    const warnings: string[] = [];
+  /** A space directory with a stories folder, in a root of its own, watched: how often it called, what it warned. */
+  async function watched() {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
+    const dir = path.join(root, 'space');
+    await fs.mkdir(path.join(dir, 'stories'), { recursive: true });
+    const seen = { calls: 0, warnings: [] as string[] };
     const stop = watchSpaceDirectory(
       dir,
-      () => calls++,
-      (m) => warnings.push(m),
+      () => seen.calls++,
+      (m) => seen.warnings.push(m),
     );
-    const quiet = () => new Promise((r) => setTimeout(r, 600));
+    const done = async () => {
+      stop();
+      await removeDir(root);
+    };
+    return { root, dir, seen, done };
+  }
+  /** Longer than the watch waits for the directory to be quiet. */
+  const quiet = () => new Promise((r) => setTimeout(r, 600));
+
+  it('calls once per burst of changes to its files, through folders made or replaced later, not for other files', async () => {
+    const { dir, seen, done } = await watched();
     try {
       // Files it is not read from: nothing.
       await fs.writeFile(path.join(dir, '.reader.1234'), '');
@@ -69,70 +80,58 @@ describe('watching a space directory', () => {
       await fs.mkdir(path.join(dir, 'indexes'));
       await fs.writeFile(path.join(dir, 'indexes', 'stories.json'), '[]');
       await quiet();
-      expect(calls).toBe(0);
+      expect(seen.calls).toBe(0);
       // A burst of saves: one call.
       for (let i = 0; i < 5; i++) await fs.writeFile(path.join(dir, 'stories', `${i}.json`), '{}');
       await fs.writeFile(path.join(dir, 'space.json'), '{}');
-      await waitFor('a call', () => calls === 1);
+      await waitFor('a call', () => seen.calls === 1);
       await quiet();
-      expect(calls).toBe(1);
+      expect(seen.calls).toBe(1);
       // A folder of records that did not exist when the watch began.
       await fs.mkdir(path.join(dir, 'datasources'));
-      await waitFor('a call for the new folder', () => calls === 2);
+      await waitFor('a call for the new folder', () => seen.calls === 2);
       await quiet();
       await fs.writeFile(path.join(dir, 'datasources', '7.json'), '{}');
-      await waitFor('a call for a datasource in it', () => calls === 3);
+      await waitFor('a call for a datasource in it', () => seen.calls === 3);
       // The stories folder replaced by another (a tool writing the directory anew): its files still count.
       await fs.mkdir(path.join(dir, 'stories.new'));
       await fs.rm(path.join(dir, 'stories'), { recursive: true });
       await fs.rename(path.join(dir, 'stories.new'), path.join(dir, 'stories'));
-      await waitFor('a call for the replaced folder', () => calls === 4);
+      await waitFor('a call for the replaced folder', () => seen.calls === 4);
       await quiet();
       await fs.writeFile(path.join(dir, 'stories', '9.json'), '{}');
-      await waitFor('a call for a story in the new folder', () => calls === 5);
-      expect(warnings).toEqual([]);
+      await waitFor('a call for a story in the new folder', () => seen.calls === 5);
+      expect(seen.warnings).toEqual([]);
     } finally {
-      stop();
-      await removeDir(dir);
+      await done();
     }
   }, 30_000);
 
   it('follows the directory when a new one is renamed into its place, or it is removed and made again', async () => {
-    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-watch-'));
-    const dir = path.join(root, 'space');
-    await fs.mkdir(path.join(dir, 'stories'), { recursive: true });
-    let calls = 0;
-    const warnings: string[] = [];
-    const stop = watchSpaceDirectory(
-      dir,
-      () => calls++,
-      (m) => warnings.push(m),
-    );
-    const quiet = () => new Promise((r) => setTimeout(r, 400));
+    const { root, dir, seen, done } = await watched();
     try {
       // A space written anew, as `content-sync demo --out` writes it: built aside, renamed into place.
       await fs.mkdir(path.join(root, 'space.new', 'stories'), { recursive: true });
       await fs.rename(dir, path.join(root, 'space.old'));
       await fs.rename(path.join(root, 'space.new'), dir);
-      await waitFor('a call for the new directory', () => calls === 1);
+      await waitFor('a call for the new directory', () => seen.calls === 1);
       await quiet();
       for (const rel of ['folders.json', 'stories/3.json']) {
-        const before = calls;
+        const before = seen.calls;
         await fs.writeFile(path.join(dir, rel), '[]');
-        await waitFor(`a call for ${rel} in the new directory`, () => calls === before + 1);
+        await waitFor(`a call for ${rel} in the new directory`, () => seen.calls === before + 1);
         await quiet();
       }
       // Removed, then made again.
       await fs.rm(dir, { recursive: true });
       await fs.mkdir(path.join(dir, 'stories'), { recursive: true });
       await quiet();
-      const before = calls;
+      const before = seen.calls;
       await fs.writeFile(path.join(dir, 'stories', '4.json'), '{}');
-      await waitFor('a call for a story in the directory made again', () => calls > before);
-      expect(warnings).toEqual([]);
+      await waitFor('a call for a story in the directory made again', () => seen.calls > before);
+      expect(seen.warnings).toEqual([]);
     } finally {
-      stop();
-      await removeDir(root);
+      await done();
     }
   }, 30_000);
 
