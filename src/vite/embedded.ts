@@ -161,15 +161,10 @@ export class EmbeddedService {
     await running.service.settled();
     await running.close();
     try {
-      this.#server = await this.#start(space, running.port).catch((err: NodeJS.ErrnoException) => {
-        // Taken in the moment it was free: any other (the sync then reads the whole space, its asset URLs moved).
-        if (err.code !== 'EADDRINUSE') throw err;
-        return this.#start(space, 0);
-      });
+      this.#server = await this.#startAgain(space, running.port);
     } catch (err) {
       // The new one would not start: what the old one served is served again, and the update fails.
-      const served = running.service.store.toData();
-      this.#server = await this.#start(served, running.port).catch(() => this.#start(served, 0));
+      this.#server = await this.#startAgain(running.service.store.toData(), running.port);
       this.#server.service.setWebhook(webhook);
       this.#announce();
       throw err;
@@ -187,6 +182,17 @@ export class EmbeddedService {
       log.info(
         `content-sync: the space directory changed: ${full ? `reading the whole space${reason ? `: ${reason}` : ''}` : `fetching ${what}`}`,
       );
+  }
+
+  /**
+   * A service over `space` on the port the last one had, or on any when another took it in the
+   * moment it was free (the next sync then reads the whole space: its asset URLs moved).
+   */
+  #startAgain(space: SpaceData, port: number): Promise<RunningServer> {
+    return this.#start(space, port).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE') throw err;
+      return this.#start(space, 0);
+    });
   }
 
   /** Stops the service (once every webhook it sent has been delivered). */
