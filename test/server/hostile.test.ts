@@ -430,6 +430,22 @@ describe('hostile query strings', () => {
     expect(normal.body.story.id).toBe(12);
   });
 
+  it('a filter nesting __or thousands of levels deep is refused as any malformed filter, on v1 and v2', async () => {
+    const cv = server.service.store.space.version;
+    for (const [api, level] of [
+      ['v1', '[__or][]'],
+      ['v2', '[__or][0]'],
+    ] as const) {
+      const deep = `/${api}/cdn/stories?token=${PUBLIC}&cv=${cv}&filter_query${level.repeat(6_000)}[title][in]=a`;
+      const answer = await send(agent, server.port, deep);
+      expect(answer.status, api).toBe(422);
+      expect(JSON.parse(answer.body).error).toMatch(/__or nested more than 32 levels deep/);
+      // As deep as a query ever goes: answered.
+      const usual = `/${api}/cdn/stories?token=${PUBLIC}&cv=${cv}&filter_query${level.repeat(32)}[title][in]=a`;
+      expect((await send(agent, server.port, usual)).status, api).toBe(200);
+    }
+  });
+
   it('requests the HTTP parser refuses still get a JSON error', async () => {
     const rawByte = await send(agent, server.port, `/v2/cdn/stories/\u00e9?token=${PUBLIC}`);
     expect(rawByte.status).toBe(400);

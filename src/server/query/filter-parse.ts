@@ -78,6 +78,8 @@ const OR = '__or';
 const INT_VALUE = /^\s*[+-]?\d{1,300}\s*$/;
 const FLOAT_VALUE = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
 const USAGE = 'expected filter_query[attribute][operation]=value';
+/** How deep `__or` may nest: beyond any query people write, well within what recursion takes. */
+export const MAX_OR_DEPTH = 32;
 
 /** The bracketed segments of a `filter_query[...]` key. */
 export function splitFilterKey(key: string): string[] {
@@ -120,6 +122,8 @@ export function parseFilterQuery(entries: Iterable<[string, string]>): FilterNod
   for (const [key, value] of entries) {
     seen = true;
     const segments = splitFilterKey(key);
+    if (segments.filter((s) => s === OR).length > MAX_OR_DEPTH)
+      throw new QueryError(`${shown(key)}: __or nested more than ${MAX_OR_DEPTH} levels deep`);
     addEntry(root, segments, 0, key, String(value));
   }
   return seen ? build(root) : null;
