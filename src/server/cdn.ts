@@ -220,8 +220,19 @@ function candidates(store: SpaceStore, sel: Selection, api: ApiVersion): Candida
   return cached[api];
 }
 
+/** Parameters version 2 added (the contract's Versioning): version 1 ignores them, as it ignores any it does not know. */
+const ADDED_IN_V2 = ['content_type', 'level', 'by_ids', 'resolve_assets'];
+
+/** The request's parameters its API version reads. */
+function paramsOf(req: CdnRequest): URLSearchParams {
+  if (req.api === 'v2') return req.params;
+  const params = new URLSearchParams(req.params);
+  for (const key of ADDED_IN_V2) params.delete(key);
+  return params;
+}
+
 function listStories(store: SpaceStore, req: CdnRequest): Reply {
-  const q = parseParams(StoryListQuery, req.params);
+  const q = parseParams(StoryListQuery, paramsOf(req));
   const filterEntries: Array<[string, string]> = [];
   for (const [k, v] of req.params) if (isFilterQueryKey(k)) filterEntries.push([k, v]);
   const filter = parseFilterQuery(filterEntries);
@@ -263,7 +274,7 @@ function listStories(store: SpaceStore, req: CdnRequest): Reply {
 }
 
 function singleStory(store: SpaceStore, req: CdnRequest): Reply {
-  const q = parseParams(SingleStoryQuery, req.params);
+  const q = parseParams(SingleStoryQuery, paramsOf(req));
   const options = resolveOptions(req.api, q);
   const view = requestedView(req);
   const languageParam = q.language;

@@ -63,10 +63,13 @@ export const respond =
     await deliver(parts, x);
   };
 
-/** CORS preflight: answered at once, with every method the service knows. */
+const isAdminPath = (pathname: string): boolean => pathname === '/__admin' || pathname.startsWith('/__admin/');
+
+/** CORS preflight: answered at once, with the methods the path takes (the API reads; the control plane writes too). */
 export const preflight: Stage<Exchange> = async (x, next) => {
   if (x.method !== 'OPTIONS') return next();
-  x.res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS' });
+  const methods = isAdminPath(x.url.pathname) ? 'GET, HEAD, POST, PUT, DELETE, OPTIONS' : 'GET, HEAD, OPTIONS';
+  x.res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': methods });
   x.res.end();
 };
 
@@ -74,7 +77,7 @@ export const preflight: Stage<Exchange> = async (x, next) => {
 export const admin =
   (parts: ServiceParts): Stage<Exchange> =>
   async (x, next) => {
-    if (!x.url.pathname.startsWith('/__admin/') && x.url.pathname !== '/__admin') return next();
+    if (!isAdminPath(x.url.pathname)) return next();
     if (!parts.admin) {
       x.label = 'admin';
       x.answer = encode(notFound());
@@ -265,9 +268,12 @@ export const cacheVersion =
     ) {
       return next();
     }
-    const location = new URL(x.url.pathname + x.url.search, 'http://localhost');
-    location.searchParams.set('cv', current);
-    const target = location.pathname + location.search;
+    // The query as it came (not encoded again: a client's signed or cached URL stays recognizable), its cv replaced.
+    const kept = x.url.search
+      .slice(1)
+      .split('&')
+      .filter((pair) => pair !== '' && !new URLSearchParams(pair).has('cv'));
+    const target = `${x.url.pathname}?${[...kept, `cv=${current}`].join('&')}`;
     x.answer = encode({ status: 301, body: { location: target }, headers: { location: target } });
   };
 

@@ -27,6 +27,11 @@ export function searchText(story: Story): string {
 }
 
 function buildSearchText(story: Story): string {
+  return searchedFields(story).join(SEPARATOR).toLowerCase();
+}
+
+/** The texts a search looks in, in order. */
+function searchedFields(story: Story): string[] {
   const parts: string[] = [];
   for (const v of [story.name, story.slug, story.full_slug]) if (typeof v === 'string') parts.push(v);
   // Iterative walk: deeply nested content cannot overflow the stack.
@@ -44,11 +49,14 @@ function buildSearchText(story: Story): string {
       }
     }
   }
-  return parts.join(SEPARATOR).toLowerCase();
+  return parts;
 }
 
 /** A predicate for one (trimmed, non-empty) term. */
 export function compileSearch(term: string): (story: Story) => boolean {
   const needle = term.toLowerCase();
+  // A term holding the separator would match where two fields meet: it is looked for in each field.
+  if (needle.includes(SEPARATOR))
+    return (story) => searchedFields(story).some((field) => field.toLowerCase().includes(needle));
   return (story) => searchText(story).includes(needle);
 }

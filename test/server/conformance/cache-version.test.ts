@@ -72,6 +72,16 @@ describe('notes "Cache version": v2 published view redirects to the current cv',
     expect(params.getAll('cv')).toEqual([current()]);
   });
 
+  it('notes "Cache version": Location repeats the query as sent, byte for byte, with its cv replaced', async () => {
+    // As a client encodes it (not as URLSearchParams would): `%20`, raw `*` and `/`, an invalid byte, a cv spelt encoded.
+    const sent = `token=${PUBLIC}&filter_query[title][like]=*the%20best*&by_slugs=blog/*&search_term=%FF&c%76=1`;
+    const r = await server.get(`/v2/cdn/stories?${sent}`);
+    expect(r.status).toBe(301);
+    const location = r.headers.get('location')!;
+    expect(location).toBe(`/v2/cdn/stories?${sent.replace('&c%76=1', '')}&cv=${current()}`);
+    expect((await server.get(location)).status).toBe(200);
+  });
+
   it('notes "Cache version": a single story path with slashes keeps its path in Location', async () => {
     const r = await server.get(
       `/v2/cdn/stories/products/shoes/runner?token=${PUBLIC}&resolve_relations=page.featured&cv=1`,

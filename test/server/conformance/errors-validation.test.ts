@@ -110,6 +110,24 @@ describe('contract "Errors"', () => {
     expect(single.body.story.id).toBe(10);
   });
 
+  it('contract "Versioning": version 1 ignores the parameters version 2 added (content_type, level, by_ids, resolve_assets)', async () => {
+    const added: Array<Record<string, string>> = [
+      { content_type: 'author' },
+      { level: '1' },
+      { level: '0' },
+      { by_ids: '10' },
+      { resolve_assets: '1' },
+    ];
+    for (const params of added) {
+      const r = await server.api('/v1/cdn/stories', params);
+      expect(r.status, JSON.stringify(params)).toBe(200);
+      expect(ids(r.body), JSON.stringify(params)).toEqual(PUBLISHED_IDS);
+      expect(r.body, JSON.stringify(params)).not.toHaveProperty('assets');
+    }
+    const v2 = await server.api('/v2/cdn/stories', { content_type: 'author' });
+    expect(ids(v2.body).length).toBeLessThan(PUBLISHED_IDS.length);
+  });
+
   it('contract "Errors" 422: malformed values (per_page=abc, page=0, level=x, bad dates, bad sort_by)', async () => {
     const cases: Array<Record<string, string>> = [
       { per_page: 'abc' },

@@ -72,4 +72,11 @@ describe('contract "search_term"', () => {
     expect(await sorted({ search_term: 'shoes' })).toEqual([19, 20]);
     expect(await sorted({ search_term: 'zzz-nothing' })).toEqual([]);
   });
+
+  it('notes "Query semantics": a term does not match where two fields meet', async () => {
+    expect(await sorted({ search_term: 'home' })).toContain(10);
+    // The name and the slug of story 10 are Home and home: nothing holds them together, nor a NUL alone.
+    expect(await sorted({ search_term: 'home\u0000home' })).toEqual([]);
+    expect(await sorted({ search_term: '\u0000' })).toEqual([]);
+  });
 });
