@@ -25,11 +25,22 @@ export const MODULE_FORMS = [
   'index/<lang>/<component>',
 ] as const;
 
-/** The name of the view module of a language, or of a content type in a language (names with `/` or `%` are written encoded). */
+/** The name of the view module of a language, or of a content type in a language (names with `/`, `%` or `*` are written encoded). */
 export const viewModuleName = (lang: string, component?: string): string =>
-  component === undefined
-    ? `index/${encodeURIComponent(lang)}`
-    : `index/${encodeURIComponent(lang)}/${encodeURIComponent(component)}`;
+  component === undefined ? `index/${encodeName(lang)}` : `index/${encodeName(lang)}/${encodeName(component)}`;
+
+/** A lone surrogate (half a character), which no encoding as UTF-8 can carry. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A name as one segment of a module name. `*` is encoded too: in the declarations (`declare
+ * module`) it is a wildcard, which would declare every name (or two of them, none). A lone
+ * surrogate, which encodeURIComponent refuses, is the replacement character, as in the view's file
+ * name (see viewFile): decoded, the name finds the same file.
+ */
+function encodeName(name: string): string {
+  return encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD')).replaceAll('*', '%2A');
+}
 
 /**
  * The file of the module named `name` (after the prefix), relative to the output directory, or

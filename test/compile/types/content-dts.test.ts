@@ -8,6 +8,7 @@ import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../../src/compile/index.js';
+import { servedFile, viewModuleName } from '../../../src/compile/modules.js';
 import { sync } from '../../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
@@ -191,4 +192,47 @@ describe('content.d.ts', () => {
       await expectOnlyWrongFail(root, WRONG);
     }, 120_000);
   }
+});
+
+describe('content.d.ts of content types whose names are hostile', () => {
+  /** A `*` is a wildcard in `declare module`; a lone surrogate cannot be percent-encoded. */
+  const COMPONENTS = ['a*b*c', '*', 'half\uD800'];
+
+  it('declares each lean module as itself: the app checks, an unknown content type still fails', async () => {
+    const hostile = await startTestServer({ admin: true });
+    try {
+      for (const [k, component] of COMPONENTS.entries()) {
+        const created = await fetch(`${hostile.url}/__admin/stories`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Odd ${k}`, content: { component, title: 'x' } }),
+        }).then((r) => r.json());
+        expect(
+          (await fetch(`${hostile.url}/__admin/stories/${created.story.id}/publish`, { method: 'POST' })).status,
+        ).toBe(200);
+      }
+      const root = await tempDir('content-dts-hostile');
+      const own = path.join(root, 'snapshot');
+      await sync({ baseUrl: hostile.url, token: PUBLIC, out: own, ...unpaced() });
+      const out = path.join(root, '.content', 'modules');
+      await compile({ snapshot: own, out });
+      const text = readFileSync(path.join(root, '.content', 'content.d.ts'), 'utf8');
+      // No declared name holds a `*`: each declares one module.
+      expect(text.match(/declare module "[^"]*\*/g)).toBeNull();
+      for (const component of COMPONENTS) {
+        const name = viewModuleName('default', component);
+        expect(existsSync(path.join(out, servedFile(name)!)), component).toBe(true);
+        expect(text, component).toContain(`declare module "content:${name}" {`);
+      }
+      const main = COMPONENTS.map(
+        (c, k) =>
+          `import { entries as e${k} } from 'content:${viewModuleName('default', c)}';\nexport const n${k}: number = e${k}.length;\n`,
+      ).join('');
+      const wrong = [`import { entries } from 'content:index/default/no-such-type'; export const n = entries.length;`];
+      await app(root, SETUPS[0]!, { 'main.ts': main, 'wrong0.ts': `${wrong[0]}\nexport {};\n` });
+      await expectOnlyWrongFail(root, wrong);
+    } finally {
+      await hostile.close();
+    }
+  }, 120_000);
 });
