@@ -64,7 +64,7 @@ import { RUNTIME_FILE, RUNTIME_SOURCE } from './serialize.js';
 import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type CompileLedger } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
-import { TypeInferrer, contentDeclaration, emitTypes } from './types/index.js';
+import { TypeInferrer, contentDeclaration, emitTypes, renamedTypes } from './types/index.js';
 import { servedModules } from './modules.js';
 import { viewFiles } from './views.js';
 import type { WorkerInput } from './worker-protocol.js';
@@ -415,7 +415,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     // A full compile wrote the two modules of every story that has them (listed here, in order).
     written: state ? output.written.sort() : sortedWithModules(output.written, result.withModules),
     deleted,
-    warnings: [...languagesListed, ...(warning ? [warning] : [])],
+    warnings: [...languagesListed, ...renamedTypes(types.model.components), ...(warning ? [warning] : [])],
     ...(declared ? { declaration } : {}),
     durationMs: performance.now() - started,
   };

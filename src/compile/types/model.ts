@@ -1,5 +1,5 @@
 /** The type model: what the observations mean, as type expressions ready to print. */
-import { NameAllocator, compare, pascalCase } from './names.js';
+import { NameAllocator, claimOrder, compare, pascalCase } from './names.js';
 import type { Schema, SchemaField } from './schema.js';
 import type { Dict, TypeCounts, Rec, Slot, StrStat } from './stats.js';
 
@@ -192,7 +192,7 @@ export function buildModel(state: TypeCounts, opts: ModelOptions): TypeModel {
   const names = new NameAllocator(RUNTIME_NAMES);
   const compNames = [...new Set([...Object.keys(state.comps), ...schema.keys()])].sort(compare);
   const comps = new Map<string, { typeName: string; storyName?: string; contentType: boolean }>();
-  for (const name of compNames) {
+  for (const name of [...compNames].sort(claimOrder)) {
     const contentType = (state.comps[name]?.root ?? 0) > 0 || schema.get(name)?.isRoot === true;
     const base = names.claim(pascalCase(name), contentType ? ['Content', 'Story'] : ['Blok']);
     comps.set(

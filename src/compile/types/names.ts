@@ -1,5 +1,6 @@
 /** Type names derived from component names: stable, valid identifiers, free of collisions. */
 import { ID_START } from '../escape.js';
+import type { ComponentModel } from './model.js';
 
 /**
  * `popular-articles` -> `PopularArticles`, `1-col` -> `C1Col`, `Person` -> `Person`: the characters
@@ -39,3 +40,32 @@ export class NameAllocator {
 export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * How conventional a component's name is: a technical name as the CMS makes them (lowercase,
+ * digits, `_`), then with `-`, then any other. Names that make the same type name (`article` and
+ * `Article`, `hero_block` and `HeroBlock`) claim it in this order, so a name added later in
+ * another spelling does not take the type an app already uses from the conventional one.
+ */
+function conventionRank(name: string): number {
+  return /^[a-z0-9_]+$/.test(name) ? 0 : /^[a-z0-9_-]+$/.test(name) ? 1 : 2;
+}
+
+/** The order in which component names claim their type names (see conventionRank). */
+export function claimOrder(a: string, b: string): number {
+  return conventionRank(a) - conventionRank(b) || compare(a, b);
+}
+
+/** A warning for each component whose type name is not its own name's (another component, or the runtime, holds that). */
+export function renamedTypes(components: readonly ComponentModel[]): string[] {
+  return components
+    .filter((c) => c.typeName !== ownTypeName(c))
+    .map((c) => {
+      const other = components.find((o) => o !== c && o.typeName === ownTypeName(c));
+      const holder = other ? `component ${JSON.stringify(other.name)}` : 'the runtime';
+      const typed = c.storyName ? `${c.typeName} and ${c.storyName}` : c.typeName;
+      return `component ${JSON.stringify(c.name)} is typed ${typed}: ${ownTypeName(c)} is taken by ${holder}`;
+    });
+}
+
+const ownTypeName = (c: ComponentModel): string => pascalCase(c.name) + (c.contentType ? 'Content' : 'Blok');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TypeInferrer, printType } from '../../../src/compile/types/index.js';
+import { TypeInferrer, printType, renamedTypes } from '../../../src/compile/types/index.js';
 import type { InferOptions, TypeModel } from '../../../src/compile/types/index.js';
 import type { Story } from '../../../src/api/index.js';
 import { readReal, story, storiesOf } from './helpers.js';
@@ -207,14 +207,41 @@ describe('names', () => {
     const names = m.components.map((c) => [c.name, c.typeName, c.storyName ?? '']);
     expect(names).toEqual([
       ['1-col', 'C1ColBlok', ''],
-      ['Person', 'PersonContent', 'PersonStory'],
+      ['Person', 'Person2Content', 'Person2Story'],
       ['Story', 'StoryContent', 'StoryStory'],
       ['any', 'Any2Content', 'Any2Story'],
       ['page', 'PageContent', 'PageStory'],
-      ['person', 'Person2Content', 'Person2Story'],
-      ['popular-articles', 'PopularArticlesBlok', ''],
-      ['popular_articles', 'PopularArticles2Blok', ''],
+      ['person', 'PersonContent', 'PersonStory'],
+      ['popular-articles', 'PopularArticles2Blok', ''],
+      ['popular_articles', 'PopularArticlesBlok', ''],
       ['table', 'TableBlok', ''],
     ]);
+    // Each renamed one is said, with what holds its name.
+    expect(renamedTypes(m.components)).toEqual([
+      'component "Person" is typed Person2Content and Person2Story: PersonContent is taken by component "person"',
+      'component "any" is typed Any2Content and Any2Story: AnyContent is taken by the runtime',
+      'component "popular-articles" is typed PopularArticles2Blok: PopularArticlesBlok is taken by component "popular_articles"',
+    ]);
+  });
+
+  it('a component added in another spelling does not take the type name of the conventional one', () => {
+    const articles = [
+      story({ component: 'article' }),
+      story({ component: 'page', body: [{ _uid: 'h', component: 'hero_block' }] }),
+    ];
+    const before = infer(articles).components.map((c) => [c.name, c.typeName]);
+    const after = infer([
+      ...articles,
+      story({ component: 'Article' }),
+      story({
+        component: 'page',
+        body: [
+          { _uid: 'i', component: 'HeroBlock' },
+          { _uid: 'j', component: 'hero-block' },
+        ],
+      }),
+    ]).components.map((c) => [c.name, c.typeName]);
+    for (const kept of before) expect(after).toContainEqual(kept);
+    expect(after).toContainEqual(['Article', 'Article2Content']);
   });
 });
