@@ -423,7 +423,7 @@ export function datasourcesModule(records: readonly DatasourceRecord[]): string 
   return `${GENERATED_HEADER}export const datasources = ${jsonExpression(data)};
 /** The value of an entry in a dimension (a language code such as de), falling back to its default value. */
 export function label(datasource, name, dimension) {
-  const entry = datasources[datasource]?.entries.find((e) => e.name === name);
+  const entry = Object.hasOwn(datasources, datasource) ? datasources[datasource].entries.find((e) => e.name === name) : undefined;
   if (!entry) return undefined;
   return (dimension && Object.hasOwn(entry.dimension_values, dimension) && entry.dimension_values[dimension]) || entry.value;
 }

@@ -123,6 +123,9 @@ describe('names from content in generated code', () => {
     expect(datasources[quote].entries.map((e: any) => e.name)).toEqual(HOSTILE);
     expect(label(quote, HOSTILE[0], quote)).toBe(`${HOSTILE[0]}!`);
     expect(label(quote, HOSTILE[0], 'toString')).toBe(HOSTILE[0]);
+    // A datasource the snapshot lacks, named like what every object inherits: none.
+    for (const inherited of ['valueOf', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(label(inherited, 'x'), inherited).toBeUndefined();
 
     const { tags } = await importFresh<{ tags: Array<{ name: string }> }>(path.join(out, 'tags.js'));
     expect(tags.map((t) => t.name)).toEqual(expect.arrayContaining(HOSTILE));
