@@ -82,21 +82,42 @@ async function coordinated(
   const key = fleetKey({ ...options, api: options.api ?? 'v2', views: options.views ?? ['published'] });
   const lease = new Lease(redis, `${key}:lease`, options.leaseMs ?? 15_000, log);
   const publishedKey = `${key}:published`;
+  // Redis failing (gone, or not answering) never fails the builder: it syncs through the store alone.
+  const alone = async (err: unknown): Promise<FleetResult> => {
+    log(`content-sync: Redis failed (${reason(err)}): syncing without coordination`);
+    return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
+  };
   // What was published before this builder started is not what it waits for.
-  const before = await redis.get(publishedKey);
+  let before: string | null;
+  try {
+    before = await redis.get(publishedKey);
+  } catch (err) {
+    return alone(err);
+  }
   const started = Date.now();
   const deadline = started + (options.waitMs ?? 600_000);
   for (;;) {
-    if (await lease.take()) {
+    let took: boolean;
+    try {
+      took = await lease.take();
+    } catch (err) {
+      return alone(err);
+    }
+    if (took) {
       try {
         const result = await syncThroughStore(store, options, log);
-        if (result.published) await redis.set(publishedKey, result.published, 'EX', PUBLISHED_TTL_S);
+        if (result.published) await announce(redis, publishedKey, result.published, log);
         return { role: 'syncer', ...result };
       } finally {
         await lease.release();
       }
     }
-    const published = await awaitPublished(redis, lease, publishedKey, before, started, deadline, log);
+    let published: Awaited<ReturnType<typeof awaitPublished>>;
+    try {
+      published = await awaitPublished(redis, lease, publishedKey, before, started, deadline, log);
+    } catch (err) {
+      return alone(err);
+    }
     if (published === 'timeout') {
       log(
         `content-sync: no snapshot was published within ${Math.round((deadline - started) / 1000)} s: syncing without waiting`,
@@ -110,6 +131,20 @@ async function coordinated(
       log(`content-sync: could not take the snapshot ${published} (${reason(err)}): syncing instead`);
       return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
     }
+  }
+}
+
+/**
+ * Tells the builders waiting that `published` is in the store. When Redis fails, they are not
+ * told (each syncs itself when the lease ends), and this builder's sync stands.
+ */
+async function announce(redis: Redis, publishedKey: string, published: string, log: (m: string) => void) {
+  try {
+    await redis.set(publishedKey, published, 'EX', PUBLISHED_TTL_S);
+  } catch (err) {
+    log(
+      `content-sync: could not tell other builders of ${published} through Redis (${reason(err)}); the snapshot is complete`,
+    );
   }
 }
 

@@ -14,6 +14,8 @@ export async function connectRedis(url: string): Promise<Redis> {
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 5_000,
+    // A server that stops answering (paused, a network that drops packets) fails the command, as one that is gone.
+    commandTimeout: 5_000,
     maxRetriesPerRequest: 2,
     // A few reconnections, then the commands fail (and the builder goes on without Redis).
     retryStrategy: (times) => (times > 3 ? null : 200 * times),

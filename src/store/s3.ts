@@ -40,7 +40,8 @@ export class ObjectStore {
       // S3-compatible services need a region name too, and most accept any.
       ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION ? { region: 'us-east-1' } : {}),
       maxAttempts: 3,
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+      // A request without an answer for a minute fails (and is tried again): by default the SDK only warns, and waits on.
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000, throwOnRequestTimeout: true },
       // Every object is checked against its sha256 by the reader; the SDK's own default checksums
       // are not understood by every S3-compatible service.
       requestChecksumCalculation: 'WHEN_REQUIRED',

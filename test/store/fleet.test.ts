@@ -121,3 +121,46 @@ describe('a fleet whose syncer is killed', () => {
     }
   }, 60_000);
 });
+
+describe('a fleet whose Redis fails mid-sync', () => {
+  /** Two builders started together on a Redis of their own; `fail` is done to it once one holds the lease. */
+  async function fleetWhile(fail: (own: TestRedis) => void | Promise<void>) {
+    // Slow answers keep the syncer at work while Redis fails.
+    const service = await serveDemo(30, { latencyMs: 200 });
+    const own = await startRedis();
+    const watcher = await connectRedis(own.url);
+    try {
+      const reference = await tempDir('reference');
+      const { sync } = await import('../../src/sync/index.js');
+      await sync({ baseUrl: service.url, token: TOKEN, out: reference, ...unpaced() });
+      const store = freshStore();
+      const fleet = Promise.all([
+        builder(service, store, { redis: own.url }),
+        builder(service, store, { redis: own.url }),
+      ]);
+      while ((await watcher.keys('content-sync:*:lease')).length === 0) await new Promise((r) => setTimeout(r, 20));
+      watcher.disconnect();
+      await fail(own);
+      const builders = await fleet;
+      const expected = await readTree(reference);
+      for (const b of builders) expect(treeDiff(await readTree(b.out), expected)).toEqual([]);
+      return builders;
+    } finally {
+      watcher.disconnect();
+      await own.close();
+      await service.close();
+    }
+  }
+
+  it('Redis gone: both builders end with the whole snapshot, with warnings, not failures', async () => {
+    const builders = await fleetWhile((own) => own.close());
+    expect(builders.map((b) => b.role)).toEqual(['syncer', 'syncer']);
+    expect(builders.flatMap((b) => b.warnings).join('\n')).toMatch(/Redis/);
+  }, 60_000);
+
+  it('Redis not answering (paused): the builders do not wait on it for good', async () => {
+    const builders = await fleetWhile((own) => own.signal('SIGSTOP'));
+    expect(builders.map((b) => b.role)).toEqual(['syncer', 'syncer']);
+    expect(builders.flatMap((b) => b.warnings).join('\n')).toMatch(/Command timed out/);
+  }, 90_000);
+});

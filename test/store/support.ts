@@ -92,6 +92,8 @@ export function serveDemo(
 
 export interface TestRedis {
   url: string;
+  /** Sends the server a signal (SIGSTOP pauses it: connections stay open and nothing answers; SIGCONT resumes it). */
+  signal(signal: NodeJS.Signals): void;
   close(): Promise<void>;
 }
 
@@ -125,8 +127,11 @@ export async function startRedis(): Promise<TestRedis> {
   });
   return {
     url: `redis://127.0.0.1:${port}`,
+    signal: (signal) => child.kill(signal),
     close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       await exited;
     },
