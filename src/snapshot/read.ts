@@ -176,7 +176,7 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     await fs.access(spaceFile);
   } catch {
     throw new SpaceDirectoryError(
-      `${dir} is not a space directory (no ${FILES.space}); create one with \`content-sync demo --out ${dir}\` or \`content-sync sync\``,
+      `${dir} is not a space directory (no ${FILES.space}); create one with \`content-sync demo --out DIR\` (DIR new or empty) or \`content-sync sync\``,
     );
   }
   const space = check(Space, await readJson(spaceFile), spaceFile, true);

@@ -64,10 +64,13 @@ export function* spaceFiles(data: SpaceData): Generator<[string, string]> {
 /** Writes `data` as a complete space directory at `dir`, replacing what was there. */
 export async function writeSpaceDirectory(dir: string, data: SpaceData, options: WriteOptions = {}): Promise<Manifest> {
   const target = path.resolve(dir);
+  await checkReplaceable(target);
   const parent = path.dirname(target);
   await fs.mkdir(parent, { recursive: true });
   const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(target)}.staging-`));
   try {
+    // As a directory made with mkdir is (mkdtemp's are private).
+    await fs.chmod(staging, 0o755);
     await fs.mkdir(path.join(staging, FILES.stories));
     await fs.mkdir(path.join(staging, FILES.datasources));
     const digests = new Map<string, string>();
@@ -86,6 +89,28 @@ export async function writeSpaceDirectory(dir: string, data: SpaceData, options:
     await fse.remove(staging);
     throw err;
   }
+}
+
+/**
+ * A space directory replaces what is at `target` whole: nothing, an empty directory or another
+ * space directory. Anything else (someone's files, a folder of recordings, the current
+ * directory of a project) is refused, naming it.
+ */
+async function checkReplaceable(target: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR')
+      throw new Error(`${target} is a file: a space directory is written only where there is none`);
+    throw err;
+  }
+  if (entries.length === 0 || entries.includes(FILES.space)) return;
+  throw new Error(
+    `${target} holds other files and is not a space directory (no ${FILES.space}): a space directory replaces only an empty directory or another space directory; choose a new directory`,
+  );
 }
 
 /** Replaces `target` by `staging` with two renames; the old tree is removed after. */

@@ -150,6 +150,27 @@ describe('determinism', () => {
   });
 });
 
+describe('where the demo is written', () => {
+  it('replaces nothing but an empty directory or another space directory', async () => {
+    // Someone's files (a folder of recordings, a project's own directory): refused, kept as they were.
+    const theirs = path.join(tmp, 'theirs');
+    await fs.mkdir(theirs);
+    await fs.writeFile(path.join(theirs, 'playground.json'), '{"mine":true}');
+    await expect(writeDemoSpace(theirs, { stories: 10 })).rejects.toThrow(
+      /theirs holds other files and is not a space directory \(no space\.json\).*choose a new directory/,
+    );
+    expect(await fs.readdir(theirs)).toEqual(['playground.json']);
+    expect((await fs.readdir(tmp)).filter((f) => f.includes('staging'))).toEqual([]);
+    // An empty directory, then the space directory it became: written, readable as mkdir makes them.
+    const empty = path.join(tmp, 'empty');
+    await fs.mkdir(empty);
+    await writeDemoSpace(empty, { stories: 10, seed: 1 });
+    await writeDemoSpace(empty, { stories: 12, seed: 1 });
+    expect((await fs.readdir(path.join(empty, 'stories'))).length).toBe(12);
+    expect((await fs.stat(empty)).mode & 0o777).toBe(0o755);
+  });
+});
+
 describe('the written directory', () => {
   it('reads back (validating every record) and equals the generated data', async () => {
     const dir = path.join(tmp, 'space');
