@@ -91,7 +91,12 @@ export async function prepareCommand(argv: string[]): Promise<number> {
     throw new PrepareError(`${shown} does not use ${PLUGIN_NAME}: add contentSync() to its plugins (see the README)`);
   const result = await plugin.api.prepare();
   const base = path.relative(process.cwd(), path.dirname(plugin.api.pipeline!.modulesDir)) || '.';
-  const source = result.sync ? `${result.sync.mode} sync` : 'offline: the existing snapshot';
+  // No sync and not offline: nothing had changed (the embedded space directory as last synced), or another builder's snapshot was taken from the store.
+  const source = result.sync
+    ? `${result.sync.mode} sync`
+    : result.offline
+      ? 'offline: the existing snapshot'
+      : 'current without a sync';
   const types = path.join(base, 'content.d.ts');
   console.log(
     `content-sync prepare: ${result.compile.stories} stories ready in ${base} (${source})` +
