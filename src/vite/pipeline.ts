@@ -57,6 +57,9 @@ export class ContentPipeline {
   /** How long the demo space took to write (when this process wrote it), the last sync and the last compile, in ms. */
   readonly durations: { demo?: number; sync?: number; compile?: number } = {};
 
+  /** The cache version the last sync's line named. */
+  #toldCv: number | undefined;
+
   constructor(
     readonly options: ResolvedOptions,
     readonly root: string,
@@ -294,6 +297,9 @@ export class ContentPipeline {
     this.#embedded?.synced(result?.cv);
     if (!result) return undefined;
     this.durations.sync = result.durationMs;
+    // The same cache version again, nothing changed (a poll, say): said once.
+    if (result.mode === 'unchanged' && result.cv === this.#toldCv) return result;
+    this.#toldCv = result.cv;
     this.log.info(
       `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
         `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s` +

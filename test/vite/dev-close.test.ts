@@ -16,6 +16,7 @@ import {
   SECRET,
   admin,
   capturingLogger,
+  type CapturingLogger,
   clearContentEnv,
   project,
   publishPage,
@@ -125,13 +126,17 @@ describe.each(VITE_MAJORS)('a Vite %s dev server closing', (_major, { createServ
 
   it('stops polling the API', async () => {
     const options: ContentSyncOptions = { baseUrl: service.url, token: PUBLIC_TOKEN, pollMs: 250 };
-    const server = await createServer(serverConfig(await newRoot(), contentSync(options), 'middleware'));
+    const config = serverConfig(await newRoot(), contentSync(options), 'middleware');
+    const server = await createServer(config);
     await server.ssrLoadModule('content:index');
     /** Requests of the Content Delivery API so far (the control plane's own are not counted). */
     const requests = async () => (await admin<RequestStats>(service, 'GET', 'stats')).total;
     const before = await requests();
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await requests()).toBeGreaterThan(before);
+    // Polls that find the same cache version say nothing each time: one line at the first sync.
+    const lines = (config.customLogger as unknown as CapturingLogger).text('info');
+    expect(lines.match(/sync \(cv \d+\)/g)).toHaveLength(1);
     await server.close();
     const closed = await requests();
     await new Promise((resolve) => setTimeout(resolve, 800));
