@@ -62,7 +62,7 @@ export function summaryLine(r: SyncResult, out: string): string {
   const what =
     r.mode === 'unchanged'
       ? 'unchanged'
-      : `${r.mode}: ${r.changed.stories.length} stories written, ${r.changed.removed.length} removed, ${r.changed.datasources.length} datasources changed`;
+      : `${r.mode}${r.fullBecause ? ` (${r.fullBecause})` : ''}: ${r.changed.stories.length} stories written, ${r.changed.removed.length} removed, ${r.changed.datasources.length} datasources changed`;
   return (
     `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${r.counts.stories} stories, ${r.counts.datasources} datasources; ` +
     `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s` +
@@ -77,6 +77,7 @@ export function summaryLine(r: SyncResult, out: string): string {
 function jsonSummary(result: SyncResult): Record<string, unknown> {
   return {
     mode: result.mode,
+    ...(result.fullBecause ? { full_because: result.fullBecause } : {}),
     space: result.space.id,
     cv: result.cv,
     counts: result.counts,

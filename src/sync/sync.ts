@@ -44,6 +44,7 @@ import {
   type DatasourceIndexEntry,
   type DatasourceRecord,
   type IndexLayout,
+  type Manifest,
   type SnapshotState,
   type StoryIndexEntry,
   type StoryVersion,
@@ -94,6 +95,8 @@ export interface SyncProgress {
 
 export interface SyncResult {
   mode: 'full' | 'incremental' | 'unchanged';
+  /** Why a sync over an existing snapshot read the whole space although not asked to (another API, views or languages; a version gone back). */
+  fullBecause?: string;
   space: Space;
   cv: number;
   counts: { stories: number; datasources: number };
@@ -216,6 +219,22 @@ async function currentRecord(pass: Pass, id: number): Promise<StoryRecord | unde
   if (!text) return undefined;
   const parsed = StoryRecord.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : undefined;
+}
+
+/** What about the snapshot makes this sync read the whole space, if anything (said with the result: the snapshot's views, say, change with it). */
+function changedShape(
+  manifest: Manifest,
+  api: string,
+  views: readonly string[],
+  space: Space,
+  wentBack: boolean,
+): string | undefined {
+  if (manifest.api !== api) return `the snapshot was synced with the ${manifest.api} API, this sync uses ${api}`;
+  if (canonicalJson(manifest.views) !== canonicalJson(views))
+    return `the snapshot held the ${manifest.views.join(' and ')} view, this sync asks for ${views.join(' and ')} (--version)`;
+  if (canonicalJson(manifest.languages) !== canonicalJson(languagesOf(space))) return "the space's languages changed";
+  if (wentBack) return `the space's version went back (${space.version}, the snapshot's ${manifest.cv})`;
+  return undefined;
 }
 
 function checkMoved(pass: Pass): void {
@@ -646,8 +665,11 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // since, and events name what changed since: neither sees content that went back, so all is read.
     const wentBack = state !== undefined && space.version < state.manifest.cv;
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !options.events);
+    const fullBecause =
+      state && !options.full ? changedShape(state.manifest, client.api, views, space, wentBack) : undefined;
     const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
       mode,
+      ...(mode === 'full' && fullBecause ? { fullBecause } : {}),
       space,
       cv: space.version,
       counts: {

@@ -301,7 +301,7 @@ export class ContentPipeline {
     if (result.mode === 'unchanged' && result.cv === this.#toldCv) return result;
     this.#toldCv = result.cv;
     this.log.info(
-      `content-sync: ${result.mode} sync (cv ${result.cv}): ${result.changed.stories.length} stories written, ` +
+      `content-sync: ${result.mode} sync (cv ${result.cv}${result.fullBecause ? `; ${result.fullBecause}` : ''}): ${result.changed.stories.length} stories written, ` +
         `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s` +
         (result.assets?.downloaded ? `; ${result.assets.downloaded} assets downloaded` : ''),
     );

@@ -241,6 +241,17 @@ describe('full sync of the fixture space', () => {
     });
     expect(repaired.changed).toEqual({ stories: [], removed: [], datasources: [], tags: false });
     expect(readFileSync(`${bothDir}/stories/12.json`, 'utf8')).toBe(intact);
+    // The published view alone over it (a --version forgotten): a full sync that says why, the draft view gone.
+    expect(again.fullBecause).toBeUndefined();
+    const narrowed = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir });
+    expect(narrowed.mode).toBe('full');
+    expect(narrowed.fullBecause).toBe(
+      'the snapshot held the published and draft view, this sync asks for published (--version)',
+    );
+    expect((await readJsonFile(`${bothDir}/manifest.json`)).views).toEqual(['published']);
+    // An API version of its own: the same.
+    const otherApi = await sync({ baseUrl: server.url, token: PREVIEW, out: bothDir, api: 'v1' });
+    expect(otherApi.fullBecause).toBe('the snapshot was synced with the v2 API, this sync uses v1');
   });
 
   it('gives the same story records through v1 and v2', async () => {
