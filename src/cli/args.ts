@@ -10,6 +10,14 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** What a failed listen says: a port in use names the flag that chooses another. */
+export function listenError(err: unknown, port: number): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  return new Error(
+    `port ${port} is in use (another content-sync serve or watch, or a dev server?): choose another with --port, or --port 0 for any free one`,
+  );
+}
+
 export type ParsedFlags = { values: Record<string, string | boolean | undefined> };
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>): ParsedFlags {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
-import { integer, parse, UsageError } from './args.js';
+import { integer, listenError, parse, UsageError } from './args.js';
 
 export { UsageError };
 
@@ -134,6 +134,8 @@ async function serve(argv: string[]): Promise<number> {
     webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined,
     log: (line) => console.error(line),
     assetUrls: 'self',
+  }).catch((err: unknown) => {
+    throw listenError(err, port);
   });
   // Build the default listings now, so the first request does not pay for them.
   server.service.store.entries({ view: 'published', lang: 'default' });

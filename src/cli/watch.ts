@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { View } from '../api/index.js';
 import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
-import { UsageError, integer, parse, syncFlags } from './args.js';
+import { UsageError, integer, listenError, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 
 const HELP = `usage: content-sync watch --port P --secret S [options] -- <build command...>
@@ -122,9 +122,10 @@ export async function watchCommand(argv: string[]): Promise<number> {
     endpoint(req, res);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error) => reject(listenError(err, port));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +88,25 @@ describe('content-sync serve', () => {
     expect(result.stderr).toMatch(/^content-sync serve: /);
     expect(result.stderr).toContain(missing);
     expect(result.stderr.split('\n').filter((l) => l !== '').length).toBeLessThanOrEqual(3);
+  });
+
+  it('serve and watch on a port in use exit 1 naming the port and the flag that picks another', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      for (const args of [
+        ['serve', '--data', data, '--port', port],
+        ['watch', '--port', port, '--secret', 'x', '--', 'true'],
+      ]) {
+        const result = await runCli(args);
+        expect(result.code, args[0]).toBe(1);
+        expect(result.stderr, args[0]).toMatch(
+          new RegExp(`^content-sync ${args[0]}: port ${port} is in use .*--port 0 for any free one`),
+        );
+      }
+    } finally {
+      taken.close();
+    }
   });
 });
