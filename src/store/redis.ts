@@ -21,12 +21,16 @@ export async function connectRedis(url: string): Promise<Redis> {
     retryStrategy: (times) => (times > 3 ? null : 200 * times),
   });
   // Failures reach the caller through the commands that fail; the event would only print them again.
-  client.on('error', () => undefined);
+  // The last one is kept: a connect that gives up says only 'Connection is closed.', not why.
+  let cause: Error | undefined;
+  client.on('error', (err: Error) => {
+    cause = err;
+  });
   try {
     await client.connect();
   } catch (err) {
     client.disconnect();
-    throw err;
+    throw cause ?? err;
   }
   return client;
 }
