@@ -24,7 +24,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
 export async function receiveWebhook(req: IncomingMessage, secret: string, maxBytes: number): Promise<Intake> {
   const body = await readBody(req, maxBytes);
   if (!body) return { status: 413, error: `the body is larger than ${maxBytes} bytes` };
-  if (!verifyWebhook(body, secret, req.headers['webhook-signature'] as string | undefined)) {
+  const signature = req.headers['webhook-signature'] as string | undefined;
+  if (signature === undefined) return { status: 401, error: 'no webhook-signature header: webhooks are signed' };
+  if (!verifyWebhook(body, secret, signature)) {
     return { status: 401, error: 'the webhook-signature does not match the body' };
   }
   try {
