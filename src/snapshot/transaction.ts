@@ -255,10 +255,13 @@ export class SnapshotTransaction {
   readonly #deletes = new Set<string>();
   readonly #made = new Set<string>();
   #done = false;
+  /** The first directory this transaction's open made (the snapshot's, or a parent): removed again, empty, when nothing is committed. */
+  readonly #created: string | undefined;
 
-  private constructor(dir: string, lock: WriterLock) {
+  private constructor(dir: string, lock: WriterLock, created: string | undefined) {
     this.#dir = dir;
     this.#lock = lock;
+    this.#created = created;
   }
 
   /**
@@ -275,7 +278,7 @@ export class SnapshotTransaction {
   }
 
   static async #open(dir: string, waitMs: number): Promise<SnapshotTransaction> {
-    await fs.mkdir(dir, { recursive: true });
+    const created = await fs.mkdir(dir, { recursive: true });
     const lock = waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it') : await WriterLock.take(dir);
     try {
       await recoverJournal(dir);
@@ -284,7 +287,7 @@ export class SnapshotTransaction {
       await lock.release();
       throw err;
     }
-    return new SnapshotTransaction(dir, lock);
+    return new SnapshotTransaction(dir, lock, created);
   }
 
   /** Runs a write to the staging; its failure names the snapshot and says the previous one is intact. */
@@ -464,5 +467,21 @@ export class SnapshotTransaction {
     } finally {
       await this.#lock.release();
     }
+    if (this.#created) await removeEmptyUpTo(path.resolve(this.#dir), path.resolve(this.#created));
+  }
+}
+
+/**
+ * Removes `dir` and its parents up to `top` while they are empty: a first sync that failed leaves
+ * no empty directory behind. One that is not empty (another writer's lock, files of anyone) stays.
+ */
+async function removeEmptyUpTo(dir: string, top: string): Promise<void> {
+  for (let at = dir; at.startsWith(top); at = path.dirname(at)) {
+    try {
+      await fs.rmdir(at);
+    } catch {
+      return;
+    }
+    if (at === top) return;
   }
 }

@@ -2,7 +2,8 @@
  * Full sync against the real local service: what lands on disk, per view and
  * API version, byte for byte, and the round trip serve -> sync -> serve.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Story } from '../../src/api/index.js';
 import { generateDemoSpace } from '../../src/demo/index.js';
@@ -269,6 +270,19 @@ describe('full sync of the fixture space', () => {
     expect(stories(a).size).toBe(12);
     expect(b.get('indexes/stories.json')).toBe(a.get('indexes/stories.json'));
     expect(JSON.parse(b.get('manifest.json')!).api).toBe('v1');
+  });
+
+  it('a first sync that fails leaves no directory behind; a failing one into a directory keeps it as it was', async () => {
+    server = await startTestServer();
+    const root = await tempDir();
+    const out = path.join(root, 'site', 'snapshot');
+    await expect(sync({ baseUrl: server.url, token: 'not-a-token', out })).rejects.toThrow(/401/);
+    expect(readdirSync(root)).toEqual([]);
+    // A directory that was there (someone's, with a file) stays, with the file.
+    mkdirSync(path.join(root, 'kept'));
+    writeFileSync(path.join(root, 'kept', 'notes.txt'), 'mine');
+    await expect(sync({ baseUrl: server.url, token: 'not-a-token', out: path.join(root, 'kept') })).rejects.toThrow();
+    expect(readdirSync(path.join(root, 'kept'))).toEqual(['notes.txt']);
   });
 
   it('is deterministic: two syncs give byte-identical files but for synced_at', async () => {
