@@ -390,7 +390,9 @@ export class ContentClient {
         ),
       );
     }
-    return parsed.data;
+    // The schemas check and change nothing (loose objects, no transforms): the answer is kept as the
+    // service delivered it, with the keys zod does not copy (a content field named __proto__).
+    return json as z.output<T>;
   }
 
   /** A listing answer's `Total` and `Per-Page`, or an error that says why they cannot be trusted. */

@@ -217,8 +217,9 @@ async function currentRecord(pass: Pass, id: number): Promise<StoryRecord | unde
   const staged = await readText(path.join(pass.txn.dir, '.txn', 'files', storyFile(id)));
   const text = staged ?? (await readText(path.join(pass.txn.dir, storyFile(id))));
   if (!text) return undefined;
-  const parsed = StoryRecord.safeParse(JSON.parse(text));
-  return parsed.success ? parsed.data : undefined;
+  const record: unknown = JSON.parse(text);
+  // Checked, and kept as written (zod's copy would drop a content field named __proto__).
+  return StoryRecord.safeParse(record).success ? (record as StoryRecord) : undefined;
 }
 
 /** What about the snapshot makes this sync read the whole space, if anything (said with the result: the snapshot's views, say, change with it). */

@@ -1,6 +1,7 @@
 /**
  * Names from content are data, never keys that reach an object's prototype: a datasource
- * dimension named `__proto__` (or `constructor`) is served, synced and stored like any other.
+ * dimension named `__proto__` (or `constructor`) is served, synced and stored like any other, and
+ * so is a content field of that name at the root of a story's content.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { startServer, type RunningServer } from '../../src/server/index.js';
 import { readSpaceDirectory } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
-import { PUBLIC } from '../helpers/server.js';
+import { PREVIEW, PUBLIC } from '../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from './support.js';
 
 let service: RunningServer;
@@ -76,4 +77,33 @@ describe('a datasource dimension named __proto__', () => {
       Object.entries(red.dimension_values!),
     );
   });
+});
+
+describe('a content field named __proto__ at the root of a story', () => {
+  let own: RunningServer;
+  beforeAll(async () => {
+    const space = fixtureSpace();
+    const record = space.stories.find((r) => r.id === 12)!;
+    // As JSON.parse gives it: an own key, delivered by the service like any field.
+    record.published!.story.content = JSON.parse(
+      JSON.stringify(record.published!.story.content).replace('{', '{"__proto__":{"note":"kept"},'),
+    );
+    own = await startServer({ space, publicToken: PUBLIC, previewToken: PREVIEW, rateLimit: false });
+  });
+  afterAll(() => own?.close());
+
+  for (const [what, token, views] of [
+    ['the published view', PUBLIC, ['published']],
+    ['both views', PREVIEW, ['published', 'draft']],
+  ] as const) {
+    it(`is kept in the snapshot as delivered: ${what}`, async () => {
+      const out = await tempDir('proto-content');
+      await sync({ baseUrl: own.url, token, out, views: [...views], ...unpaced() });
+      const stored = JSON.parse(await readFile(path.join(out, 'stories', '12.json'), 'utf8'));
+      const content = stored.published.story.content as Record<string, unknown>;
+      expect(Object.hasOwn(content, '__proto__')).toBe(true);
+      expect(Object.getOwnPropertyDescriptor(content, '__proto__')?.value).toEqual({ note: 'kept' });
+      expect(content.title).toBe('Alpha news');
+    });
+  }
 });
