@@ -233,7 +233,10 @@ export const token =
 
 const cdnRequest = (x: ApiExchange): CdnRequest => ({ ...x.route, params: x.url.searchParams, preview: x.preview });
 
-/** v2 stories endpoints refuse parameters they do not take; `version` is published or draft. */
+/** The endpoints the contract gives `version`; elsewhere it is a parameter like any they do not take (clients send it to all). */
+const TAKE_VERSION: ReadonlySet<string> = new Set(['stories', 'story', 'tags']);
+
+/** v2 stories endpoints refuse parameters they do not take; `version` is published or draft where it is taken. */
 export const parameters: Stage<ApiExchange> = async (x, next) => {
   const notAllowed = disallowedParams(cdnRequest(x));
   if (notAllowed.length) {
@@ -241,7 +244,7 @@ export const parameters: Stage<ApiExchange> = async (x, next) => {
     return;
   }
   const version = x.url.searchParams.get('version');
-  if (version !== null && version !== 'draft' && version !== 'published' && x.route.endpoint !== 'space') {
+  if (version !== null && version !== 'draft' && version !== 'published' && TAKE_VERSION.has(x.route.endpoint)) {
     x.answer = encode(errorReply(422, 'version must be published or draft'));
     return;
   }

@@ -145,6 +145,10 @@ describe('contract "Errors"', () => {
       expect(r.status, JSON.stringify(params)).toBe(422);
       expect(r.body).toEqual({ error: expect.any(String) });
     }
+    // Datasources take no version: there it is a parameter like any other they ignore.
+    for (const path of ['/v1/cdn/datasources', '/v2/cdn/datasource_entries'])
+      expect((await server.api(path, { version: 'latest' })).status, path).toBe(200);
+    expect((await server.api('/v2/cdn/tags', { version: 'latest' })).status).toBe(422);
   });
 
   it('contract "Errors" 422: a broken filter_query', async () => {
