@@ -78,8 +78,12 @@ export function carriesCv(endpoint: Endpoint): boolean {
 }
 
 /** The view a request asks for (endpoints without a view read the published one). */
+/** The endpoints the contract gives `version`; elsewhere it is a parameter they do not take (clients send it to all). */
+export const takesVersion = (endpoint: Endpoint): boolean =>
+  endpoint === 'stories' || endpoint === 'story' || endpoint === 'tags';
+
 export function requestedView(req: Pick<CdnRequest, 'endpoint' | 'params'>): View {
-  if (req.endpoint === 'stories' || req.endpoint === 'story' || req.endpoint === 'tags') {
+  if (takesVersion(req.endpoint)) {
     return req.params.get('version') === 'draft' ? 'draft' : 'published';
   }
   return 'published';

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { UNAUTHORIZED_MESSAGE, notAllowedMessage } from '../api/index.js';
 import { handleAdmin, type Stats } from './admin.js';
 import type { CdnCache } from './cdn-cache.js';
-import { carriesCv, disallowedParams, handleCdn, requestedView, route, type CdnRequest } from './cdn.js';
+import { carriesCv, disallowedParams, handleCdn, requestedView, route, takesVersion, type CdnRequest } from './cdn.js';
 import type { FaultInjector } from './faults.js';
 import { compose, type ApiExchange, type Exchange, type Stage } from './pipeline.js';
 import { requestCost, type RateLimiter } from './rate-limiter.js';
@@ -233,9 +233,6 @@ export const token =
 
 const cdnRequest = (x: ApiExchange): CdnRequest => ({ ...x.route, params: x.url.searchParams, preview: x.preview });
 
-/** The endpoints the contract gives `version`; elsewhere it is a parameter like any they do not take (clients send it to all). */
-const TAKE_VERSION: ReadonlySet<string> = new Set(['stories', 'story', 'tags']);
-
 /** v2 stories endpoints refuse parameters they do not take; `version` is published or draft where it is taken. */
 export const parameters: Stage<ApiExchange> = async (x, next) => {
   const notAllowed = disallowedParams(cdnRequest(x));
@@ -244,7 +241,7 @@ export const parameters: Stage<ApiExchange> = async (x, next) => {
     return;
   }
   const version = x.url.searchParams.get('version');
-  if (version !== null && version !== 'draft' && version !== 'published' && TAKE_VERSION.has(x.route.endpoint)) {
+  if (version !== null && version !== 'draft' && version !== 'published' && takesVersion(x.route.endpoint)) {
     x.answer = encode(errorReply(422, 'version must be published or draft'));
     return;
   }
