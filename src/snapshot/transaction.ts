@@ -278,8 +278,18 @@ export class SnapshotTransaction {
   }
 
   static async #open(dir: string, waitMs: number): Promise<SnapshotTransaction> {
-    const created = await fs.mkdir(dir, { recursive: true });
-    const lock = waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it') : await WriterLock.take(dir);
+    let created: string | undefined;
+    let lock: WriterLock;
+    for (let attempt = 1; ; attempt++) {
+      created = (await fs.mkdir(dir, { recursive: true })) ?? created;
+      try {
+        lock = waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it') : await WriterLock.take(dir);
+        break;
+      } catch (err) {
+        // The writer waited for failed its first sync and removed the directory it had made: made again.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 5) throw err;
+      }
+    }
     try {
       await recoverJournal(dir);
       await fs.mkdir(path.join(dir, TXN, 'files'), { recursive: true });

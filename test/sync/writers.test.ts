@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { UNPACED } from '../../src/client/pacer.js';
 import { WriterLock } from '../../src/snapshot/lock.js';
 import { sync } from '../../src/sync/index.js';
 import { PUBLIC, startTestServer } from '../helpers/server.js';
@@ -47,6 +48,23 @@ describe('a sync beside another writer of its snapshot', () => {
       await held.release();
       const result = await syncing;
       expect(result.changed.stories).toEqual([14]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a first sync that fails while another waits for it: the other makes the directory again and syncs', async () => {
+    const server = await startTestServer();
+    try {
+      const out = path.join(await tempDir('writers'), 'site', 'snapshot');
+      // The failing one holds the lock a moment (its first request waits), the other waits for it.
+      const slow = { ...UNPACED, acquire: () => sleep(300) };
+      const failing = sync({ baseUrl: server.url, token: 'not-a-token', out, client: { pacer: slow } });
+      await sleep(50);
+      const waiting = sync({ baseUrl: server.url, token: PUBLIC, out, ...unpaced() });
+      await expect(failing).rejects.toThrow(/401/);
+      expect((await waiting).mode).toBe('full');
+      expect((await fs.readdir(out)).sort()).toContain('manifest.json');
     } finally {
       await server.close();
     }
