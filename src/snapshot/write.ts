@@ -3,6 +3,7 @@
  * target and swapped in with renames, so a reader sees the old directory or
  * the new one, and a crash leaves the old one in place.
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import fse from 'fs-extra';
@@ -64,13 +65,13 @@ export function* spaceFiles(data: SpaceData): Generator<[string, string]> {
 /** Writes `data` as a complete space directory at `dir`, replacing what was there. */
 export async function writeSpaceDirectory(dir: string, data: SpaceData, options: WriteOptions = {}): Promise<Manifest> {
   const target = path.resolve(dir);
-  await checkReplaceable(target);
+  const hidden = await replaceable(target);
   const parent = path.dirname(target);
   await fs.mkdir(parent, { recursive: true });
-  const staging = await fs.mkdtemp(path.join(parent, `.${path.basename(target)}.staging-`));
+  // Made with mkdir (not mkdtemp, whose directories are private): the mode is the umask's, as for any directory.
+  const staging = path.join(parent, `.${path.basename(target)}.staging-${randomBytes(6).toString('hex')}`);
+  await fs.mkdir(staging);
   try {
-    // As a directory made with mkdir is (mkdtemp's are private).
-    await fs.chmod(staging, 0o755);
     await fs.mkdir(path.join(staging, FILES.stories));
     await fs.mkdir(path.join(staging, FILES.datasources));
     const digests = new Map<string, string>();
@@ -83,7 +84,7 @@ export async function writeSpaceDirectory(dir: string, data: SpaceData, options:
     await Promise.all(pending);
     const manifest = buildManifest(data, digests, options.manifest);
     await fs.writeFile(path.join(staging, FILES.manifest), canonicalJson(manifest));
-    await swapIn(staging, target);
+    await swapIn(staging, target, hidden);
     return manifest;
   } catch (err) {
     await fse.remove(staging);
@@ -92,29 +93,31 @@ export async function writeSpaceDirectory(dir: string, data: SpaceData, options:
 }
 
 /**
- * A space directory replaces what is at `target` whole: nothing, an empty directory or another
- * space directory. Anything else (someone's files, a folder of recordings, the current
- * directory of a project) is refused, naming it.
+ * A space directory replaces what is at `target` whole: nothing, a directory holding only hidden
+ * entries (a .gitkeep), or another space directory; its hidden entries (a .git, a .gitignore) are
+ * kept. Anything else (someone's files, a folder of recordings, a project's own directory) is
+ * refused, naming it. Returns the hidden entries to keep.
  */
-async function checkReplaceable(target: string): Promise<void> {
+async function replaceable(target: string): Promise<string[]> {
   let entries: string[];
   try {
     entries = await fs.readdir(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
+    if (code === 'ENOENT') return [];
     if (code === 'ENOTDIR')
       throw new Error(`${target} is a file: a space directory is written only where there is none`);
     throw err;
   }
-  if (entries.length === 0 || entries.includes(FILES.space)) return;
+  const hidden = entries.filter((e) => e.startsWith('.'));
+  if (hidden.length === entries.length || entries.includes(FILES.space)) return hidden;
   throw new Error(
     `${target} holds other files and is not a space directory (no ${FILES.space}): a space directory replaces only an empty directory or another space directory; choose a new directory`,
   );
 }
 
-/** Replaces `target` by `staging` with two renames; the old tree is removed after. */
-async function swapIn(staging: string, target: string): Promise<void> {
+/** Replaces `target` by `staging` with two renames; the `hidden` entries of the old tree move over, the rest is removed after. */
+async function swapIn(staging: string, target: string, hidden: readonly string[]): Promise<void> {
   const exists = await fse.pathExists(target);
   if (!exists) {
     await fs.rename(staging, target);
@@ -123,5 +126,6 @@ async function swapIn(staging: string, target: string): Promise<void> {
   const old = `${staging}.old`;
   await fs.rename(target, old);
   await fs.rename(staging, target);
+  for (const entry of hidden) await fs.rename(path.join(old, entry), path.join(target, entry));
   await fse.remove(old);
 }

@@ -78,7 +78,8 @@ export class EmbeddedService {
   ): Promise<{ service: EmbeddedService; demoMs?: number }> {
     const { data, contentDir, root } = paths;
     let demoMs: number | undefined;
-    if (embedded.demo && !existsSync(path.join(data, 'manifest.json'))) {
+    // Not a space directory yet (a space directory made by hand, without a manifest, is one).
+    if (embedded.demo && !existsSync(path.join(data, 'space.json'))) {
       log.info(
         `content-sync: writing the demo space (${embedded.demo.stories} stories) to ${path.relative(root, data)}`,
       );
@@ -86,6 +87,8 @@ export class EmbeddedService {
       await writeDemoSpace(data, {
         stories: embedded.demo.stories,
         ...(embedded.demo.seed !== undefined ? { seed: embedded.demo.seed } : {}),
+      }).catch((err: Error) => {
+        throw new PipelineError(`vite-plugin-content-sync: option "embedded.data": ${err.message}`);
       });
       demoMs = performance.now() - started;
     }

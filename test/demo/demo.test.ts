@@ -167,7 +167,21 @@ describe('where the demo is written', () => {
     await writeDemoSpace(empty, { stories: 10, seed: 1 });
     await writeDemoSpace(empty, { stories: 12, seed: 1 });
     expect((await fs.readdir(path.join(empty, 'stories'))).length).toBe(12);
-    expect((await fs.stat(empty)).mode & 0o777).toBe(0o755);
+    const made = path.join(tmp, 'made');
+    await fs.mkdir(made);
+    expect((await fs.stat(empty)).mode & 0o777).toBe((await fs.stat(made)).mode & 0o777);
+    // A directory holding hidden entries only (a .gitkeep), then replaced again: they are kept.
+    const kept = path.join(tmp, 'kept');
+    await fs.mkdir(path.join(kept, '.git'), { recursive: true });
+    await fs.writeFile(path.join(kept, '.gitkeep'), '');
+    await fs.writeFile(path.join(kept, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    await writeDemoSpace(kept, { stories: 10, seed: 1 });
+    await writeDemoSpace(kept, { stories: 11, seed: 1 });
+    expect((await fs.readdir(kept)).sort()).toEqual(
+      expect.arrayContaining(['.git', '.gitkeep', 'space.json', 'stories', 'manifest.json']),
+    );
+    expect(await fs.readFile(path.join(kept, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    expect((await fs.readdir(path.join(kept, 'stories'))).length).toBe(11);
   });
 });
 

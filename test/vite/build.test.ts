@@ -87,6 +87,22 @@ describe('build with the embedded demo space', () => {
       build(config(root, capturingLogger(), { ...options, version: 'draft', offline: true })),
     ).rejects.toThrow(/holds the published view, not draft: sync it with that view/);
   });
+
+  it('the demo goes where embedded.data holds only hidden files (a .gitkeep), not over other files', async () => {
+    const options: ContentSyncOptions = { embedded: { data: 'kept', demo: { stories: 10 } } };
+    await fs.mkdir(path.join(root, 'kept'), { recursive: true });
+    await fs.writeFile(path.join(root, 'kept', '.gitkeep'), '');
+    await build(config(root, capturingLogger(), options));
+    expect(existsSync(path.join(root, 'kept', 'space.json'))).toBe(true);
+    expect(existsSync(path.join(root, 'kept', '.gitkeep'))).toBe(true);
+    // A directory of someone's files: refused, naming the option, the files as they were.
+    await fs.mkdir(path.join(root, 'notes'), { recursive: true });
+    await fs.writeFile(path.join(root, 'notes', 'todo.md'), 'mine');
+    await expect(
+      build(config(root, capturingLogger(), { embedded: { data: 'notes', demo: { stories: 10 } } })),
+    ).rejects.toThrow(/option "embedded.data": .*notes holds other files and is not a space directory/);
+    expect(await fs.readdir(path.join(root, 'notes'))).toEqual(['todo.md']);
+  });
 });
 
 describe('a build inside a build, as SvelteKit builds its client inside its server build', () => {
