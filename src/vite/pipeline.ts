@@ -291,6 +291,8 @@ export class ContentPipeline {
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     }).catch((err: unknown) => {
       this.#unsynced.failed(asked);
+      // The failure is the last word until a sync succeeds: that one is told, whatever it found.
+      this.#toldCv = undefined;
       throw err;
     });
     this.#unsynced.succeeded();

@@ -74,4 +74,27 @@ describe('a sync that failed', () => {
       await pipeline.close();
     }
   });
+
+  it('polls: the same cache version is said once, and again after a failure, so the error is not the last line', async () => {
+    const project = await fs.mkdtemp(path.join(root, 'project-'));
+    const logger = capturingLogger();
+    const pipeline = new ContentPipeline(parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }), project, logger);
+    await pipeline.start();
+    const told = () => logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
+    try {
+      await pipeline.refresh();
+      await pipeline.refresh();
+      expect(told()).toBe(1);
+      refusing = true;
+      await expect(pipeline.refresh()).rejects.toThrow(/401/);
+      refusing = false;
+      await pipeline.refresh();
+      expect(told()).toBe(2);
+      await pipeline.refresh();
+      expect(told()).toBe(2);
+    } finally {
+      refusing = false;
+      await pipeline.close();
+    }
+  });
 });
