@@ -268,11 +268,11 @@ export const cacheVersion =
     ) {
       return next();
     }
-    // The query as it came (not encoded again: a client's signed or cached URL stays recognizable), its cv replaced.
-    const kept = x.url.search
-      .slice(1)
-      .split('&')
-      .filter((pair) => pair !== '' && !new URLSearchParams(pair).has('cv'));
+    // The query as it came, from the request line (the parsed URL encodes ' and " again): a client's
+    // signed or cached URL stays recognizable. Its cv replaced.
+    const requested = (x.req.url ?? '').split('#')[0]!;
+    const query = requested.includes('?') ? requested.slice(requested.indexOf('?') + 1) : '';
+    const kept = (query === '' ? [] : query.split('&')).filter((pair) => !new URLSearchParams(pair).has('cv'));
     const target = `${x.url.pathname}?${[...kept, `cv=${current}`].join('&')}`;
     x.answer = encode({ status: 301, body: { location: target }, headers: { location: target } });
   };
