@@ -290,21 +290,50 @@ class Downloader {
   }
 
   async #get(url: string, etag: string | undefined): Promise<{ bytes: Buffer; etag?: string } | 'not-modified'> {
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
-    const signal = this.#input.signal ? AbortSignal.any([this.#input.signal, timeout]) : timeout;
+    // A timer of our own, cleared at the end: an AbortSignal.timeout that nothing holds can be
+    // collected while a body trickles in, and then never fires.
+    const ms = this.#options.timeoutMs ?? 30_000;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`no complete answer within ${ms / 1000} s`)), ms);
+    const signal = this.#input.signal ? AbortSignal.any([this.#input.signal, timeout.signal]) : timeout.signal;
+    try {
+      return await this.#fetch(url, etag, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #fetch(
+    url: string,
+    etag: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ bytes: Buffer; etag?: string } | 'not-modified'> {
     const headers: Record<string, string> = etag ? { 'if-none-match': etag } : {};
-    const res = await fetch(url, { signal, redirect: 'error', headers }).catch((err: unknown) => {
+    const res = await fetch(url, { signal, redirect: 'manual', headers }).catch((err: unknown) => {
       if (this.#input.signal?.aborted) throw new AbortError(err as Error);
-      throw new DownloadError(`the download failed: ${(err as Error).message}`, true);
+      throw new DownloadError(`the download failed: ${reasonOf(err, signal)}`, true);
     });
     if (res.status === 304 && etag) {
       await res.body?.cancel();
       return 'not-modified';
     }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      // Not followed: a redirect could lead anywhere (another host, the cloud's metadata address).
+      throw new DownloadError(
+        `answered ${res.status} to ${res.headers.get('location') ?? 'nowhere'}: asset downloads do not follow redirects`,
+        false,
+      );
+    }
     if (!res.ok) {
       await res.body?.cancel();
       const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
       throw new DownloadError(`answered ${res.status}`, retryable);
+    }
+    // A web page where a file was asked for (a captive portal, a login page) is not the asset.
+    if (/^text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
+      await res.body?.cancel();
+      throw new DownloadError('answered a web page (text/html), not the file', false);
     }
     // A compressed answer (a CDN's gzip) declares the length of what was sent, not of the file fetch
     // decodes: that is checked as it arrives, and a body cut short fails its decoding instead.
@@ -328,7 +357,8 @@ class Downloader {
       }
     } catch (err) {
       if (err instanceof DownloadError) throw err;
-      throw new DownloadError(`the download broke off: ${(err as Error).message}`, true);
+      if (this.#input.signal?.aborted) throw new AbortError(err as Error);
+      throw new DownloadError(`the download broke off: ${reasonOf(err, signal)}`, true);
     }
     if (Number.isFinite(declared) && size !== declared)
       throw new DownloadError(`the download broke off after ${size} of ${declared} bytes`, true);
@@ -357,4 +387,10 @@ class Downloader {
       ...(etag ? { etag } : {}),
     };
   }
+}
+
+/** Why a download stopped: the timeout's own reason when it fired, else the error's. */
+function reasonOf(err: unknown, signal: AbortSignal): string {
+  if (signal.aborted && signal.reason instanceof Error) return signal.reason.message;
+  return (err as Error).message;
 }

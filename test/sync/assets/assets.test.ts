@@ -142,6 +142,60 @@ describe('sync with assets', () => {
     }
   });
 
+  it('a CDN answering a redirect, a web page or a body that trickles: the sync fails saying which, the snapshot as it was', async () => {
+    const server = await serve();
+    let origin = '';
+    let mode: 'redirect' | 'html' | 'trickle' = 'redirect';
+    const cdn = await startHostile(server.url, async (req, res, forward) => {
+      if (!(req.url ?? '').startsWith('/f/')) {
+        const answer = await forward();
+        answer.body = Buffer.from(answer.body.toString().replaceAll(server.url, origin));
+        return reply(res, answer);
+      }
+      if (mode === 'redirect')
+        return reply(res, {
+          status: 302,
+          headers: { location: 'http://169.254.169.254/latest' },
+          body: Buffer.alloc(0),
+        });
+      if (mode === 'html')
+        return reply(res, {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: Buffer.from('<p>Sign in</p>'),
+        });
+      // A byte at a time, never the whole file.
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '100000' });
+      const trickle = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(trickle));
+    });
+    origin = cdn.url;
+    try {
+      const out = await tempDir('assets-cdn');
+      await run(server, out);
+      const tree = await readTree(out);
+      for (const [which, message] of [
+        ['redirect', /answered 302 to http:\/\/169\.254\.169\.254\/latest: asset downloads do not follow redirects/],
+        ['html', /answered a web page \(text\/html\), not the file/],
+        ['trickle', /no complete answer within 1 s/],
+      ] as const) {
+        mode = which;
+        const error = await sync({
+          baseUrl: cdn.url,
+          token: PUBLIC,
+          out,
+          full: true,
+          ...unpaced(),
+          assets: { minBackoffMs: 10, retries: 0, timeoutMs: 1000 },
+        }).catch((e: Error) => e);
+        expect((error as Error).message, which).toMatch(message);
+        expect(await readTree(out), which).toEqual(tree);
+      }
+    } finally {
+      await cdn.close();
+    }
+  });
+
   it('stores a file once when two asset URLs have the same bytes', async () => {
     const server = await serve();
     const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } })
