@@ -18,20 +18,32 @@ import { readText } from './read.js';
 export const ASSETS_DIR = 'assets';
 export const ASSET_INDEX = 'assets/index.json';
 
-export const AssetFile = z.object({
-  /** The URL it was downloaded from. */
-  url: z.string(),
-  /** Path inside the snapshot: `assets/<sha256>.<ext>`. */
-  file: z.string(),
-  sha256: z.string(),
-  bytes: z.number().int(),
-  type: z.string(),
-  /** From the URL (0 for documents). */
-  width: z.number().int(),
-  height: z.number().int(),
-  /** The CDN's ETag for these bytes, when it sent one: a full sync asks with it whether the file changed. */
-  etag: z.string().optional(),
-});
+export const AssetFile = z
+  .object({
+    /** The URL it was downloaded from. */
+    url: z.string(),
+    /** Path inside the snapshot: `assets/<sha256>.<ext>`. */
+    file: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: z.number().int(),
+    type: z.string(),
+    /** From the URL (0 for documents). */
+    width: z.number().int(),
+    height: z.number().int(),
+    /** The CDN's ETag for these bytes, when it sent one: a full sync asks with it whether the file changed. */
+    etag: z.string().optional(),
+  })
+  // Paths are joined to the snapshot's and the build's directories: an index edited by hand (or
+  // shared through a store) names no file but the one its digest names.
+  .refine(
+    (f) =>
+      /^[a-z0-9]{1,5}$/.test(f.file.slice(`${ASSETS_DIR}/${f.sha256}.`.length)) &&
+      f.file.startsWith(`${ASSETS_DIR}/${f.sha256}.`),
+    {
+      message: 'file must be assets/<sha256>.<extension>',
+      path: ['file'],
+    },
+  );
 export type AssetFile = z.infer<typeof AssetFile>;
 
 export const AssetIndex = z.object({

@@ -196,6 +196,29 @@ describe('sync with assets', () => {
     }
   });
 
+  it('an asset index naming a file outside assets/ (edited by hand, or shared) is not taken; a full sync writes it anew', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-tampered');
+    await run(server, out);
+    const file = path.join(out, 'assets', 'index.json');
+    const good = JSON.parse(await fs.readFile(file, 'utf8'));
+    for (const tamper of [
+      (e: { file: string; sha256: string }) => {
+        e.file = '../../../secret.jpg';
+      },
+      (e: { file: string; sha256: string }) => {
+        e.sha256 = '../../escaped';
+      },
+    ]) {
+      const bad = structuredClone(good);
+      tamper(Object.values(bad.files)[0] as { file: string; sha256: string });
+      await fs.writeFile(file, JSON.stringify(bad));
+      expect(await readAssetIndex(out)).toBeUndefined();
+    }
+    await run(server, out, { full: true });
+    expect(await readAssetIndex(out)).toEqual(good);
+  });
+
   it('stores a file once when two asset URLs have the same bytes', async () => {
     const server = await serve();
     const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } })
