@@ -229,18 +229,15 @@ export async function renderImage(
     if (ops.fitIn) {
       image = image.resize(width, height, { fit: 'contain', background: fillColour(ops.fill) });
     } else if (ops.focal && !ops.smart) {
-      // Scale to cover the box, then cut the window that keeps the focus point centred.
+      // The window of the original that covers the box once scaled, cut where the focus point stays
+      // centred, then scaled: never more pixels than the original's or the output's (scaling the
+      // whole original first made a 100x1 strip 200000x2000 for a 2000x2000 box).
       const scale = Math.max(width / sw, height / sh);
-      const cw = Math.max(width, Math.round(sw * scale));
-      const ch = Math.max(height, Math.round(sh * scale));
-      const focal = {
-        x1: ops.focal.x1 * scale,
-        y1: ops.focal.y1 * scale,
-        x2: ops.focal.x2 * scale,
-        y2: ops.focal.y2 * scale,
-      };
-      const scaled = await image.resize(cw, ch, { fit: 'fill' }).toBuffer();
-      image = sharp(scaled).extract({ ...focalWindow(cw, ch, width, height, focal), width, height });
+      const ww = Math.min(sw, Math.max(1, Math.round(width / scale)));
+      const wh = Math.min(sh, Math.max(1, Math.round(height / scale)));
+      image = image
+        .extract({ ...focalWindow(sw, sh, ww, wh, ops.focal), width: ww, height: wh })
+        .resize(width, height, { fit: 'fill' });
     } else {
       image = image.resize(width, height, { fit: 'cover', position: ops.smart ? 'attention' : 'centre' });
     }
@@ -252,7 +249,8 @@ export async function renderImage(
   if (ops.brightness) image = image.modulate({ brightness: 1 + ops.brightness / 100 });
   if (ops.grayscale) image = image.grayscale();
   if (ops.fill && !ops.fitIn && ops.fill !== 'transparent') image = image.flatten({ background: fillColour(ops.fill) });
-  const quality = ops.quality ?? 80;
+  // The filter takes 0 to 100 (as the CMS's does); the encoders 1 to 100.
+  const quality = Math.max(1, ops.quality ?? 80);
   switch (format) {
     case 'webp':
       return image.webp({ quality }).toBuffer();

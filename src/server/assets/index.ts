@@ -89,7 +89,14 @@ export class AssetService {
       const format = outputFormat(ops, type, req.headers.accept);
       const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
       const bytes = await this.#renditions.get(key, () =>
-        this.#work.add(() => renderImage(sharp, original, ops, format)),
+        this.#work.add(() =>
+          renderImage(sharp, original, ops, format).catch((err: Error) => {
+            // What the image library refuses of an original (larger than it transforms, not an image) is the request's to hear.
+            throw err instanceof ImageRequestError
+              ? err
+              : new ImageRequestError(`the original of ${entry.path} cannot be transformed: ${err.message}`);
+          }),
+        ),
       );
       return this.#send(req, res, bytes!, FORMAT_TYPES[format], ops.format ? {} : { vary: 'Accept' }, truncate);
     } catch (err) {

@@ -15,14 +15,15 @@ export async function renderPlaceholder(
 ): Promise<Buffer | undefined> {
   const ext = assetExtension(asset.name);
   if (ext === 'pdf') return placeholderPdf(asset.name);
-  const width = asset.width || 800;
-  const height = asset.height || 600;
+  const [width, height] = drawnSize(asset.width || 800, asset.height || 600);
   const svg = placeholderSvg(width, height, asset.hash + asset.name);
   if (ext === 'svg') return Buffer.from(svg);
   const sharp = await loadSharp();
   // Rasterized small and scaled up: flat shapes lose nothing, and a 2400 px stand-in costs little.
   const scale = Math.min(1, 480 / Math.max(width, height));
-  const image = sharp(Buffer.from(svg), { density: 72 * scale }).resize(width, height, {
+  // At least a pixel on the short side: a strip rasterized small would have none.
+  const density = Math.min(72, Math.max(72 * scale, 72 / Math.min(width, height)));
+  const image = sharp(Buffer.from(svg), { density }).resize(width, height, {
     fit: 'fill',
     kernel: 'linear',
   });
@@ -41,6 +42,19 @@ export async function renderPlaceholder(
     default:
       return undefined;
   }
+}
+
+/** The largest stand-in drawn: 16 megapixels, and 8,192 px a side (WebP's limit is 16,383). */
+const MAX_PIXELS = 16_000_000;
+const MAX_SIDE = 8192;
+
+/**
+ * The size a stand-in is drawn at: the one the URL names, or, beyond the bounds, smaller in
+ * proportion (a URL naming 30000x30000 took 70 s and 6 GB to draw as named).
+ */
+export function drawnSize(width: number, height: number): [number, number] {
+  const f = Math.min(1, MAX_SIDE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
+  return [Math.max(1, Math.round(width * f)), Math.max(1, Math.round(height * f))];
 }
 
 /** Hues and positions drawn from the seed, so each asset looks different. */

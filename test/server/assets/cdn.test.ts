@@ -216,6 +216,56 @@ describe('image service', () => {
     }
   });
 
+  it('bounds what a URL or an original asks for: a strip under focal, quality(0), stand-ins named huge, an original that is no image', async () => {
+    const admin = await startTestServer({ space: generateDemoSpace({ stories: 20 }), admin: true });
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${admin.url}/__admin${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const size = async (url: string) => {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      const { width, height } = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+      return [width, height];
+    };
+    try {
+      const strip = await sharp({ create: { width: 100, height: 1, channels: 3, background: '#0a0' } })
+        .png()
+        .toBuffer();
+      const { body } = await call('POST', '/assets', { name: 'strip.png', data: strip.toString('base64') });
+      const original = `${admin.url}${new URL(body.asset.filename).pathname}`;
+      // The window of the strip that covers the box, scaled: not the whole strip scaled to 200000x2000 first.
+      expect(await size(`${original}/m/2000x2000/filters:focal(0x0:1x1)`)).toEqual([2000, 2000]);
+      expect(await size(`${original}/m/50x50/filters:quality(0):format(jpeg)`)).toEqual([50, 50]);
+      // Bytes that are no image put over it: a 422 that says so, not an internal error.
+      await call('PUT', `/assets/${body.asset.id}`, { data: Buffer.from('<p>not an image</p>').toString('base64') });
+      const broken = await fetch(`${original}/m/10x10`);
+      expect(broken.status).toBe(422);
+      expect(((await broken.json()) as { error: string }).error).toMatch(/cannot be transformed/);
+      // Stand-ins for files the service does not hold, named larger than any is drawn: drawn smaller, in proportion.
+      const space = admin.service.store.space.id;
+      const named = (size: string, name: string) => `${admin.url}/f/${space}/${size}/abcdef1234/${name}`;
+      const story = await call('POST', '/stories', {
+        name: 'Huge',
+        slug: 'huge',
+        content: {
+          component: 'page',
+          body: [
+            { component: 'hero', image: { fieldtype: 'asset', filename: named('30000x30000', 'square.png') } },
+            { component: 'hero', image: { fieldtype: 'asset', filename: named('99999x10', 'strip.jpg') } },
+          ],
+        },
+      });
+      await call('POST', `/stories/${story.body.story.id}/publish`);
+      expect(await size(named('30000x30000', 'square.png'))).toEqual([4000, 4000]);
+      expect(await size(named('99999x10', 'strip.jpg'))).toEqual([8192, 1]);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('refuses absurd sizes and malformed operations with 422, and renders each rendition once', async () => {
     const url = jpg();
     for (const op of [
