@@ -58,43 +58,48 @@ export class Renditions {
     readonly options: RenditionOptions,
   ) {}
 
-  /** The renditions of a localized asset, narrowest first; none for what is not a raster image. */
+  /**
+   * The renditions of a localized asset, narrowest first, each narrower than the file itself (whose
+   * URL may name another size: a replaced asset keeps its URL); none for what is not a raster image.
+   */
   async of(original: string, asset: AssetFile): Promise<Rendition[]> {
     const ext = assetExtension(asset.file) as Extension;
     if (!(ext in FORMATS) || !asset.width) return [];
-    const widths = [...new Set(this.options.widths)].filter((w) => w < asset.width).sort((a, b) => a - b);
+    const wanted = [...new Set(this.options.widths)].filter((w) => w < asset.width).sort((a, b) => a - b);
+    if (!wanted.length) return [];
+    const own = (await this.#metadata(original, asset))?.width ?? asset.width;
+    const widths = wanted.filter((w) => w < own);
     return Promise.all(
-      widths.map(async (width) => ({ width, file: await this.#rendition(original, asset.sha256, width, ext) })),
+      widths.map(async (width) => ({ width, file: await this.#rendition(original, asset, width, ext) })),
     );
   }
 
-  #rendition(original: string, sha256: string, width: number, ext: Extension): Promise<string> {
-    const file = path.join(this.cacheDir, `q${this.options.quality}`, `${sha256}-${width}w.${ext}`);
+  #rendition(original: string, asset: AssetFile, width: number, ext: Extension): Promise<string> {
+    const file = path.join(this.cacheDir, `q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
     let made = this.#made.get(file);
     if (!made) {
-      made = this.#make(original, file, width, ext);
+      made = this.#make(original, asset, file, width, ext);
       this.#made.set(file, made);
     }
     return made;
   }
 
-  async #make(original: string, file: string, width: number, ext: Extension): Promise<string> {
-    if (await exists(file)) {
+  async #make(original: string, asset: AssetFile, file: string, width: number, ext: Extension): Promise<string> {
+    // A file in the cache is taken when it is the rendition (a torn or foreign one, from a disk that
+    // filled or a cache restored in part, is made again).
+    const cached = (await exists(file)) ? await this.#metadata(file) : undefined;
+    if (cached && cached.width === width && cached.format === FORMATS[ext]) {
       this.counts.cached++;
       return file;
     }
     await this.#work.add(async () => {
-      const sharp = await loadSharp('resizing localized images at build time', this.options.library).catch(
-        (err: Error) => {
-          throw new Error(`${err.message} (or turn resizing off: images: { widths: [] })`, { cause: err });
-        },
-      );
+      const sharp = await this.#sharp();
       const bytes = await sharp(original)
-        .resize({ width })
+        .resize({ width, withoutEnlargement: true })
         .toFormat(FORMATS[ext], { quality: this.options.quality })
         .toBuffer()
         .catch((err: Error) => {
-          throw new Error(`cannot resize ${original} to ${width} px: ${err.message}`, { cause: err });
+          throw new Error(`cannot resize ${asset.url} (${original}) to ${width} px: ${err.message}`, { cause: err });
         });
       // Written whole, then renamed: a build killed halfway leaves no torn file in the cache.
       await fs.mkdir(path.dirname(file), { recursive: true });
@@ -104,6 +109,24 @@ export class Renditions {
     });
     this.counts.resized++;
     return file;
+  }
+
+  /** A file's width and format from its header; undefined when it is no image the library reads. */
+  async #metadata(file: string, asset?: AssetFile): Promise<{ width?: number; format?: string } | undefined> {
+    const sharp = await this.#sharp();
+    return sharp(file)
+      .metadata()
+      .catch((err: Error) => {
+        // The original itself unreadable: said as the resize would say it, naming the asset.
+        if (asset) throw new Error(`cannot resize ${asset.url} (${file}): ${err.message}`, { cause: err });
+        return undefined;
+      });
+  }
+
+  #sharp() {
+    return loadSharp('resizing localized images at build time', this.options.library).catch((err: Error) => {
+      throw new Error(`${err.message} (or turn resizing off: images: { widths: [] })`, { cause: err });
+    });
   }
 
   /**

@@ -122,6 +122,14 @@ describe('build-time resizing of localized images', () => {
     expect(warm.counts).toEqual({ resized: 0, cached: cold.counts.resized });
     expect(warmLog.text('info')).toContain(`images: 0 resized, ${cold.counts.resized} from the cache`);
     expect(warm.images).toEqual(cold.images);
+
+    // A cache file torn or foreign (a disk that filled, a cache restored in part) is made again.
+    const [torn, empty] = (await fs.readdir(cache)).sort();
+    await fs.writeFile(path.join(cache, torn!), 'garbage');
+    await fs.writeFile(path.join(cache, empty!), '');
+    const mended = await buildSite(root, capturingLogger());
+    expect(mended.counts).toEqual({ resized: 2, cached: cold.counts.resized - 2 });
+    expect(mended.images).toEqual(cold.images);
   }, 120_000);
 
   it('resizes again for other parameters, and not at all with no widths', async () => {
