@@ -157,6 +157,11 @@ export class AssetCatalog {
   }
 
   /** New bytes at the same URL (the way a replaced asset keeps its references). */
+  /** The asset with this id (an AssetError 404 when there is none). */
+  byId(id: number): AssetEntry {
+    return this.#byId(id);
+  }
+
   replace(id: number, bytes: Buffer): AssetEntry {
     const entry = this.#byId(id);
     this.#replaced.set(entry.path, bytes);

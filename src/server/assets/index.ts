@@ -178,7 +178,11 @@ export class AssetService {
         };
       }
       if (method === 'PUT' && id !== undefined) {
-        const entry = this.catalog.replace(id, assetInput(body, false).bytes);
+        const { bytes } = assetInput(body, false);
+        // Checked as an upload is: bytes the image service could not read would fail at every /m/ request.
+        const { name } = this.catalog.byId(id);
+        await dimensions(name, bytes, () => this.#sharp('replacing an image through the control plane'));
+        const entry = this.catalog.replace(id, bytes);
         return {
           reply: reply(200, { asset: { ...entry.meta, id } }),
           event: { action: 'replaced', asset_id: id, name: entry.name },

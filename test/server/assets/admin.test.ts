@@ -106,6 +106,14 @@ describe('assets through the control plane', () => {
       (await admin('POST', '', { name: 'x.png', data: Buffer.from('not an image').toString('base64') })).status,
     ).toBe(422);
     expect((await admin('PUT', '/999999999', { data: 'AAAA' })).status).toBe(404);
+    // Bytes that are no image put over an image: refused as an upload is.
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
+    const added = await admin('POST', '', { name: 'kept.png', data: png.toString('base64') });
+    const over = await admin('PUT', `/${added.body.asset.id}`, { data: Buffer.from('<p>no</p>').toString('base64') });
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatch(/kept\.png is not a readable image/);
     expect((await admin('DELETE', '/999999999')).status).toBe(404);
   });
 });

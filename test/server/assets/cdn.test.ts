@@ -239,9 +239,15 @@ describe('image service', () => {
       // The window of the strip that covers the box, scaled: not the whole strip scaled to 200000x2000 first.
       expect(await size(`${original}/m/2000x2000/filters:focal(0x0:1x1)`)).toEqual([2000, 2000]);
       expect(await size(`${original}/m/50x50/filters:quality(0):format(jpeg)`)).toEqual([50, 50]);
-      // Bytes that are no image put over it: a 422 that says so, not an internal error.
-      await call('PUT', `/assets/${body.asset.id}`, { data: Buffer.from('<p>not an image</p>').toString('base64') });
-      const broken = await fetch(`${original}/m/10x10`);
+      // An original whose header reads but whose pixels do not (a JPEG cut short): a 422 that says so.
+      const whole = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#a50' } })
+        .jpeg()
+        .toBuffer();
+      const cut = await call('POST', '/assets', {
+        name: 'cut.jpg',
+        data: whole.subarray(0, whole.length / 2).toString('base64'),
+      });
+      const broken = await fetch(`${admin.url}${new URL(cut.body.asset.filename).pathname}/m/10x10`);
       expect(broken.status).toBe(422);
       expect(((await broken.json()) as { error: string }).error).toMatch(/cannot be transformed/);
       // Stand-ins for files the service does not hold, named larger than any is drawn: drawn smaller, in proportion.
