@@ -91,7 +91,7 @@ export class ContentService {
     this.#pipeline = compose([
       stage.respond(parts), // sends what the stages inside answered
       ...(options.assetUrls === 'self' ? [selfAssetUrls(this.assets)] : []), // asset URLs at this origin
-      stage.preflight, // OPTIONS: 204
+      stage.preflight(parts), // OPTIONS: 204
       assetAdmin(parts, this.assets, (payload) => this.#announce(payload)), // /__admin/assets
       stage.admin(parts), // /__admin/: the control plane
       forAssets(compose([stage.faults(parts), assetCdn(parts, this.assets)])), // /f/: files and renditions

@@ -65,13 +65,16 @@ export const respond =
 
 const isAdminPath = (pathname: string): boolean => pathname === '/__admin' || pathname.startsWith('/__admin/');
 
-/** CORS preflight: answered at once, with the methods the path takes (the API reads; the control plane writes too). */
-export const preflight: Stage<Exchange> = async (x, next) => {
-  if (x.method !== 'OPTIONS') return next();
-  const methods = isAdminPath(x.url.pathname) ? 'GET, HEAD, POST, PUT, DELETE, OPTIONS' : 'GET, HEAD, OPTIONS';
-  x.res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': methods });
-  x.res.end();
-};
+/** CORS preflight: answered at once, with the methods the path takes (the API reads; the control plane, when on, writes too). */
+export const preflight =
+  (parts: ServiceParts): Stage<Exchange> =>
+  async (x, next) => {
+    if (x.method !== 'OPTIONS') return next();
+    const methods =
+      parts.admin && isAdminPath(x.url.pathname) ? 'GET, HEAD, POST, PUT, DELETE, OPTIONS' : 'GET, HEAD, OPTIONS';
+    x.res.writeHead(204, { ...CORS_HEADERS, 'access-control-allow-methods': methods });
+    x.res.end();
+  };
 
 /** The control plane under /__admin/, when enabled; it writes its own answers, uncounted. */
 export const admin =

@@ -232,7 +232,7 @@ function changedShape(
 ): string | undefined {
   if (manifest.api !== api) return `the snapshot was synced with the ${manifest.api} API, this sync uses ${api}`;
   if (canonicalJson(manifest.views) !== canonicalJson(views))
-    return `the snapshot held the ${manifest.views.join(' and ')} view, this sync asks for ${views.join(' and ')} (--version)`;
+    return `the snapshot held the ${manifest.views.join(' and ')} view, this sync asks for ${views.join(' and ')}`;
   if (canonicalJson(manifest.languages) !== canonicalJson(languagesOf(space))) return "the space's languages changed";
   if (wentBack) return `the space's version went back (${space.version}, the snapshot's ${manifest.cv})`;
   return undefined;

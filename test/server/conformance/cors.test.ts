@@ -48,7 +48,13 @@ describe('contract "Conventions": cross-origin resource sharing is supported', (
     expect(r.text).toBe('');
     expect(r.headers['access-control-allow-origin']).toBe('*');
     expect(r.headers['access-control-allow-methods']).toMatch(/\bGET\b/);
-    // The API only reads: a preflight does not promise methods it answers 405.
+    // The API only reads: a preflight does not promise methods it answers 405; nor does the control
+    // plane when it is off (it answers 404).
     expect(r.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+    const admin = await rawRequest(server.url, '/__admin/stories', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://site.example', 'access-control-request-method': 'POST' },
+    });
+    expect(admin.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
   });
 });
