@@ -66,10 +66,22 @@ function pick(candidates: Candidate[], fallback: number, size: ImageSize, sizes:
     src: src.src,
     width: size.width,
     height: size.height,
-    srcset: candidates.map((c) => `${c.src} ${c.width}w`).join(', '),
+    srcset: candidates.map((c) => `${inSrcset(c.src)} ${c.width}w`).join(', '),
     sizes,
   };
 }
+
+/** A rendition's URL from the fragment; undefined for one that is not a valid encoding (content is anyone's to write). */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL as a srcset candidate: spaces and commas there separate candidates, so they are encoded. */
+const inSrcset = (url: string): string => url.replace(/[\s,]/g, (c) => encodeURIComponent(c));
 
 /** Attributes for an `<img>` of an asset URL (an asset field's `filename`). */
 export function responsiveImage(url: string, options: ResponsiveOptions = {}): ImageAttributes {
@@ -79,8 +91,8 @@ export function responsiveImage(url: string, options: ResponsiveOptions = {}): I
   if (local) {
     const src = url.slice(0, local.index);
     const made = [...local[3]!.matchAll(/&(\d+)=([^&#]*)/g)]
-      .map((m) => ({ width: Number(m[1]), src: decodeURIComponent(m[2]!) }))
-      .filter((c) => c.width > 0 && c.width < (size?.width ?? 0))
+      .map((m) => ({ width: Number(m[1]), src: decoded(m[2]!) }))
+      .filter((c): c is Candidate => c.src !== undefined && c.width > 0 && c.width < (size?.width ?? 0))
       .sort((a, b) => a.width - b.width);
     if (!size || !made.length) return { src, ...size };
     return pick([...made, { width: size.width, src }], options.fallbackWidth ?? made.at(-1)!.width, size, sizes);
@@ -96,7 +108,7 @@ export function responsiveImage(url: string, options: ResponsiveOptions = {}): I
     src: at(fallback),
     width: size.width,
     height: size.height,
-    srcset: [...candidates, size.width].map((w) => `${at(w)} ${w}w`).join(', '),
+    srcset: [...candidates, size.width].map((w) => `${inSrcset(at(w))} ${w}w`).join(', '),
     sizes,
   };
 }

@@ -62,4 +62,18 @@ describe('responsiveImage', () => {
       height: 300,
     });
   });
+
+  it('takes what content wrote as data: a bad escape is no candidate, spaces and commas do not split a srcset', () => {
+    // Content is anyone's to write: a fragment with a broken escape drops that candidate, not the page.
+    const small = encodeURIComponent('/assets/0a1b-480w-abc.jpg');
+    expect(responsiveImage(`/assets/0a1b-xyz.jpg#2400x1600&960=%E0%A4%A&480=${small}`).srcset).toBe(
+      '/assets/0a1b-480w-abc.jpg 480w, /assets/0a1b-xyz.jpg 2400w',
+    );
+    const remote = responsiveImage('https://a.example/f/1/1200x800/abc/my photo, final.jpg', { widths: [480] });
+    expect(remote.srcset).toBe(
+      'https://a.example/f/1/1200x800/abc/my%20photo%2C%20final.jpg/m/480x0 480w, https://a.example/f/1/1200x800/abc/my%20photo%2C%20final.jpg 1200w',
+    );
+    // Each candidate is one URL and one descriptor.
+    for (const candidate of remote.srcset!.split(', ')) expect(candidate.split(' ')).toHaveLength(2);
+  });
 });
