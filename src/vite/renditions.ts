@@ -37,6 +37,8 @@ export interface RenditionCounts {
 /** Extensions resized, and the format each is written in (the original's own). */
 const FORMATS = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' } as const;
 type Extension = keyof typeof FORMATS;
+/** The format the image library's metadata names for a file written in each (AVIF is a HEIF container). */
+const READ_AS: Record<(typeof FORMATS)[Extension], string> = { jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'heif' };
 
 const exists = (file: string) =>
   fs.access(file).then(
@@ -88,7 +90,7 @@ export class Renditions {
     // A file in the cache is taken when it is the rendition (a torn or foreign one, from a disk that
     // filled or a cache restored in part, is made again).
     const cached = (await exists(file)) ? await this.#metadata(file) : undefined;
-    if (cached && cached.width === width && cached.format === FORMATS[ext]) {
+    if (cached && cached.width === width && cached.format === READ_AS[FORMATS[ext]]) {
       this.counts.cached++;
       return file;
     }
