@@ -14,6 +14,7 @@ import PQueue from 'p-queue';
 import { assetExtension } from '../api/assets.js';
 import { loadSharp } from '../server/assets/sharp.js';
 import { type AssetFile, readAssetIndex } from '../snapshot/index.js';
+import { isWholeImage } from './whole-image.js';
 
 export interface RenditionOptions {
   widths: readonly number[];
@@ -37,21 +38,13 @@ export interface RenditionCounts {
 /** Extensions resized, and the format each is written in (the original's own). */
 const FORMATS = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' } as const;
 type Extension = keyof typeof FORMATS;
-/** The format the image library's metadata names for a file written in each (AVIF is a HEIF container). */
-const READ_AS: Record<(typeof FORMATS)[Extension], string> = { jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'heif' };
-
-const exists = (file: string) =>
-  fs.access(file).then(
-    () => true,
-    () => false,
-  );
 
 export class Renditions {
   readonly counts: RenditionCounts = { resized: 0, cached: 0 };
   /** The counts at the end of the previous build (a client and a server build share this object). */
   #settled: RenditionCounts = { resized: 0, cached: 0 };
   /** One promise per rendition for the life of the plugin: a client and a server build share them. */
-  readonly #made = new Map<string, Promise<string>>();
+  readonly #made = new Map<string, Promise<string | undefined>>();
   /** Resizing is CPU-bound and holds decoded images in memory: one per core at a time. */
   readonly #work = new PQueue({ concurrency: availableParallelism() });
 
@@ -68,32 +61,50 @@ export class Renditions {
     const ext = assetExtension(asset.file) as Extension;
     if (!(ext in FORMATS) || !asset.width) return [];
     const wanted = [...new Set(this.options.widths)].filter((w) => w < asset.width).sort((a, b) => a - b);
-    if (!wanted.length) return [];
-    const own = (await this.#metadata(original, asset))?.width ?? asset.width;
-    const widths = wanted.filter((w) => w < own);
-    return Promise.all(
-      widths.map(async (width) => ({ width, file: await this.#rendition(original, asset, width, ext) })),
+    // The file's own width, read once and only when a rendition is to be made (a warm build reads none).
+    let own: Promise<number> | undefined;
+    const ownWidth = () => (own ??= this.#widthOf(original, asset));
+    const made = await Promise.all(
+      wanted.map(async (width) => {
+        const file = await this.#rendition(original, asset, width, ext, ownWidth);
+        return file === undefined ? undefined : { width, file };
+      }),
     );
+    return made.filter((r) => r !== undefined);
   }
 
-  #rendition(original: string, asset: AssetFile, width: number, ext: Extension): Promise<string> {
+  #rendition(
+    original: string,
+    asset: AssetFile,
+    width: number,
+    ext: Extension,
+    ownWidth: () => Promise<number>,
+  ): Promise<string | undefined> {
     const file = path.join(this.cacheDir, `q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
     let made = this.#made.get(file);
     if (!made) {
-      made = this.#make(original, asset, file, width, ext);
+      made = this.#make(original, asset, file, width, ext, ownWidth);
       this.#made.set(file, made);
     }
     return made;
   }
 
-  async #make(original: string, asset: AssetFile, file: string, width: number, ext: Extension): Promise<string> {
-    // A file in the cache is taken when it is the rendition (a torn or foreign one, from a disk that
-    // filled or a cache restored in part, is made again).
-    const cached = (await exists(file)) ? await this.#metadata(file) : undefined;
-    if (cached && cached.width === width && cached.format === READ_AS[FORMATS[ext]]) {
+  async #make(
+    original: string,
+    asset: AssetFile,
+    file: string,
+    width: number,
+    ext: Extension,
+    ownWidth: () => Promise<number>,
+  ): Promise<string | undefined> {
+    // A file in the cache is taken when it is whole (a torn one, from a disk that filled or a cache
+    // restored in part, is made again). It was made narrower than the file it was made from.
+    const cached = await fs.readFile(file).catch(() => undefined);
+    if (cached && isWholeImage(cached, FORMATS[ext])) {
       this.counts.cached++;
       return file;
     }
+    if (width >= (await ownWidth())) return undefined;
     await this.#work.add(async () => {
       const sharp = await this.#sharp();
       const bytes = await sharp(original)
@@ -113,16 +124,15 @@ export class Renditions {
     return file;
   }
 
-  /** A file's width and format from its header; undefined when it is no image the library reads. */
-  async #metadata(file: string, asset?: AssetFile): Promise<{ width?: number; format?: string } | undefined> {
+  /** The width of the file itself, from its header (its URL's when the library cannot tell). */
+  async #widthOf(original: string, asset: AssetFile): Promise<number> {
     const sharp = await this.#sharp();
-    return sharp(file)
+    const meta = await sharp(original)
       .metadata()
       .catch((err: Error) => {
-        // The original itself unreadable: said as the resize would say it, naming the asset.
-        if (asset) throw new Error(`cannot resize ${asset.url} (${file}): ${err.message}`, { cause: err });
-        return undefined;
+        throw new Error(`cannot resize ${asset.url} (${original}): ${err.message}`, { cause: err });
       });
+    return meta.width ?? asset.width;
   }
 
   #sharp() {

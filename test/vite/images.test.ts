@@ -123,12 +123,15 @@ describe('build-time resizing of localized images', () => {
     expect(warmLog.text('info')).toContain(`images: 0 resized, ${cold.counts.resized} from the cache`);
     expect(warm.images).toEqual(cold.images);
 
-    // A cache file torn or foreign (a disk that filled, a cache restored in part) is made again.
-    const [torn, empty] = (await fs.readdir(cache)).sort();
-    await fs.writeFile(path.join(cache, torn!), 'garbage');
+    // A cache file torn (cut short: its header intact), foreign or empty (a disk that filled, a cache
+    // restored in part) is made again.
+    const [torn, foreign, empty] = (await fs.readdir(cache)).sort();
+    const whole = await fs.readFile(path.join(cache, torn!));
+    await fs.writeFile(path.join(cache, torn!), whole.subarray(0, whole.length / 2));
+    await fs.writeFile(path.join(cache, foreign!), 'garbage');
     await fs.writeFile(path.join(cache, empty!), '');
     const mended = await buildSite(root, capturingLogger());
-    expect(mended.counts).toEqual({ resized: 2, cached: cold.counts.resized - 2 });
+    expect(mended.counts).toEqual({ resized: 3, cached: cold.counts.resized - 3 });
     expect(mended.images).toEqual(cold.images);
   }, 120_000);
 

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetFile } from '../../src/snapshot/index.js';
 import { Renditions } from '../../src/vite/renditions.js';
+import { isWholeImage } from '../../src/vite/whole-image.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -60,5 +61,17 @@ describe('renditions', () => {
     const made = await renditions.of(file, asset);
     expect(made.map((r) => r.width)).toEqual([480]);
     expect((await sharp(made[0]!.file).metadata()).width).toBe(480);
+  });
+
+  it('tells a whole image of each format from one cut short, without decoding it', async () => {
+    for (const format of ['jpeg', 'png', 'webp', 'avif'] as const) {
+      const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a3c' } })
+        .toFormat(format)
+        .toBuffer();
+      expect(isWholeImage(bytes, format), format).toBe(true);
+      expect(isWholeImage(bytes.subarray(0, bytes.length - 1), format), format).toBe(false);
+      expect(isWholeImage(bytes.subarray(0, bytes.length / 2), format), format).toBe(false);
+      expect(isWholeImage(Buffer.from('garbage'), format), format).toBe(false);
+    }
   });
 });
