@@ -80,8 +80,9 @@ function decoded(text: string): string | undefined {
   }
 }
 
-/** A URL as a srcset candidate: spaces and commas there separate candidates, so they are encoded. */
-const inSrcset = (url: string): string => url.replace(/[\s,]/g, (c) => encodeURIComponent(c));
+/** A URL as a srcset candidate: whitespace ends a candidate's URL and trailing commas are dropped, so those are encoded. */
+const inSrcset = (url: string): string =>
+  url.replace(/\s/g, (c) => encodeURIComponent(c)).replace(/,+$/, (commas) => '%2C'.repeat(commas.length));
 
 /** Attributes for an `<img>` of an asset URL (an asset field's `filename`). */
 export function responsiveImage(url: string, options: ResponsiveOptions = {}): ImageAttributes {

@@ -317,7 +317,7 @@ class Downloader {
       await res.body?.cancel();
       return 'not-modified';
     }
-    if (res.status >= 300 && res.status < 400) {
+    if ([301, 302, 303, 307, 308].includes(res.status)) {
       await res.body?.cancel();
       // Not followed: a redirect could lead anywhere (another host, the cloud's metadata address).
       throw new DownloadError(
@@ -330,8 +330,8 @@ class Downloader {
       const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
       throw new DownloadError(`answered ${res.status}`, retryable);
     }
-    // A web page where a file was asked for (a captive portal, a login page) is not the asset.
-    if (/^text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
+    // A web page where another file was asked for (a captive portal, a login page) is not the asset.
+    if (/^text\/html\b/i.test(res.headers.get('content-type') ?? '') && !/\.html?$/i.test(new URL(url).pathname)) {
       await res.body?.cancel();
       throw new DownloadError('answered a web page (text/html), not the file', false);
     }

@@ -71,7 +71,7 @@ describe('responsiveImage', () => {
     );
     const remote = responsiveImage('https://a.example/f/1/1200x800/abc/my photo, final.jpg', { widths: [480] });
     expect(remote.srcset).toBe(
-      'https://a.example/f/1/1200x800/abc/my%20photo%2C%20final.jpg/m/480x0 480w, https://a.example/f/1/1200x800/abc/my%20photo%2C%20final.jpg 1200w',
+      'https://a.example/f/1/1200x800/abc/my%20photo,%20final.jpg/m/480x0 480w, https://a.example/f/1/1200x800/abc/my%20photo,%20final.jpg 1200w',
     );
     // Each candidate is one URL and one descriptor.
     for (const candidate of remote.srcset!.split(', ')) expect(candidate.split(' ')).toHaveLength(2);

@@ -21,8 +21,10 @@ export async function renderPlaceholder(
   const sharp = await loadSharp();
   // Rasterized small and scaled up: flat shapes lose nothing, and a 2400 px stand-in costs little.
   const scale = Math.min(1, 480 / Math.max(width, height));
-  // At least a pixel on the short side: a strip rasterized small would have none.
-  const density = Math.min(72, Math.max(72 * scale, 72 / Math.min(width, height)));
+  // A strip rasterized that small would have no pixel on its short side: rasterized at one pixel
+  // there instead (every other size as before, so the same URL keeps the same bytes).
+  const short = Math.min(width, height);
+  const density = short * scale >= 0.5 ? 72 * scale : 72 / short;
   const image = sharp(Buffer.from(svg), { density }).resize(width, height, {
     fit: 'fill',
     kernel: 'linear',
