@@ -136,12 +136,13 @@ describe('a build inside a build, as SvelteKit builds its client inside its serv
     const options: ContentSyncOptions = { embedded: { data: 'space', demo: { stories: 20 } } };
     const syncs = (log: CapturingLogger) =>
       log.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).map((l) => l.msg.split(' ')[1]);
-    // The pipeline speaks through the logger of the instance that started it: the outer build's.
+    // The pipeline speaks through the logger of the instance that started it: the outer build's. The
+    // nested build's sync finds the same cache version, which is not said twice.
     const first = await nestedBuild(options);
-    expect(syncs(first.outer)).toEqual(['full', 'unchanged']);
+    expect(syncs(first.outer)).toEqual(['full']);
     const port = await fs.readFile(path.join(root, '.content', 'service-port'), 'utf8');
     const second = await nestedBuild(options);
-    expect(syncs(second.outer)).toEqual(['unchanged', 'unchanged']);
+    expect(syncs(second.outer)).toEqual(['unchanged']);
     for (const log of [first.outer, first.inner, second.outer, second.inner]) {
       expect(log.text('info')).not.toMatch(/reading the whole space/);
       expect(log.text('error')).toBe('');
