@@ -24,7 +24,16 @@ export class Lease {
 
   /** Takes the lease if nobody holds it; renewed from then on until release(). */
   async take(): Promise<boolean> {
-    if ((await this.redis.set(this.key, this.owner, 'PX', this.ms, 'NX')) !== 'OK') return false;
+    let answer: string | null;
+    try {
+      answer = await this.redis.set(this.key, this.owner, 'PX', this.ms, 'NX');
+    } catch (err) {
+      // A SET that timed out here is still on its way and may land when Redis answers again, holding
+      // the lease for no one: the release, sent after it on the same connection, takes it back.
+      void this.release();
+      throw err;
+    }
+    if (answer !== 'OK') return false;
     this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.ms / 3)));
     this.#timer.unref();
     return true;

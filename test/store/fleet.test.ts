@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import type { FleetOptions } from '../../src/store/index.js';
+import { Lease } from '../../src/store/lease.js';
 import { connectRedis } from '../../src/store/redis.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
@@ -165,4 +166,26 @@ describe('a fleet whose Redis fails mid-sync', () => {
     expect(builders.map((b) => b.role)).toEqual(['syncer', 'syncer']);
     expect(builders.flatMap((b) => b.warnings).join('\n')).toMatch(/Command timed out/);
   }, 90_000);
+});
+
+describe('the fleet lease with Redis paused', () => {
+  it('a take that timed out does not leave the lease held for no one once Redis answers again', async () => {
+    const own = await startRedis();
+    const client = await connectRedis(own.url);
+    const watcher = await connectRedis(own.url);
+    try {
+      const lease = new Lease(client, 'content-sync:test:lease', 15_000, () => undefined);
+      own.signal('SIGSTOP');
+      await expect(lease.take()).rejects.toThrow(/Command timed out/);
+      // The builder goes on alone and lets go of its connection; Redis resumes with both commands.
+      client.disconnect();
+      own.signal('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await watcher.exists('content-sync:test:lease')).toBe(0);
+    } finally {
+      client.disconnect();
+      watcher.disconnect();
+      await own.close();
+    }
+  }, 30_000);
 });
