@@ -222,19 +222,12 @@ async function currentRecord(pass: Pass, id: number): Promise<StoryRecord | unde
   return StoryRecord.safeParse(record).success ? (record as StoryRecord) : undefined;
 }
 
-/** What about the snapshot makes this sync read the whole space, if anything (said with the result: the snapshot's views, say, change with it). */
-function changedShape(
-  manifest: Manifest,
-  api: string,
-  views: readonly string[],
-  space: Space,
-  wentBack: boolean,
-): string | undefined {
+/** How the snapshot differs from what this sync reads (API, views, languages), if it does: a snapshot of another shape is read anew. */
+function shapeChange(manifest: Manifest, api: string, views: readonly string[], space: Space): string | undefined {
   if (manifest.api !== api) return `the snapshot was synced with the ${manifest.api} API, this sync uses ${api}`;
   if (canonicalJson(manifest.views) !== canonicalJson(views))
     return `the snapshot held the ${manifest.views.join(' and ')} view, this sync asks for ${views.join(' and ')}`;
   if (canonicalJson(manifest.languages) !== canonicalJson(languagesOf(space))) return "the space's languages changed";
-  if (wentBack) return `the space's version went back (${space.version}, the snapshot's ${manifest.cv})`;
   return undefined;
 }
 
@@ -656,18 +649,18 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         );
       }
     }
-    const sameShape =
-      state !== undefined &&
-      state.manifest.api === client.api &&
-      canonicalJson(state.manifest.views) === canonicalJson(views) &&
-      canonicalJson(state.manifest.languages) === canonicalJson(languagesOf(space));
+    const changed = state && shapeChange(state.manifest, client.api, views, space);
+    const sameShape = state !== undefined && changed === undefined;
     // A cache version lower than the snapshot's: the space went back (restored, or a local service
     // restarted without the edits made through its control plane). A census asks what was published
     // since, and events name what changed since: neither sees content that went back, so all is read.
     const wentBack = state !== undefined && space.version < state.manifest.cv;
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !options.events);
-    const fullBecause =
-      state && !options.full ? changedShape(state.manifest, client.api, views, space, wentBack) : undefined;
+    // Said with a full sync the snapshot did not ask for (its views, say, change with it).
+    const why =
+      changed ??
+      (wentBack ? `the space's version went back (${space.version}, the snapshot's ${state!.manifest.cv})` : undefined);
+    const fullBecause = state && !options.full ? why : undefined;
     const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
       mode,
       ...(mode === 'full' && fullBecause ? { fullBecause } : {}),

@@ -118,7 +118,8 @@ export class AssetCatalog {
     return [...origins];
   }
 
-  #byId(id: number): AssetEntry {
+  /** The asset with this id (an AssetError 404 when there is none). */
+  byId(id: number): AssetEntry {
     for (const entry of [...this.#added.values(), ...this.#refresh().values()]) {
       if (entry.id === id && !this.#deleted.has(entry.path)) return entry;
     }
@@ -157,19 +158,14 @@ export class AssetCatalog {
   }
 
   /** New bytes at the same URL (the way a replaced asset keeps its references). */
-  /** The asset with this id (an AssetError 404 when there is none). */
-  byId(id: number): AssetEntry {
-    return this.#byId(id);
-  }
-
   replace(id: number, bytes: Buffer): AssetEntry {
-    const entry = this.#byId(id);
+    const entry = this.byId(id);
     this.#replaced.set(entry.path, bytes);
     return { ...entry, bytes };
   }
 
   delete(id: number): AssetEntry {
-    const entry = this.#byId(id);
+    const entry = this.byId(id);
     this.#deleted.add(entry.path);
     this.#replaced.delete(entry.path);
     return entry;

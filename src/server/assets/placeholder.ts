@@ -54,7 +54,7 @@ const MAX_SIDE = 8192;
  * The size a stand-in is drawn at: the one the URL names, or, beyond the bounds, smaller in
  * proportion (a URL naming 30000x30000 took 70 s and 6 GB to draw as named).
  */
-export function drawnSize(width: number, height: number): [number, number] {
+function drawnSize(width: number, height: number): [number, number] {
   const f = Math.min(1, MAX_SIDE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
   return [Math.max(1, Math.round(width * f)), Math.max(1, Math.round(height * f))];
 }

@@ -79,7 +79,7 @@ const INT_VALUE = /^\s*[+-]?\d{1,300}\s*$/;
 const FLOAT_VALUE = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
 const USAGE = 'expected filter_query[attribute][operation]=value';
 /** How deep `__or` may nest: beyond any query people write, well within what recursion takes. */
-export const MAX_OR_DEPTH = 32;
+const MAX_OR_DEPTH = 32;
 
 /** The bracketed segments of a `filter_query[...]` key. */
 export function splitFilterKey(key: string): string[] {
