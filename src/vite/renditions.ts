@@ -66,27 +66,14 @@ export class Renditions {
     const ownWidth = () => (own ??= this.#widthOf(original, asset));
     const made = await Promise.all(
       wanted.map(async (width) => {
-        const file = await this.#rendition(original, asset, width, ext, ownWidth);
-        return file === undefined ? undefined : { width, file };
+        // One promise per rendition for the life of the plugin (a client and a server build share them).
+        const file = path.join(this.cacheDir, `q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
+        let making = this.#made.get(file);
+        if (!making) this.#made.set(file, (making = this.#make(original, asset, file, width, ext, ownWidth)));
+        return (await making) === undefined ? undefined : { width, file };
       }),
     );
     return made.filter((r) => r !== undefined);
-  }
-
-  #rendition(
-    original: string,
-    asset: AssetFile,
-    width: number,
-    ext: Extension,
-    ownWidth: () => Promise<number>,
-  ): Promise<string | undefined> {
-    const file = path.join(this.cacheDir, `q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
-    let made = this.#made.get(file);
-    if (!made) {
-      made = this.#make(original, asset, file, width, ext, ownWidth);
-      this.#made.set(file, made);
-    }
-    return made;
   }
 
   async #make(
