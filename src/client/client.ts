@@ -20,6 +20,7 @@ import {
   SpaceEnvelope,
 } from '../api/index.js';
 import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
+import { withDeadline } from './deadline.js';
 import { ContentApiError, isUnreachable, networkMessage, SchemaError, statusMessage } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import { type RateBudget, serviceBudget } from './pacer.js';
@@ -264,26 +265,25 @@ export class ContentClient {
     started: number,
   ): Promise<{ res: Response; body: Buffer }> {
     const signal = this.#options.signal;
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 30_000);
     const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    let res: Response | undefined;
-    let body: Buffer;
+    /** The answer's head, once it came (a body that fails still has its status). */
+    let head: Response | undefined;
+    let exchanged: { res: Response; body: Buffer };
     this.stats.requests++;
     try {
-      res = await fetch(url, {
-        redirect: 'manual',
-        headers: { accept: 'application/json' },
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      exchanged = await withDeadline(this.#options.timeoutMs ?? 30_000, signal, async (bounded) => {
+        const res = await fetch(url, { redirect: 'manual', headers: { accept: 'application/json' }, signal: bounded });
+        head = res;
+        return { res, body: await readCapped(res, limit) };
       });
-      body = await readCapped(res, limit);
     } catch (err) {
       if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      this.#options.onAttempt?.({ endpoint, status: res?.status, bytes: 0, ms: performance.now() - started });
+      this.#options.onAttempt?.({ endpoint, status: head?.status, bytes: 0, ms: performance.now() - started });
       if (err instanceof BodyTooLarge) {
         throw new AbortError(
           new ContentApiError(
             `the answer of ${endpoint} ${err.message} (${formatBytes(limit)}); no page of the API comes near that, so the service or a proxy in between misbehaves; if the content really is that large, raise maxResponseBytes (--max-response-mb)`,
-            res?.status,
+            head?.status,
             endpoint,
             false,
           ),
@@ -298,10 +298,10 @@ export class ContentClient {
       failure.unreachable = isUnreachable(err);
       throw failure;
     }
-    const bytes = body.length;
+    const bytes = exchanged.body.length;
     this.stats.bytes += bytes;
-    this.#options.onAttempt?.({ endpoint, status: res.status, bytes, ms: performance.now() - started });
-    return { res, body };
+    this.#options.onAttempt?.({ endpoint, status: exchanged.res.status, bytes, ms: performance.now() - started });
+    return exchanged;
   }
 
   /** Where a redirect leads, when that is within the configured origin: the token goes nowhere else. */

@@ -19,6 +19,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import { assetContentType, assetReferences, parseAssetUrl } from '../api/assets.js';
+import { withDeadline } from '../client/deadline.js';
 import {
   ASSET_INDEX,
   assetFileName,
@@ -290,17 +291,13 @@ class Downloader {
   }
 
   async #get(url: string, etag: string | undefined): Promise<{ bytes: Buffer; etag?: string } | 'not-modified'> {
-    // A timer of our own, cleared at the end: an AbortSignal.timeout that nothing holds can be
-    // collected while a body trickles in, and then never fires.
     const ms = this.#options.timeoutMs ?? 30_000;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error(`no complete answer within ${ms / 1000} s`)), ms);
-    const signal = this.#input.signal ? AbortSignal.any([this.#input.signal, timeout.signal]) : timeout.signal;
-    try {
-      return await this.#fetch(url, etag, signal);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withDeadline(
+      ms,
+      this.#input.signal,
+      (signal) => this.#fetch(url, etag, signal),
+      () => new Error(`no complete answer within ${ms / 1000} s`),
+    );
   }
 
   async #fetch(

@@ -105,6 +105,18 @@ describe('response size', { timeout: 30_000 }, () => {
     );
   });
 
+  it('a body that trickles past the timeout ends with an error that says so, attempt after attempt', async () => {
+    const server = await hostile(undefined, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('{"space":{"name":"');
+      const trickle = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(trickle));
+    });
+    const c = client(server.url, { timeoutMs: 500, maxRetryTimeMs: 3_000 });
+    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(/no answer from .* in time/);
+    expect(server.requests.length).toBeGreaterThan(1);
+  });
+
   it('answers within the cap are read as before', async () => {
     const c = client(service.url, { maxResponseBytes: 64 * 1024 });
     await c.space();
