@@ -18,6 +18,26 @@ import { readText } from './read.js';
 export const ASSETS_DIR = 'assets';
 export const ASSET_INDEX = 'assets/index.json';
 
+/** The extensions a file is given (assetFileName); the rest are stored as `bin`. */
+const EXTENSIONS: ReadonlySet<string> = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'webp',
+  'avif',
+  'gif',
+  'svg',
+  'pdf',
+  'mp4',
+  'webm',
+  'mp3',
+  'json',
+  'txt',
+  'zip',
+]);
+/** What an index may name: those, and `bin`. */
+const FILE_EXTENSIONS: ReadonlySet<string> = new Set([...EXTENSIONS, 'bin']);
+
 export const AssetFile = z
   .object({
     /** The URL it was downloaded from. */
@@ -37,8 +57,8 @@ export const AssetFile = z
   // shared through a store) names no file but the one its digest names.
   .refine(
     (f) =>
-      /^[a-z0-9]{1,5}$/.test(f.file.slice(`${ASSETS_DIR}/${f.sha256}.`.length)) &&
-      f.file.startsWith(`${ASSETS_DIR}/${f.sha256}.`),
+      f.file.startsWith(`${ASSETS_DIR}/${f.sha256}.`) &&
+      FILE_EXTENSIONS.has(f.file.slice(`${ASSETS_DIR}/${f.sha256}.`.length)),
     {
       message: 'file must be assets/<sha256>.<extension>',
       path: ['file'],
@@ -51,23 +71,6 @@ export const AssetIndex = z.object({
   stories: z.record(z.string(), z.array(z.string())),
 });
 export type AssetIndex = z.infer<typeof AssetIndex>;
-
-const EXTENSIONS = new Set([
-  'jpg',
-  'jpeg',
-  'png',
-  'webp',
-  'avif',
-  'gif',
-  'svg',
-  'pdf',
-  'mp4',
-  'webm',
-  'mp3',
-  'json',
-  'txt',
-  'zip',
-]);
 
 /** Where the bytes with this digest live: the extension only from a known list (else `bin`). */
 export function assetFileName(sha256: string, name: string): string {

@@ -196,7 +196,7 @@ describe('sync with assets', () => {
     }
   });
 
-  it('an asset index naming a file outside assets/ (edited by hand, or shared) is not taken; a full sync writes it anew', async () => {
+  it('an asset index naming a file other than assets/<its digest>.<a known extension> (edited by hand, or shared) is not taken; a full sync writes it anew', async () => {
     const server = await serve();
     const out = await tempDir('assets-tampered');
     await run(server, out);
@@ -208,6 +208,10 @@ describe('sync with assets', () => {
       },
       (e: { file: string; sha256: string }) => {
         e.sha256 = '../../escaped';
+      },
+      // Its own digest, but an extension no download is given: a module a build would run.
+      (e: { file: string; sha256: string }) => {
+        e.file = `assets/${e.sha256}.mjs`;
       },
     ]) {
       const bad = structuredClone(good);
