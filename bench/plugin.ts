@@ -179,7 +179,7 @@ async function webhookLatency(s: ServedSpace, root: string, ids: number[]): Prom
         'the update to be logged',
       );
       const lines = logger.lines.slice(logged).join('\n');
-      syncMs.push(Number(/sync \(cv \d+\): .* requests in ([\d.]+)s/.exec(lines)?.[1] ?? NaN) * 1000);
+      syncMs.push(Number(/sync \(cv \d+\): .* requests? in ([\d.]+)s/.exec(lines)?.[1] ?? NaN) * 1000);
       refreshMs.push(Number(/modules reloaded in (\d+) ms/.exec(lines)?.[1] ?? NaN));
       const mod = (await server.ssrLoadModule(`content:stories/${id}`)) as { default: { content: { title?: string } } };
       if (mod.default.content.title !== title)

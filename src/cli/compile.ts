@@ -6,6 +6,7 @@ import v8 from 'node:v8';
 import { compile, type CompileResult, entryFieldsProblem } from '../compile/index.js';
 import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
 import { UsageError, choice, integer, parse } from './args.js';
+import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync compile --snapshot DIR --out DIR [options]
 
@@ -122,8 +123,8 @@ export async function compileCommand(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ ok: true, ...result, durationMs: Math.round(result.durationMs) }));
   } else {
     console.log(
-      `compiled ${result.stories} stories (${result.modules} modules, ${result.mode}) into ${out}: ` +
-        `${result.written.length} files written, ${result.deleted.length} deleted in ${(result.durationMs / 1000).toFixed(1)}s`,
+      `compiled ${count(result.stories, 'story', 'stories')} (${count(result.modules, 'module')}, ${result.mode}) into ${out}: ` +
+        `${count(result.written.length, 'file')} written, ${result.deleted.length} deleted in ${(result.durationMs / 1000).toFixed(1)}s`,
     );
   }
   return 0;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
 import { integer, listenError, parse, UsageError } from './args.js';
+import { count } from '../text/index.js';
 
 export { UsageError };
 
@@ -73,7 +74,7 @@ async function demo(argv: string[]): Promise<number> {
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `wrote ${manifest.counts.stories} stories, ${manifest.counts.datasources} datasources to ${values.out} in ${seconds}s`,
+    `wrote ${count(manifest.counts.stories ?? 0, 'story', 'stories')}, ${count(manifest.counts.datasources ?? 0, 'datasource')} to ${values.out} in ${seconds}s`,
   );
   return 0;
 }
@@ -140,7 +141,7 @@ async function serve(argv: string[]): Promise<number> {
   // Build the default listings now, so the first request does not pay for them.
   server.service.store.entries({ view: 'published', lang: 'default' });
   const loadMs = Math.round(performance.now() - loadStarted);
-  console.error(`loaded ${space.stories.length} stories from ${values.data} in ${loadMs} ms`);
+  console.error(`loaded ${count(space.stories.length, 'story', 'stories')} from ${values.data} in ${loadMs} ms`);
   console.log(`listening on ${server.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

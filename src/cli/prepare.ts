@@ -10,6 +10,7 @@ import type { ConfigEnv, UserConfig } from 'vite';
 import type { ContentSyncApi } from '../vite/index.js';
 import { PLUGIN_NAME } from '../vite/plugin.js';
 import { parse } from './args.js';
+import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync prepare [--config FILE] [--mode M]
 
@@ -99,7 +100,7 @@ export async function prepareCommand(argv: string[]): Promise<number> {
       : 'current without a sync';
   const types = path.join(base, 'content.d.ts');
   console.log(
-    `content-sync prepare: ${result.compile.stories} stories ready in ${base} (${source})` +
+    `content-sync prepare: ${count(result.compile.stories, 'story', 'stories')} ready in ${base} (${source})` +
       (existsSync(types) ? `; types: ${types}` : ''),
   );
   return 0;

@@ -14,6 +14,7 @@ import {
   type WebhookEvent,
 } from '../sync/index.js';
 import { integer, parse, syncFlags, UsageError } from './args.js';
+import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
 
@@ -55,17 +56,17 @@ function progressLine(p: SyncProgress): string {
     eta = ` · about ${Math.ceil((seconds / p.stories) * (p.storiesTotal - p.stories))}s left`;
   }
   const total = p.storiesTotal ? `/${p.storiesTotal}` : '';
-  return `${p.phase}: ${p.stories}${total} stories · ${p.requests} requests · ${rate.toFixed(1)} req/s · ${seconds.toFixed(1)}s${eta}`;
+  return `${p.phase}: ${p.stories}${total} stories · ${count(p.requests, 'request')} · ${rate.toFixed(1)} req/s · ${seconds.toFixed(1)}s${eta}`;
 }
 
 export function summaryLine(r: SyncResult, out: string): string {
   const what =
     r.mode === 'unchanged'
       ? 'unchanged'
-      : `${r.mode}${r.fullBecause ? ` (${r.fullBecause})` : ''}: ${r.changed.stories.length} stories written, ${r.changed.removed.length} removed, ${r.changed.datasources.length} datasources changed`;
+      : `${r.mode}${r.fullBecause ? ` (${r.fullBecause})` : ''}: ${count(r.changed.stories.length, 'story', 'stories')} written, ${r.changed.removed.length} removed, ${count(r.changed.datasources.length, 'datasource')} changed`;
   return (
-    `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${r.counts.stories} stories, ${r.counts.datasources} datasources; ` +
-    `${r.requests} requests, ${r.retries} retries, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s` +
+    `synced space ${r.space.id} (cv ${r.cv}) into ${out}: ${what}; ${count(r.counts.stories, 'story', 'stories')}, ${count(r.counts.datasources, 'datasource')}; ` +
+    `${count(r.requests, 'request')}, ${count(r.retries, 'retry', 'retries')}, ${r.throttled} throttled, ${formatBytes(r.bytes)} in ${(r.durationMs / 1000).toFixed(1)}s` +
     (r.assets
       ? `; assets: ${r.assets.referenced} referenced, ${r.assets.downloaded} downloaded (${formatBytes(r.assets.bytes)}), ${r.assets.removed} removed`
       : '') +
@@ -136,7 +137,7 @@ async function eventsFor(file: string | undefined): Promise<WebhookEvent[] | und
   const events = parseEvents(payload, 'CONTENT_WEBHOOK_PAYLOAD');
   console.error(
     events.length
-      ? `CONTENT_WEBHOOK_PAYLOAD names ${events.length} change${events.length === 1 ? '' : 's'}: syncing only what it names`
+      ? `CONTENT_WEBHOOK_PAYLOAD names ${count(events.length, 'change')}: syncing only what it names`
       : 'CONTENT_WEBHOOK_PAYLOAD names no story or datasource: syncing every change',
   );
   return events.length ? events : undefined;

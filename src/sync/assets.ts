@@ -31,6 +31,7 @@ import {
   type SnapshotTransaction,
   type StoryRecord,
 } from '../snapshot/index.js';
+import { count } from '../text/index.js';
 
 export interface AssetSyncOptions {
   /** Downloads at once (default 8). */
@@ -182,7 +183,7 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
     const lines = missing.slice(0, 10).map((m) => `  ${m.url} (story ${m.storyId}, field ${m.field}): ${m.reason}`);
     const more = missing.length > 10 ? `\n  ... and ${missing.length - 10} more` : '';
     throw new AssetSyncError(
-      `${missing.length} asset${missing.length === 1 ? '' : 's'} could not be downloaded; the previous snapshot is untouched:\n${lines.join('\n')}${more}\n` +
+      `${count(missing.length, 'asset')} could not be downloaded; the previous snapshot is untouched:\n${lines.join('\n')}${more}\n` +
         'Allow missing assets (--allow-missing-assets, or assets: { allowMissing: true }) to sync without them.',
     );
   }

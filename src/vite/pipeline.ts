@@ -15,6 +15,7 @@ import { EmbeddedService } from './embedded.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 import { PipelineError } from './pipeline-error.js';
 import { runningService, serviceFileOf } from './service-file.js';
+import { count } from '../text/index.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -82,11 +83,11 @@ export class ContentPipeline {
     const shared = await fleetSync({ ...options, store, redis, log: (m) => this.log.warn(m) });
     if (shared.pulled)
       this.log.info(
-        `content-sync: took cv ${shared.pulled.cv} from ${store} (${shared.pulled.objects} files downloaded)`,
+        `content-sync: took cv ${shared.pulled.cv} from ${store} (${count(shared.pulled.objects, 'file')} downloaded)`,
       );
     if (shared.pushed)
       this.log.info(
-        `content-sync: published cv ${shared.pushed.cv} to ${store} (${shared.pushed.objects} files uploaded)`,
+        `content-sync: published cv ${shared.pushed.cv} to ${store} (${count(shared.pushed.objects, 'file')} uploaded)`,
       );
     return shared.sync;
   }
@@ -211,7 +212,7 @@ export class ContentPipeline {
     for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
     if (compiled.written.length || compiled.deleted.length) {
       this.log.info(
-        `content-sync: compiled ${compiled.stories} stories: ${compiled.written.length} files written, ${compiled.deleted.length} deleted`,
+        `content-sync: compiled ${count(compiled.stories, 'story', 'stories')}: ${count(compiled.written.length, 'file')} written, ${compiled.deleted.length} deleted`,
       );
     }
     const changedFiles = [...compiled.written, ...compiled.deleted].map((rel) => path.join(this.modulesDir, rel));
@@ -303,9 +304,9 @@ export class ContentPipeline {
     if (result.mode === 'unchanged' && result.cv === this.#toldCv) return result;
     this.#toldCv = result.cv;
     this.log.info(
-      `content-sync: ${result.mode} sync (cv ${result.cv}${result.fullBecause ? `; ${result.fullBecause}` : ''}): ${result.changed.stories.length} stories written, ` +
-        `${result.changed.removed.length} removed; ${result.requests} requests in ${(result.durationMs / 1000).toFixed(1)}s` +
-        (result.assets?.downloaded ? `; ${result.assets.downloaded} assets downloaded` : ''),
+      `content-sync: ${result.mode} sync (cv ${result.cv}${result.fullBecause ? `; ${result.fullBecause}` : ''}): ${count(result.changed.stories.length, 'story', 'stories')} written, ` +
+        `${result.changed.removed.length} removed; ${count(result.requests, 'request')} in ${(result.durationMs / 1000).toFixed(1)}s` +
+        (result.assets?.downloaded ? `; ${count(result.assets.downloaded, 'asset')} downloaded` : ''),
     );
     return result;
   }

@@ -24,6 +24,7 @@ import { type RenditionCounts, Renditions } from './renditions.js';
 import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
 import { type HeldPipeline, holdPipeline } from './shared-pipeline.js';
 import { watchSpaceDirectory } from './space-watch.js';
+import { count } from '../text/index.js';
 
 /** A dev server's environment, which can transform a module ahead of its request. */
 const isDevEnvironment = (env: Environment | undefined): env is DevEnvironment => env?.mode === 'dev';
@@ -257,7 +258,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           const reloaded = await reloadChanged(server, result.changedFiles);
           if (result.changedFiles.length) {
             logger.info(
-              `content-sync: ${result.changedFiles.length} generated files changed, ${reloaded} modules reloaded in ${Math.round(performance.now() - started)} ms`,
+              `content-sync: ${count(result.changedFiles.length, 'generated file')} changed, ${count(reloaded, 'module')} reloaded in ${Math.round(performance.now() - started)} ms`,
             );
           }
         } catch (err) {
@@ -333,7 +334,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       if (assetDownloads(options)) assetImports ??= new AssetImports(pipeline.snapshotDir, renditions);
       const written = await writeServerModules(server, pipeline.modulesDir, pipeline.snapshotDir, assetImports);
       logger.info(
-        `content-sync: ${written.modules} content modules and ${written.assets} assets beside the server bundle`,
+        `content-sync: ${count(written.modules, 'content module')} and ${count(written.assets, 'asset')} beside the server bundle`,
       );
     },
 

@@ -138,7 +138,7 @@ describe('content-sync watch', () => {
 
       const err = w.stderr();
       expect(count(err, /webhook accepted: published story 12 \(blog\/first-post\)$/)).toBe(10);
-      expect(count(err, /synced space 4242 .*: incremental: 1 stories written/)).toBeGreaterThanOrEqual(1);
+      expect(count(err, /synced space 4242 .*: incremental: 1 story written/)).toBeGreaterThanOrEqual(1);
       expect(count(err, /build \d+ started: /)).toBe(starts);
       expect(count(err, /build \d+ ended: exit code 0 in [\d.]+s$/)).toBe(starts);
       expect(count(err, /webhook refused: .*\(401\)$/)).toBe(2);

@@ -78,7 +78,7 @@ describe('build with the embedded demo space', () => {
     const warm = capturingLogger();
     await build(config(root, warm, options));
     expect(warm.text('info')).toMatch(
-      /content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 requests/,
+      /content-sync: unchanged sync \(cv \d+\): 0 stories written, 0 removed; 1 request in/,
     );
     expect(warm.text('error')).toBe('');
 

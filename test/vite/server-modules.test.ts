@@ -66,7 +66,7 @@ async function renderIn(outDir: string): Promise<Rendered[]> {
 
 /** What the plugin reported writing beside the bundle. */
 function written(logger: CapturingLogger): { modules: number; assets: number } {
-  const match = /content-sync: (\d+) content modules and (\d+) assets beside the server bundle/.exec(
+  const match = /content-sync: (\d+) content modules? and (\d+) assets? beside the server bundle/.exec(
     logger.text('info'),
   );
   expect(match, logger.text()).not.toBeNull();
