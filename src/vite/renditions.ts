@@ -14,7 +14,7 @@ import PQueue from 'p-queue';
 import { assetExtension } from '../api/assets.js';
 import { loadSharp } from '../server/assets/sharp.js';
 import { type AssetFile, readAssetIndex } from '../snapshot/index.js';
-import { isWholeImage } from './whole-image.js';
+import { isWholeImageFile } from './whole-image.js';
 
 export interface RenditionOptions {
   widths: readonly number[];
@@ -86,8 +86,7 @@ export class Renditions {
   ): Promise<string | undefined> {
     // A file in the cache is taken when it is whole (a torn one, from a disk that filled or a cache
     // restored in part, is made again). It was made narrower than the file it was made from.
-    const cached = await fs.readFile(file).catch(() => undefined);
-    if (cached && isWholeImage(cached, FORMATS[ext])) {
+    if (await isWholeImageFile(file, FORMATS[ext])) {
       this.counts.cached++;
       return file;
     }

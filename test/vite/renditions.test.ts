@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetFile } from '../../src/snapshot/index.js';
 import { Renditions } from '../../src/vite/renditions.js';
-import { isWholeImage } from '../../src/vite/whole-image.js';
+import { isWholeImageFile } from '../../src/vite/whole-image.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -64,14 +64,22 @@ describe('renditions', () => {
   });
 
   it('tells a whole image of each format from one cut short, without decoding it', async () => {
+    const whole = async (bytes: Buffer, format: 'jpeg' | 'png' | 'webp' | 'avif') => {
+      const file = path.join(dir, `whole-${format}`);
+      await fs.writeFile(file, bytes);
+      return isWholeImageFile(file, format);
+    };
     for (const format of ['jpeg', 'png', 'webp', 'avif'] as const) {
       const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a3c' } })
         .toFormat(format)
         .toBuffer();
-      expect(isWholeImage(bytes, format), format).toBe(true);
-      expect(isWholeImage(bytes.subarray(0, bytes.length - 1), format), format).toBe(false);
-      expect(isWholeImage(bytes.subarray(0, bytes.length / 2), format), format).toBe(false);
-      expect(isWholeImage(Buffer.from('garbage'), format), format).toBe(false);
+      expect(await whole(bytes, format), format).toBe(true);
+      expect(await whole(bytes.subarray(0, bytes.length - 1), format), format).toBe(false);
+      expect(await whole(bytes.subarray(0, bytes.length / 2), format), format).toBe(false);
+      expect(await whole(Buffer.concat([bytes, Buffer.from([0])]), format), format).toBe(false);
+      expect(await whole(Buffer.from('garbage'), format), format).toBe(false);
+      expect(await whole(Buffer.alloc(0), format), format).toBe(false);
+      expect(await isWholeImageFile(path.join(dir, 'no-such-file'), format), format).toBe(false);
     }
   });
 });
