@@ -4,6 +4,7 @@
  * and the declaration files that type them.
  */
 import type { Story, Tag } from '../api/index.js';
+import { sitePath } from '../resolve/index.js';
 import { DEFAULT_LANG, type DatasourceRecord } from '../snapshot/format.js';
 import { jsonExpression, objectKey, stringLiteral } from './escape.js';
 
@@ -17,7 +18,7 @@ export interface EntryMeta {
   name: string;
   slug: string;
   full_slug: string;
-  /** The site path: `/` + full_slug without a trailing slash (`/` for the root). */
+  /** The site path: `/` + full_slug without a trailing slash (`/` for the root), never `//` (sitePath). */
   path: string;
   component: string;
   tag_list: string[];
@@ -64,7 +65,7 @@ export function entryMeta(story: Story, lang: string, fields: readonly string[] 
     name: story.name,
     slug: story.slug,
     full_slug: full,
-    path: `/${trimmed}`,
+    path: sitePath(trimmed),
     component: story.content.component,
     tag_list: story.tag_list,
     parent_id: story.parent_id,

@@ -14,5 +14,5 @@ export { scanStory } from './scan.js';
 export type { MissingTarget, Scan, ScanMemo, ScanOptions } from './scan.js';
 export { applyPlan } from './plan.js';
 export type { EditValues } from './plan.js';
-export { LinkShapes } from './shapes.js';
+export { LinkShapes, sitePath } from './shapes.js';
 export type { LinkPolicy, LinksMode } from './shapes.js';

@@ -63,7 +63,7 @@ export class LinkShapes {
   href(target: LinkTarget, current: unknown): unknown {
     if (this.#policy.href === 'site-path' && !isSitePath(current)) return current;
     const t = this.#record(target);
-    return this.#policy.pathOf ? this.#policy.pathOf(t) : `/${t.full_slug}`;
+    return this.#policy.pathOf ? this.#policy.pathOf(t) : sitePath(t.full_slug);
   }
 
   /** `story` mode for a folder: the folder, marked as one (a story target is embedded itself). */
@@ -86,17 +86,12 @@ export class LinkShapes {
 
   /**
    * `link` mode: the routing properties, as the links endpoint gives them.
-   * `real_path` is the defined real path, else '/' + full slug;
+   * `real_path` is the defined real path, else the full slug, as a site path (sitePath);
    * `translated_slugs` appears when the target has some.
    */
   routing(target: LinkTarget): LinkObject {
     const t = this.#record(target);
-    let realPath: string;
-    if (this.#policy.pathOf) realPath = this.#policy.pathOf(t);
-    else {
-      const defined = definedRealPath(t);
-      realPath = defined === undefined ? `/${t.full_slug}` : defined.startsWith('/') ? defined : `/${defined}`;
-    }
+    const realPath = this.#policy.pathOf ? this.#policy.pathOf(t) : sitePath(definedRealPath(t) ?? t.full_slug);
     const link: LinkObject = {
       id: t.id,
       uuid: t.uuid,
@@ -122,6 +117,16 @@ export class LinkShapes {
     if (typeof fields.published === 'boolean') return fields.published;
     return fields.published_at !== null && fields.published_at !== undefined;
   }
+}
+
+/**
+ * The site path of a full slug (or a real path): `/` and the slug without the slashes it starts
+ * with. The API's full slugs start with none; one that did (a space edited by hand, a hostile
+ * source) would make `//host/...`, which a browser follows off the site (so would `/\host`, and
+ * a tab or a line break between the two, which URL parsing drops).
+ */
+export function sitePath(slug: string): string {
+  return `/${slug.replace(/^[/\\\t\n\r]+/, '')}`;
 }
 
 /** The real path set for navigation (`path`), when one is defined. */
