@@ -53,3 +53,47 @@ export async function readCapped(res: Response, limit: number): Promise<Buffer> 
   }
   return Buffer.concat(chunks, size);
 }
+
+/**
+ * What an error answer says, for a message: the `error` member of a JSON body if it has one, else
+ * the body's text, on one line and at most `max` characters (at most 4 KB of it read, the rest not
+ * waited for); '' for an empty body or a web page.
+ */
+export async function errorText(res: Response, max = 400): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readStart(res, 4096);
+  } catch {
+    return '';
+  }
+  let text = bytes.toString('utf8');
+  if (/^\s*</.test(text)) return '';
+  try {
+    const said = (JSON.parse(text) as { error?: unknown }).error;
+    if (typeof said === 'string') text = said;
+  } catch {
+    // Not JSON (or cut short): the text as it is.
+  }
+  // One line, without what a terminal would interpret.
+  const line = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** The first `max` bytes of a body (fewer when it is shorter); the rest is cancelled. */
+async function readStart(res: Response, max: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks, size).subarray(0, max);
+}

@@ -4,4 +4,5 @@ export {
   type Params,
 } from './client.js';
 export { Pacer, type RateBudget, SERVICE_BUCKET_MS, serviceBudget, UNPACED } from './pacer.js';
+export { errorText } from './body.js';
 export { ContentApiError, SchemaError } from './errors.js';

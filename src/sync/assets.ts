@@ -20,6 +20,7 @@ import PQueue from 'p-queue';
 import pRetry, { AbortError } from 'p-retry';
 import { assetContentType, assetReferences, parseAssetUrl } from '../api/assets.js';
 import { withDeadline } from '../client/deadline.js';
+import { errorText } from '../client/index.js';
 import {
   ASSET_INDEX,
   assetFileName,
@@ -324,9 +325,10 @@ class Downloader {
       );
     }
     if (!res.ok) {
-      await res.body?.cancel();
       const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
-      throw new DownloadError(`answered ${res.status}`, retryable);
+      // What the CDN says goes with it (an image service without its library says what to install).
+      const said = await errorText(res);
+      throw new DownloadError(`answered ${res.status}${said ? ` (${said})` : ''}`, retryable);
     }
     // A web page where another file was asked for (a captive portal, a login page) is not the asset.
     if (/^text\/html\b/i.test(res.headers.get('content-type') ?? '') && !/\.html?$/i.test(new URL(url).pathname)) {

@@ -142,10 +142,10 @@ describe('sync with assets', () => {
     }
   });
 
-  it('a CDN answering a redirect, a web page or a body that trickles: the sync fails saying which, the snapshot as it was', async () => {
+  it('a CDN answering a redirect, a web page, a body that trickles or an error that never ends: the sync fails saying which, the snapshot as it was', async () => {
     const server = await serve();
     let origin = '';
-    let mode: 'redirect' | 'html' | 'trickle' = 'redirect';
+    let mode: 'redirect' | 'html' | 'trickle' | 'said' | 'endless' = 'redirect';
     const cdn = await startHostile(server.url, async (req, res, forward) => {
       if (!(req.url ?? '').startsWith('/f/')) {
         const answer = await forward();
@@ -164,6 +164,20 @@ describe('sync with assets', () => {
           headers: { 'content-type': 'text/html' },
           body: Buffer.from('<p>Sign in</p>'),
         });
+      // What an image service without its library answers: the message says what to install.
+      if (mode === 'said')
+        return reply(res, {
+          status: 501,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ error: 'the image service needs sharp:\n npm i -D sharp' })),
+        });
+      // An error whose text never ends, with escape sequences in it: its start is told, on one line.
+      if (mode === 'endless') {
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        const endless = setInterval(() => res.write('\x1b[31mbusy\n'.repeat(20)), 2);
+        res.on('close', () => clearInterval(endless));
+        return;
+      }
       // A byte at a time, never the whole file.
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '100000' });
       const trickle = setInterval(() => res.write('x'), 50);
@@ -178,6 +192,8 @@ describe('sync with assets', () => {
         ['redirect', /answered 302 to http:\/\/169\.254\.169\.254\/latest: asset downloads do not follow redirects/],
         ['html', /answered a web page \(text\/html\), not the file/],
         ['trickle', /no complete answer within 1 s/],
+        ['said', /answered 501 \(the image service needs sharp: npm i -D sharp\)/],
+        ['endless', /answered 503 \(\[31mbusy \[31mbusy .*…\)/],
       ] as const) {
         mode = which;
         const error = await sync({
