@@ -30,8 +30,9 @@ const HELP = `usage: content-sync watch --port P --secret S [options] -- <build 
   --concurrency N    requests in flight at most (default 12)
 
 The build command runs without a shell, with the webhook payloads of its run in
-$CONTENT_WEBHOOK_PAYLOAD (a JSON array). Never two runs at once; SIGTERM or SIGINT
-stops after the run under way.`;
+$CONTENT_WEBHOOK_PAYLOAD (a JSON array). Never two runs at once. SIGTERM or SIGINT
+drops queued runs, ends a sync under way at its next step, passes the signal to a
+build under way, and exits once it has ended.`;
 
 export interface WatchSyncOptions {
   baseUrl: string;

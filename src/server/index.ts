@@ -18,3 +18,6 @@ export { parseFaultSpec, FaultSpecError, FAULT_KINDS, type FaultPlan, type Fault
 export { requestCost, tierRate, RateLimiter } from './rate-limiter.js';
 export { signWebhook, verifyWebhook, webhookPayload, type WebhookPayload } from './webhooks.js';
 export type { RequestStats } from './admin.js';
+// A space directory (`content-sync demo`, a synced snapshot) for `space`, as `content-sync serve` reads it.
+export { readSpaceDirectory } from '../snapshot/read.js';
+export { SpaceDirectoryError } from '../snapshot/index.js';

@@ -3,12 +3,14 @@
  * source maps pointing at sources it does not ship.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { writeDemoSpace } from '../../src/demo/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -52,6 +54,38 @@ describe('the package', () => {
     expect(typeof prerender.ModuleDigests).toBe('function');
     // The folder the README tells prerenderers to read the content modules from (`<outDir>/content/`).
     expect(prerender.SERVER_CONTENT_DIR).toBe('content');
+  });
+
+  it('serves a space directory through the /server entry as the README shows', async () => {
+    const server = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./server']!.import)).href)) as {
+      readSpaceDirectory(dir: string): Promise<unknown>;
+      startServer(options: { space: unknown; assetUrls: 'self'; port: number }): Promise<{
+        url: string;
+        close(): Promise<void>;
+      }>;
+      DEFAULT_PUBLIC_TOKEN: string;
+    };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'package-server-'));
+    try {
+      await writeDemoSpace(dir, { stories: 10 });
+      const running = await server.startServer({
+        space: await server.readSpaceDirectory(dir),
+        assetUrls: 'self',
+        port: 0,
+      });
+      try {
+        const res = await fetch(`${running.url}/v2/cdn/stories?token=${server.DEFAULT_PUBLIC_TOKEN}&per_page=100`);
+        expect(res.status).toBe(200);
+        const text = await res.text();
+        expect((JSON.parse(text) as { stories: unknown[] }).stories.length).toBeGreaterThan(5);
+        // Asset URLs at the service's own origin.
+        expect(text).toContain(`${running.url}/f/`);
+      } finally {
+        await running.close();
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('builds no source maps that would need the sources it does not ship', () => {
