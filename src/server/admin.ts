@@ -8,14 +8,22 @@ import { MAX_CONTENT_NESTING, nestingDepth } from '../snapshot/index.js';
 import { errorReply, reply, type Reply } from './respond.js';
 import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
 
-const TranslatedSlugInput = z.object({ path: z.string(), name: z.string().nullable().default(null), lang: z.string() });
+/**
+ * A slug an editor's CMS makes: one path segment that a URL carries as it is. Empty, `.`, `..`, a
+ * backslash (a separator to browsers) or `%` would make paths that lead elsewhere or nowhere.
+ */
+const isSlug = (s: string): boolean => s !== '.' && s !== '..' && /^[^/\\?#%\s\p{Cc}]+$/u.test(s);
+const SLUG_RULE = 'must not be empty, . or .., nor contain /, \\, ?, #, %, spaces or control characters';
+
+const TranslatedSlugInput = z.object({
+  path: z.string().refine((p) => p.split('/').every(isSlug), `path must be slugs joined by /: each ${SLUG_RULE}`),
+  name: z.string().nullable().default(null),
+  lang: z.string(),
+});
 
 const StoryInput = z.strictObject({
   name: z.string().min(1).optional(),
-  slug: z
-    .string()
-    .regex(/^[^/?#\s]*$/, 'slug must not contain /, ?, # or spaces')
-    .optional(),
+  slug: z.string().refine(isSlug, `slug ${SLUG_RULE}`).optional(),
   parent_id: z.number().int().nonnegative().nullable().optional(),
   is_folder: z.boolean().optional(),
   is_startpage: z.boolean().optional(),

@@ -363,7 +363,19 @@ describe('control plane', () => {
 
   it.each([
     ['POST', '/stories', { name: 42 }, /^name: /],
-    ['POST', '/stories', { name: 'ok', slug: 'a/b' }, /^slug: .*must not contain/],
+    ['POST', '/stories', { name: 'ok', slug: 'a/b' }, /^slug: .*nor contain/],
+    [
+      'POST',
+      '/stories',
+      { name: 'ok', translated_slugs: [{ lang: 'de', path: 'blog/../x' }] },
+      /^translated_slugs\.0\.path: /,
+    ],
+    [
+      'POST',
+      '/stories',
+      { name: 'ok', translated_slugs: [{ lang: 'de', path: '/x' }] },
+      /^translated_slugs\.0\.path: /,
+    ],
     ['POST', '/stories', { name: 'ok', parent_id: 'one' }, /^parent_id: /],
     ['POST', '/stories', { name: 'ok', parent_id: 999 }, /parent_id 999/],
     ['POST', '/stories', { name: 'ok', content: [] }, /^content: /],
@@ -381,6 +393,20 @@ describe('control plane', () => {
     expect(a.body.error).toMatch(message);
     expect(server.service.store.storyCount).toBe(before);
   });
+
+  // Slugs that would make paths leading elsewhere (`/\\host`, `..`) or nowhere (`%`, empty).
+  it.each(['\\evil.example', '', '.', '..', '100%', 'tab\tbed', 'a?b'])(
+    'the slug %j is 422 on create and on update',
+    async (slug) => {
+      const before = server.service.store.storyCount;
+      const created = await admin('POST', '/stories', { name: 'ok', slug });
+      expect(created.status).toBe(422);
+      expect(created.body.error).toMatch(/^slug: .*nor contain/);
+      expect(server.service.store.storyCount).toBe(before);
+      const updated = await admin('PUT', '/stories/12', { slug });
+      expect(updated.status).toBe(422);
+    },
+  );
 
   it('invalid JSON is 400; an oversized body is 413; an unknown route is 404', async () => {
     const bad = await admin('POST', '/stories', '{"name": ');
