@@ -5,6 +5,7 @@
  */
 import { byLanguage, byUuid, entries, languages, type StoryEntry } from 'content:index';
 import { tags } from 'content:tags';
+import { PagesByUrl, pageUrl } from './page-paths.js';
 
 export const DEFAULT_LANGUAGE = 'default';
 
@@ -67,10 +68,13 @@ function mapOf(): SiteMap {
   return map;
 }
 
-/** The URL of a story in its language: its full slug as a folder path; the home story at the language's root. */
+/**
+ * The URL of a story in its language: its full slug as a folder path, each segment encoded (a `?` in a
+ * slug is part of its page's path); the home story at the language's root.
+ */
 export function urlOf(entry: StoryEntry): string {
   if (entry.id === mapOf().homeId) return languageRoot(entry.lang);
-  return `${entry.path}/`;
+  return pageUrl(entry.path);
 }
 
 /** The URL of a story (by uuid) in a language, when it is published there. */
@@ -99,14 +103,7 @@ export function routes(): Route[] {
 
 /** The route a URL path names (with or without its trailing slash), if any. */
 export function findRoute(pathname: string): Route | undefined {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return undefined;
-  }
-  const wanted = decoded.endsWith('/') ? decoded : `${decoded}/`;
-  return routes().find((r) => decodeURIComponent(r.url) === wanted);
+  return new PagesByUrl(routes()).find(pathname);
 }
 
 const byOrder = (a: StoryEntry, b: StoryEntry): number => a.position - b.position || a.name.localeCompare(b.name);

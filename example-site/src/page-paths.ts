@@ -1,0 +1,47 @@
+/**
+ * Page URLs and the pages they name. Slugs and tags come from content, so a page's URL is made one
+ * encoded segment at a time (a `?`, `#` or `%` in a slug is then part of the path, as its file is),
+ * and a URL names the page of its decoded segments, empty ones and the trailing slash aside: `/de/`,
+ * `//de` and `/de//` are one page, as they are one file.
+ */
+
+/** The URL of a site path (`/a b/c?d` is `/a%20b/c%3Fd/`): each segment encoded, empty ones left out. */
+export function pageUrl(sitePath: string): string {
+  const segments = sitePath.split('/').filter((s) => s !== '');
+  return segments.length ? `/${segments.map(encodeURIComponent).join('/')}/` : '/';
+}
+
+/** The decoded non-empty segments of a URL path; undefined when one does not decode. */
+export function pageSegments(url: string): string[] | undefined {
+  try {
+    return url
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What tells the page a URL names (segments joined unambiguously); undefined when the URL does not decode. */
+export function pageKey(url: string): string | undefined {
+  const segments = pageSegments(url);
+  return segments && JSON.stringify(segments);
+}
+
+/** Pages found by the URL a request names: never throws, whatever the pages' URLs or the request hold. */
+export class PagesByUrl<T extends { url: string }> {
+  readonly #byKey = new Map<string, T>();
+
+  constructor(pages: Iterable<T>) {
+    for (const page of pages) {
+      const key = pageKey(page.url);
+      if (key !== undefined && !this.#byKey.has(key)) this.#byKey.set(key, page);
+    }
+  }
+
+  find(pathname: string): T | undefined {
+    const key = pageKey(pathname);
+    return key === undefined ? undefined : this.#byKey.get(key);
+  }
+}
