@@ -2,10 +2,18 @@
 import type { Asset, Multiasset, MultiassetItem, Multilink } from 'content:types';
 import { responsiveImage } from '../../src/image/index.js';
 import { attrs, esc } from './html.js';
+import { safeHref } from './safe-href.js';
 import { urlOfUuid } from './site.js';
 
-/** The href of a multilink in a language; undefined when it points nowhere (empty, or an unpublished story). */
+/**
+ * The href of a multilink in a language; undefined when it points nowhere (empty, or an unpublished
+ * story) or to a URL no link may have (a `javascript:` URL, see safe-href.ts).
+ */
 export function hrefOf(link: Multilink | undefined, lang: string): string | undefined {
+  return safeHref(rawHrefOf(link, lang));
+}
+
+function rawHrefOf(link: Multilink | undefined, lang: string): string | undefined {
   if (!link) return undefined;
   switch (link.linktype) {
     case 'story': {

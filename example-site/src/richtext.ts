@@ -2,12 +2,14 @@
  * Rich text through @storyblok/richtext, with the site's own renderers for
  * what only the site knows: story links (the target's URL in the page's
  * language, or plain text when the target is not published), asset links,
- * images (with their size and a srcset) and embedded bloks.
+ * images (with their size and a srcset) and embedded bloks. A link to a URL
+ * no link may have (`javascript:`, see safe-href.ts) is its text alone.
  */
 import { renderRichText, type StoryblokRichTextInput, type StoryblokRichTextRendererMap } from '@storyblok/richtext';
 import type { Blok, RichText } from 'content:types';
 import { responsiveImage } from '../../src/image/index.js';
 import { attrs } from './html.js';
+import { safeHref } from './safe-href.js';
 import { urlOfUuid } from './site.js';
 
 export type BlokRenderer = (blok: Blok) => string;
@@ -24,6 +26,7 @@ export function richText(doc: RichText | undefined, lang: string, renderBlok: Bl
       } else if (link.linktype === 'email') {
         href = link.href ? `mailto:${link.href.replace(/^mailto:/, '')}` : undefined;
       }
+      href = safeHref(href);
       if (!href) return children;
       const external = link.linktype === 'url' || link.linktype === 'asset';
       return `<a${attrs({ href, target: link.target, rel: external ? 'noopener' : undefined })}>${children}</a>`;
