@@ -12,7 +12,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
 import { PageOutsideOutput, pageFile } from './page-file.js';
 import { PageKeys } from './page-keys.js';
-import { fillTemplate, renderNotFound, renderRoute, routes, type Route } from './src/entry-server.js';
+import {
+  fillTemplate,
+  NOT_FOUND_URL,
+  refusedRoutes,
+  renderNotFound,
+  renderRoute,
+  routes,
+  type Route,
+} from './src/entry-server.js';
 
 /** What a worker is given (as its workerData). */
 export interface PrerenderTask {
@@ -38,7 +46,10 @@ export interface PrerenderResult {
   rewritten: number;
   /** Every file written (absolute). */
   files: string[];
-  /** Pages not written because their URL would leave the output directory (each one warned about). */
+  /**
+   * Pages not written (each one warned about): their URL would leave the output directory, or another
+   * page has their file (reported by shard 0).
+   */
   refused: string[];
   /** What each page was rendered with and left as, by URL (see PrerenderTask.previous). */
   stamps: Array<[string, string]>;
@@ -86,13 +97,14 @@ function writePage(file: string, html: string): boolean {
 
 async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   const all = routes();
-  const seen = new Set<string>();
-  for (const route of all) {
-    if (seen.has(route.url)) throw new Error(`two pages at ${route.url}`);
-    seen.add(route.url);
-  }
   const keys = new PageKeys(path.dirname(fileURLToPath(import.meta.url)), task.template);
   const result: PrerenderResult = { pages: 0, rendered: 0, rewritten: 0, files: [], refused: [], stamps: [] };
+  const refuse = (url: string, message: string): void => {
+    result.refused.push(url);
+    console.warn(`example-site: ${message}`);
+  };
+  // Every worker plans the same pages: one of them tells which were refused.
+  if (task.shard === 0) for (const { url, message } of refusedRoutes()) refuse(url, message);
   /**
    * Renders the page of `route` (the not-found page for undefined) at `url` unless it is made from
    * what its file there was rendered from, and writes it unless unchanged.
@@ -103,8 +115,7 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
       file = pageFile(task.outDir, url);
     } catch (error) {
       if (!(error instanceof PageOutsideOutput)) throw error;
-      result.refused.push(url);
-      console.warn(`example-site: ${error.message}`);
+      refuse(url, error.message);
       return;
     }
     const key = keys.of(route);
@@ -129,7 +140,7 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
       .filter((route, i) => (route.kind === 'story' ? route.entry.id : i) % task.shards === task.shard)
       .map((route) => () => page(route.url, route)),
   );
-  if (task.shard === 0) await page('/404.html', undefined);
+  if (task.shard === 0) await page(NOT_FOUND_URL, undefined);
   return result;
 }
 

@@ -33,7 +33,10 @@ export interface BuildResult {
   tokens: string[];
   /** Where the generated content modules are. */
   modulesDir: string;
-  /** Pages not written because their URL would leave the output directory (each one warned about). */
+  /**
+   * Pages not written (each one warned about): their URL would leave the output directory, or
+   * another page has their file (the site's own pages first, then stories by id).
+   */
   refused: string[];
   /** Where the time went, in order (ms). */
   phases: Phase[];

@@ -6,10 +6,20 @@ import { esc } from './html.js';
 import { t } from './i18n.js';
 import { layout, type Rendered } from './layout.js';
 import { loadStory, storyBody, tagBody, tagsBody, titleOf } from './pages.js';
-import { DEFAULT_LANGUAGE, findRoute, languages, pageContext, routes, type Route } from './site.js';
+import {
+  DEFAULT_LANGUAGE,
+  describeRoute,
+  findRoute,
+  languages,
+  NOT_FOUND_URL,
+  pageContext,
+  refusedRoutes,
+  routes,
+  type Route,
+} from './site.js';
 
 export type { Rendered, Route };
-export { routes };
+export { describeRoute, NOT_FOUND_URL, refusedRoutes, routes };
 
 /** The language a URL is in, from its first segment. */
 function languageOf(pathname: string): string {

@@ -6,6 +6,7 @@
 import { byLanguage, byUuid, entries, languages, type StoryEntry } from 'content:index';
 import { tags } from 'content:tags';
 import { PagesByUrl, pageUrl } from './page-paths.js';
+import { type PlannedPage, planPages, type RefusedPage } from './page-plan.js';
 
 export const DEFAULT_LANGUAGE = 'default';
 
@@ -90,8 +91,11 @@ export type Route =
   | { kind: 'tag'; url: string; lang: string; tag: string }
   | { kind: 'tags'; url: string; lang: string };
 
-/** Every page of the site: each published story in each language, and the tag pages. */
-export function routes(): Route[] {
+/** Where the not-found page is written (a static host serves it for any missing path). */
+export const NOT_FOUND_URL = '/404.html';
+
+/** Every page the site could have: each published story in each language, and the tag pages. */
+function allRoutes(): Route[] {
   const out: Route[] = [];
   for (const lang of languages) {
     for (const entry of byLanguage(lang)) out.push({ kind: 'story', url: urlOf(entry), lang, entry });
@@ -101,9 +105,58 @@ export function routes(): Route[] {
   return out;
 }
 
+/** What a route's page is, for messages. */
+export function describeRoute(route: Route): string {
+  const lang = route.lang === DEFAULT_LANGUAGE ? '' : ` (${route.lang})`;
+  if (route.kind === 'story')
+    return `${route.entry.id === mapOf().homeId ? 'home ' : ''}story ${route.entry.id}${lang}`;
+  return route.kind === 'tag' ? `tag ${JSON.stringify(route.tag)}${lang}` : `the tags index${lang}`;
+}
+
+/**
+ * Who gets a page whose file two routes name: the not-found page, then each language's home, the
+ * tags indexes and the tag pages (the site's own pages), then the other stories by id (each in the
+ * order of its languages): never which worker writes last.
+ */
+function inPriority(all: Route[]): Array<PlannedPage<Route | undefined>> {
+  const homeId = mapOf().homeId;
+  const rank = (r: Route): number => (r.kind === 'story' ? (r.entry.id === homeId ? 0 : 3) : r.kind === 'tags' ? 1 : 2);
+  const ranked = [...all].sort(
+    (a, b) => rank(a) - rank(b) || (a.kind === 'story' && b.kind === 'story' ? a.entry.id - b.entry.id : 0),
+  );
+  const notFound = { url: NOT_FOUND_URL, what: 'the not-found page', page: undefined };
+  return [notFound, ...ranked.map((route) => ({ url: route.url, what: describeRoute(route), page: route }))];
+}
+
+interface RoutePlan {
+  routes: Route[];
+  refused: RefusedPage[];
+  byUrl: PagesByUrl<Route>;
+}
+
+let routePlan: { of: [readonly StoryEntry[], typeof tags]; plan: RoutePlan } | undefined;
+
+/** The routes that get their page and those refused, computed once per index and tag list. */
+function planOf(): RoutePlan {
+  if (routePlan?.of[0] === entries && routePlan.of[1] === tags) return routePlan.plan;
+  const all = allRoutes();
+  const { pages, refused } = planPages(inPriority(all));
+  const kept = new Set(pages.map((p) => p.page));
+  const routes = all.filter((r) => kept.has(r));
+  const plan = { routes, refused, byUrl: new PagesByUrl(routes) };
+  routePlan = { of: [entries, tags], plan };
+  return plan;
+}
+
+/** Every page of the site: each published story in each language, and the tag pages, one per file. */
+export const routes = (): Route[] => planOf().routes;
+
+/** The routes refused a page because another page has its file (see page-plan.ts). */
+export const refusedRoutes = (): RefusedPage[] => planOf().refused;
+
 /** The route a URL path names (with or without its trailing slash), if any. */
 export function findRoute(pathname: string): Route | undefined {
-  return new PagesByUrl(routes()).find(pathname);
+  return planOf().byUrl.find(pathname);
 }
 
 const byOrder = (a: StoryEntry, b: StoryEntry): number => a.position - b.position || a.name.localeCompare(b.name);
