@@ -15,6 +15,18 @@ export class PageOutsideOutput extends Error {
   }
 }
 
+/**
+ * Errors that say a page's path cannot be a file here: a folder on the way is a file (a slug
+ * `index.html`, or the name of a built asset), the file is a folder, a segment is too long or a name
+ * the file system takes no such bytes for. They are the page's, not the build's: the page is
+ * refused and the others written; any other error (a full disk, no permission) stops the build.
+ */
+const PATH_ERRORS = new Set(['ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'EEXIST', 'EINVAL', 'EILSEQ']);
+
+/** Whether `error` tells that a page's path cannot be written, rather than that writing failed. */
+export const isPathError = (error: unknown): error is NodeJS.ErrnoException =>
+  PATH_ERRORS.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+
 /** The file of the page at `url` inside `outDir` (`/a/b/` is `a/b/index.html`, `/404.html` itself). */
 export function pageFile(outDir: string, url: string): string {
   let segments: string[];

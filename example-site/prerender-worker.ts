@@ -10,9 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
-import { PageOutsideOutput, pageFile } from './page-file.js';
+import { isPathError, PageOutsideOutput, pageFile } from './page-file.js';
 import { PageKeys } from './page-keys.js';
 import {
+  describeRoute,
   fillTemplate,
   NOT_FOUND_URL,
   refusedRoutes,
@@ -47,8 +48,8 @@ export interface PrerenderResult {
   /** Every file written (absolute). */
   files: string[];
   /**
-   * Pages not written (each one warned about): their URL would leave the output directory, or another
-   * page has their file (reported by shard 0).
+   * Pages not written (each one warned about): their URL would leave the output directory, another
+   * page has their file (reported by shard 0), or their path cannot be a file there (page-file.ts).
    */
   refused: string[];
   /** What each page was rendered with and left as, by URL (see PrerenderTask.previous). */
@@ -105,34 +106,53 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
   };
   // Every worker plans the same pages: one of them tells which were refused.
   if (task.shard === 0) for (const { url, message } of refusedRoutes()) refuse(url, message);
-  /**
-   * Renders the page of `route` (the not-found page for undefined) at `url` unless it is made from
-   * what its file there was rendered from, and writes it unless unchanged.
-   */
-  const page = async (url: string, route: Route | undefined): Promise<void> => {
-    let file: string;
+  /** The file of the page at `url`, or undefined (and the page refused) when it would leave the output. */
+  const fileOf = (url: string): string | undefined => {
     try {
-      file = pageFile(task.outDir, url);
+      return pageFile(task.outDir, url);
     } catch (error) {
       if (!(error instanceof PageOutsideOutput)) throw error;
       refuse(url, error.message);
-      return;
+      return undefined;
     }
+  };
+  /**
+   * Renders the page of `route` (the not-found page for undefined) into `file` unless it is made from
+   * what its file there was rendered from, and writes it unless unchanged.
+   */
+  const write = async (url: string, file: string, route: Route | undefined) => {
     const key = keys.of(route);
     let stamp = pageStamp(key, file);
+    if (stamp !== undefined && task.previous.get(url) === stamp) return { stamp, rendered: false, written: false };
+    const html = fillTemplate(task.template, await (route ? renderRoute(route) : renderNotFound('/404')));
+    const written = writePage(file, html);
+    // A page rendered to the bytes its file holds leaves the file, and so its stamp, as it was.
+    if (written || stamp === undefined) stamp = pageStamp(key, file)!;
+    return { stamp, rendered: true, written };
+  };
+  /** The page of `route` at `url`, refused with a warning when its path cannot be a file here. */
+  const page = async (url: string, route: Route | undefined): Promise<void> => {
+    const file = fileOf(url);
+    if (file === undefined) return;
+    let done: Awaited<ReturnType<typeof write>>;
+    try {
+      done = await write(url, file, route);
+    } catch (error) {
+      if (!isPathError(error)) throw error;
+      const what = route ? describeRoute(route) : 'the not-found page';
+      refuse(
+        url,
+        `not writing the page of ${what} at ${JSON.stringify(url)}: its file cannot be there (${error.message})`,
+      );
+      return;
+    }
     // The counts are of the routes' pages (the not-found page is not one).
     const counted = route ? 1 : 0;
-    if (stamp === undefined || task.previous.get(url) !== stamp) {
-      result.rendered += counted;
-      const html = fillTemplate(task.template, await (route ? renderRoute(route) : renderNotFound('/404')));
-      const written = writePage(file, html);
-      if (written) result.rewritten += counted;
-      // A page rendered to the bytes its file holds leaves the file, and so its stamp, as it was.
-      if (written || stamp === undefined) stamp = pageStamp(key, file)!;
-    }
     result.pages += counted;
+    if (done.rendered) result.rendered += counted;
+    if (done.written) result.rewritten += counted;
     result.files.push(file);
-    result.stamps.push([url, stamp]);
+    result.stamps.push([url, done.stamp]);
   };
   const queue = new PQueue({ concurrency: PAGE_CONCURRENCY });
   await queue.addAll(

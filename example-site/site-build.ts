@@ -34,8 +34,9 @@ export interface BuildResult {
   /** Where the generated content modules are. */
   modulesDir: string;
   /**
-   * Pages not written (each one warned about): their URL would leave the output directory, or
-   * another page has their file (the site's own pages first, then stories by id).
+   * Pages not written (each one warned about): their URL would leave the output directory, another
+   * page has their file (the site's own pages first, then stories by id), or their path cannot be a
+   * file there (a folder on the way is a file, a segment is too long).
    */
   refused: string[];
   /** Where the time went, in order (ms). */

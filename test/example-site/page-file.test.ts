@@ -1,6 +1,18 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PageOutsideOutput, pageFile } from '../../example-site/page-file.js';
+import { isPathError, PageOutsideOutput, pageFile } from '../../example-site/page-file.js';
+
+/** The error `act` throws. */
+function thrown(act: () => unknown): unknown {
+  try {
+    act();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('nothing thrown');
+}
 
 const out = path.resolve('/srv/site/dist');
 
@@ -24,5 +36,32 @@ describe('pageFile: where the prerender writes a page', () => {
       '/a/%E0%A4%A/', // not decodable
     ];
     for (const url of hostile) expect(() => pageFile(out, url), url).toThrow(PageOutsideOutput);
+  });
+});
+
+describe('isPathError: a page refused for its path, not a failed build', () => {
+  it('tells the errors of a path that cannot be a page file here, as the file system gives them', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'page-path-'));
+    try {
+      const built = path.join(dir, 'index.html');
+      writeFileSync(built, 'the home page');
+      mkdirSync(path.join(dir, 'folder'));
+      const errors = [
+        thrown(() => statSync(path.join(built, 'index.html'))), // a slug index.html: ENOTDIR
+        thrown(() => mkdirSync(path.join(built, 'x'), { recursive: true })), // the same, made as a folder
+        thrown(() => writeFileSync(path.join(dir, 'folder'), 'x')), // EISDIR
+        thrown(() => statSync(path.join(dir, 'a'.repeat(300), 'index.html'))), // ENAMETOOLONG
+      ];
+      for (const error of errors) expect(isPathError(error), String(error)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves every other error to fail the build', () => {
+    for (const code of ['ENOSPC', 'EACCES', 'EPERM', 'EIO', 'EMFILE', undefined])
+      expect(isPathError(Object.assign(new Error(String(code)), { code })), String(code)).toBe(false);
+    expect(isPathError(new Error('two pages'))).toBe(false);
+    expect(isPathError(undefined)).toBe(false);
   });
 });
