@@ -138,8 +138,8 @@ async function serve(argv: string[]): Promise<number> {
   }).catch((err: unknown) => {
     throw listenError(err, port);
   });
-  // Build the default listings now, so the first request does not pay for them.
-  server.service.store.entries({ view: 'published', lang: 'default' });
+  // Now, so that the first requests do not pay for it.
+  server.service.warm();
   const loadMs = Math.round(performance.now() - loadStarted);
   console.error(`loaded ${count(space.stories.length, 'story', 'stories')} from ${values.data} in ${loadMs} ms`);
   console.log(`listening on ${server.url}`);

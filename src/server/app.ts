@@ -67,7 +67,11 @@ export class ContentService {
   readonly #parts: stage.ServiceParts;
   readonly #pipeline: Stage<Exchange>;
 
+  /** Whether delivered asset URLs point at this service (ServiceOptions.assetUrls). */
+  readonly #selfAssetUrls: boolean;
+
   constructor(options: ServiceOptions) {
+    this.#selfAssetUrls = options.assetUrls === 'self';
     this.store =
       options.space instanceof SpaceStore ? options.space : new SpaceStore(options.space, { clock: options.clock });
     this.publicToken = options.publicToken ?? DEFAULT_PUBLIC_TOKEN;
@@ -90,7 +94,7 @@ export class ContentService {
     });
     this.#pipeline = compose([
       stage.respond(parts), // sends what the stages inside answered
-      ...(options.assetUrls === 'self' ? [selfAssetUrls(this.assets)] : []), // asset URLs at this origin
+      ...(this.#selfAssetUrls ? [selfAssetUrls(this.assets)] : []), // asset URLs at this origin
       stage.preflight(parts), // OPTIONS: 204
       assetAdmin(parts, this.assets, (payload) => this.#announce(payload)), // /__admin/assets
       stage.admin(parts), // /__admin/: the control plane
@@ -124,6 +128,16 @@ export class ContentService {
   /** Resolves when every webhook sent so far has been delivered (or failed). */
   async settled(): Promise<void> {
     while (this.#deliveries.size) await Promise.all([...this.#deliveries]);
+  }
+
+  /**
+   * Does now what the first requests would otherwise wait for: the default listing, and with
+   * asset URLs at this origin the catalog of the assets stories reference (a walk of every story:
+   * 0.4 s at 10,000 stories, which the first listing's answer took).
+   */
+  warm(): void {
+    this.store.entries({ view: 'published', lang: 'default' });
+    if (this.#selfAssetUrls) this.assets.catalog.origins();
   }
 
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
