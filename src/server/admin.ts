@@ -9,14 +9,22 @@ import { errorReply, reply, type Reply } from './respond.js';
 import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
 
 /**
- * A slug an editor's CMS makes: one path segment that a URL carries as it is. Empty, `.`, `..`, a
- * backslash (a separator to browsers) or `%` would make paths that lead elsewhere or nowhere.
+ * A slug an editor's CMS makes: one path segment that a URL carries as it is, or none (a folder's
+ * start page, whose full slug is its folder's). `.`, `..`, a backslash (a separator to browsers) or
+ * `%` would make paths that lead elsewhere or nowhere.
  */
-const isSlug = (s: string): boolean => s !== '.' && s !== '..' && /^[^/\\?#%\s\p{Cc}]+$/u.test(s);
-const SLUG_RULE = 'must not be empty, . or .., nor contain /, \\, ?, #, %, spaces or control characters';
+const isSlug = (s: string): boolean => s === '' || (s !== '.' && s !== '..' && /^[^/\\?#%\s\p{Cc}]+$/u.test(s));
+const SLUG_RULE = 'must not be . or .., nor contain /, \\, ?, #, %, spaces or control characters';
+
+/** A translated path: slugs joined by `/`, ending in one for a start page (`artikel/`), none empty but that last. */
+const isSlugPath = (p: string): boolean => {
+  const segments = p.split('/');
+  const last = segments.pop()!;
+  return segments.every((s) => s !== '' && isSlug(s)) && isSlug(last);
+};
 
 const TranslatedSlugInput = z.object({
-  path: z.string().refine((p) => p.split('/').every(isSlug), `path must be slugs joined by /: each ${SLUG_RULE}`),
+  path: z.string().refine(isSlugPath, `path must be slugs joined by /: each ${SLUG_RULE}`),
   name: z.string().nullable().default(null),
   lang: z.string(),
 });

@@ -395,7 +395,7 @@ describe('control plane', () => {
   });
 
   // Slugs that would make paths leading elsewhere (`/\\host`, `..`) or nowhere (`%`, empty).
-  it.each(['\\evil.example', '', '.', '..', '100%', 'tab\tbed', 'a?b'])(
+  it.each(['\\evil.example', '.', '..', '100%', 'tab\tbed', 'a?b'])(
     'the slug %j is 422 on create and on update',
     async (slug) => {
       const before = server.service.store.storyCount;
@@ -407,6 +407,27 @@ describe('control plane', () => {
       expect(updated.status).toBe(422);
     },
   );
+
+  it("a folder's start page keeps its empty slug and a translated path ending in /, on create and on update", async () => {
+    const folder = await admin('POST', '/stories', { name: 'Guides', slug: 'guides', is_folder: true });
+    expect(folder.status).toBe(201);
+    const input = {
+      name: 'Guides',
+      slug: '',
+      parent_id: folder.body.story.id,
+      is_startpage: true,
+      translated_slugs: [{ lang: 'de', path: 'anleitungen/' }],
+    };
+    const created = await admin('POST', '/stories', input);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.story.full_slug).toBe('guides/');
+    // Sent back as the service holds it.
+    const updated = await admin('PUT', `/stories/${created.body.story.id}`, {
+      slug: created.body.story.slug,
+      translated_slugs: input.translated_slugs,
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+  });
 
   it('invalid JSON is 400; an oversized body is 413; an unknown route is 404', async () => {
     const bad = await admin('POST', '/stories', '{"name": ');
