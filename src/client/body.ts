@@ -56,33 +56,33 @@ export async function readCapped(res: Response, limit: number): Promise<Buffer> 
 
 /**
  * What an error answer says, for a message: the `error` member of a JSON body if it has one, else
- * the body's text, on one line and at most `max` characters (at most 4 KB of it read, the rest not
- * waited for); '' for an empty body or a web page.
+ * the body's text (an XML error too), on one line and at most `max` characters; '' for an empty
+ * body or a web page. At most 4 KB are read, for at most `waitMs`: an answer that stalls gives what
+ * had arrived, and the failure it explains is not held up by it.
  */
-export async function errorText(res: Response, max = 400): Promise<string> {
-  let bytes: Buffer;
+export async function errorText(res: Response, max = 400, waitMs = 1000): Promise<string> {
+  const text = (await readStart(res, 4096, waitMs).catch(() => Buffer.alloc(0))).toString('utf8');
+  if (/^\s*<(!doctype html|html)\b/i.test(text)) return '';
+  let said = text;
   try {
-    bytes = await readStart(res, 4096);
-  } catch {
-    return '';
-  }
-  let text = bytes.toString('utf8');
-  if (/^\s*</.test(text)) return '';
-  try {
-    const said = (JSON.parse(text) as { error?: unknown }).error;
-    if (typeof said === 'string') text = said;
+    const error = (JSON.parse(text) as { error?: unknown }).error;
+    if (typeof error === 'string') said = error;
   } catch {
     // Not JSON (or cut short): the text as it is.
   }
-  // One line, without what a terminal would interpret.
-  const line = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  // One line, without what a terminal would interpret; cut between characters, not within one.
+  const line = said.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
-/** The first `max` bytes of a body (fewer when it is shorter); the rest is cancelled. */
-async function readStart(res: Response, max: number): Promise<Buffer> {
+/** The first `max` bytes of a body (fewer when it ends or stalls for `waitMs`); the rest is cancelled. */
+async function readStart(res: Response, max: number, waitMs: number): Promise<Buffer> {
   if (!res.body) return Buffer.alloc(0);
   const reader = res.body.getReader();
+  // Cancelling ends a read that waits (it resolves as done): what had arrived is kept.
+  const stall = setTimeout(() => void reader.cancel().catch(() => undefined), waitMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -93,6 +93,7 @@ async function readStart(res: Response, max: number): Promise<Buffer> {
       size += value.byteLength;
     }
   } finally {
+    clearTimeout(stall);
     await reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks, size).subarray(0, max);
