@@ -4,6 +4,7 @@
  * accepted: a tag `../../x` or a slug `..` must never write outside `dist/`.
  */
 import path from 'node:path';
+import { segmentProblem } from './src/page-paths.js';
 
 export class PageOutsideOutput extends Error {
   constructor(
@@ -37,8 +38,8 @@ export function pageFile(outDir: string, url: string): string {
   }
   const parts = segments.filter((s) => s !== '');
   for (const part of parts) {
-    if (part === '.' || part === '..') throw new PageOutsideOutput(url, `its segment "${part}" would leave its folder`);
-    if (/[/\\\0]/.test(part)) throw new PageOutsideOutput(url, 'a segment holds a path separator or NUL once decoded');
+    const problem = segmentProblem(part);
+    if (problem) throw new PageOutsideOutput(url, problem);
   }
   const root = path.resolve(outDir);
   const file = path.resolve(root, ...parts, url.endsWith('.html') ? '' : 'index.html');

@@ -25,7 +25,10 @@ function navigation(ctx: PageContext, current: string): string {
   const { lang } = ctx;
   const items = [
     { url: languageRoot(lang), name: t('home', lang) },
-    ...topNavigation(lang).map((e) => ({ url: urlOf(e), name: ctx.title(e) })),
+    ...topNavigation(lang).flatMap((e) => {
+      const url = urlOf(e);
+      return url ? [{ url, name: ctx.title(e) }] : [];
+    }),
     { url: `${languageRoot(lang)}tags/`, name: t('tags', lang) },
   ];
   const links = items.map(
@@ -48,7 +51,11 @@ function crumbs(ctx: PageContext, entry: StoryEntry | undefined): string {
   if (!entry) return '';
   const chain = breadcrumbs(entry);
   if (chain.length === 0) return '';
-  return `<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${chain.map((e) => `<li><a href="${esc(urlOf(e))}">${esc(ctx.title(e))}</a></li>`).join('')}</ol></nav>`;
+  const crumb = (e: StoryEntry) => {
+    const url = urlOf(e);
+    return url ? `<a href="${esc(url)}">${esc(ctx.title(e))}</a>` : esc(ctx.title(e));
+  };
+  return `<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${chain.map((e) => `<li>${crumb(e)}</li>`).join('')}</ol></nav>`;
 }
 
 export function layout(

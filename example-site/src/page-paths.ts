@@ -23,6 +23,23 @@ export function pageSegments(url: string): string[] | undefined {
   }
 }
 
+/** The longest file name common file systems take, in bytes. */
+const MAX_NAME_BYTES = 255;
+const utf8 = new TextEncoder();
+
+/**
+ * Why a decoded segment cannot be a folder or file of its own, if it cannot: `.` and `..` would
+ * leave their folder, a separator or NUL would make more (or no) segments of one, and a file
+ * system takes no name that long.
+ */
+export function segmentProblem(segment: string): string | undefined {
+  if (segment === '.' || segment === '..') return `its segment "${segment}" would leave its folder`;
+  if (/[/\\\0]/.test(segment)) return 'a segment holds a path separator or NUL once decoded';
+  if (utf8.encode(segment).length > MAX_NAME_BYTES)
+    return `a segment is longer than a file name may be (${MAX_NAME_BYTES} bytes)`;
+  return undefined;
+}
+
 /** What tells the page a URL names (segments joined unambiguously); undefined when the URL does not decode. */
 export function pageKey(url: string): string | undefined {
   const segments = pageSegments(url);

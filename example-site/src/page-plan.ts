@@ -3,9 +3,10 @@
  * `a/index.html`, `/404.html` itself), and two pages clash when they name the same file, or when one
  * page's file would be a folder on the way to another's (a slug `index.html` beside the home page).
  * Pages are taken in the order given (the site's own pages first, then stories in a fixed order);
- * a page that clashes with one taken before is refused, whatever worker would have written last.
+ * a page that clashes with one taken before is refused, whatever worker would have written last,
+ * as is a page no file can be written for (a tag `a/b`, a slug `..`): links then leave them out.
  */
-import { pageSegments } from './page-paths.js';
+import { pageSegments, segmentProblem } from './page-paths.js';
 
 export interface PlannedPage<T> {
   url: string;
@@ -22,8 +23,19 @@ export interface RefusedPage {
 
 /** The path of a page's file, segment by segment, as page-file.ts makes it (`/a/` is a/index.html, `/404.html` itself). */
 function fileOf(url: string): string[] {
-  const segments = pageSegments(url) ?? url.split('/').filter((s) => s !== '');
+  const segments = pageSegments(url)!;
   return url.endsWith('.html') ? segments : [...segments, 'index.html'];
+}
+
+/** Why no file can be written at a URL (page-file.ts refuses it too), if none can. */
+function pathProblem(url: string): string | undefined {
+  const segments = pageSegments(url);
+  if (!segments) return 'it is not a well-formed URL path';
+  for (const segment of segments) {
+    const problem = segmentProblem(segment);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /** The folders a file is in, outermost first (`a/b/index.html` is in `a` and `a/b`). */
@@ -63,6 +75,14 @@ export function planPages<T>(candidates: Iterable<PlannedPage<T>>): {
   const pages: PlannedPage<T>[] = [];
   const refused: RefusedPage[] = [];
   for (const candidate of candidates) {
+    const unwritable = pathProblem(candidate.url);
+    if (unwritable) {
+      refused.push({
+        url: candidate.url,
+        message: `not writing the page of ${candidate.what} at ${JSON.stringify(candidate.url)}: ${unwritable}`,
+      });
+      continue;
+    }
     const file = fileOf(candidate.url);
     const clash = claims.clash(file);
     if (clash) {

@@ -46,13 +46,23 @@ function list(title: string, items: string[], className: string): string {
   return `<section class="${className}"><h2>${esc(title)}</h2><ul>${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
 }
 
+/** Each story's title, linked to its page when it has one. */
 function entryLinks(ctx: PageContext, list: readonly StoryEntry[]): string[] {
-  return list.map((e) => storyLink(ctx.title(e), urlOf(e)));
+  return list.map((e) => {
+    const url = urlOf(e);
+    return url ? storyLink(ctx.title(e), url) : esc(ctx.title(e));
+  });
+}
+
+/** A tag, linked to its page when it has one. */
+function tagLink(tag: string, lang: string): string {
+  const url = tagUrl(tag, lang);
+  return url ? `<a class="tag" href="${esc(url)}">${esc(tag)}</a>` : `<span class="tag">${esc(tag)}</span>`;
 }
 
 function tagLinks(tagList: readonly string[], lang: string): string {
   if (tagList.length === 0) return '';
-  return `<p class="tags">${esc(t('tags', lang))}: ${tagList.map((tag) => `<a class="tag" href="${esc(tagUrl(tag, lang))}">${esc(tag)}</a>`).join(' ')}</p>`;
+  return `<p class="tags">${esc(t('tags', lang))}: ${tagList.map((tag) => tagLink(tag, lang)).join(' ')}</p>`;
 }
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
@@ -262,8 +272,6 @@ export function tagBody(tag: string, ctx: PageContext): string {
 }
 
 export function tagsBody(lang: string): string {
-  const items = tags.map(
-    (tag) => `<a class="tag" href="${esc(tagUrl(tag.name, lang))}">${esc(tag.name)}</a> (${tag.taggings_count})`,
-  );
+  const items = tags.map((tag) => `${tagLink(tag.name, lang)} (${tag.taggings_count})`);
   return `<h1>${esc(t('tags', lang))}</h1>${list(t('tags', lang), items, 'tag-index')}`;
 }

@@ -69,22 +69,33 @@ function mapOf(): SiteMap {
   return map;
 }
 
-/**
- * The URL of a story in its language: its full slug as a folder path, each segment encoded (a `?` in a
- * slug is part of its page's path); the home story at the language's root.
- */
-export function urlOf(entry: StoryEntry): string {
-  if (entry.id === mapOf().homeId) return languageRoot(entry.lang);
-  return pageUrl(entry.path);
+/** The URL a story's page has, written or not: its full slug as a folder path; the home story at the language's root. */
+function storyPageUrl(entry: StoryEntry): string {
+  return entry.id === mapOf().homeId ? languageRoot(entry.lang) : pageUrl(entry.path);
 }
 
-/** The URL of a story (by uuid) in a language, when it is published there. */
+/** The URL a tag's page has, written or not. */
+const tagPageUrl = (tag: string, lang: string): string => `${languageRoot(lang)}tags/${encodeURIComponent(tag)}/`;
+
+/**
+ * The URL of a story's page in its language (each segment encoded: a `?` in a slug is part of its
+ * page's path); undefined when the site has no page for it (refused, see page-plan.ts), so that no
+ * link leads to another page or to none.
+ */
+export function urlOf(entry: StoryEntry): string | undefined {
+  return planOf().stories.has(entry) ? storyPageUrl(entry) : undefined;
+}
+
+/** The URL of a story (by uuid) in a language, when it is published there and has a page. */
 export function urlOfUuid(uuid: string, lang: string): string | undefined {
   const entry = byUuid(uuid, lang);
   return entry ? urlOf(entry) : undefined;
 }
 
-export const tagUrl = (tag: string, lang: string): string => `${languageRoot(lang)}tags/${encodeURIComponent(tag)}/`;
+/** The URL of a tag's page in a language; undefined when the site has no page for it. */
+export function tagUrl(tag: string, lang: string): string | undefined {
+  return planOf().tags.has(`${lang}\0${tag}`) ? tagPageUrl(tag, lang) : undefined;
+}
 
 export type Route =
   | { kind: 'story'; url: string; lang: string; entry: StoryEntry }
@@ -98,9 +109,9 @@ export const NOT_FOUND_URL = '/404.html';
 function allRoutes(): Route[] {
   const out: Route[] = [];
   for (const lang of languages) {
-    for (const entry of byLanguage(lang)) out.push({ kind: 'story', url: urlOf(entry), lang, entry });
+    for (const entry of byLanguage(lang)) out.push({ kind: 'story', url: storyPageUrl(entry), lang, entry });
     out.push({ kind: 'tags', url: `${languageRoot(lang)}tags/`, lang });
-    for (const tag of tags) out.push({ kind: 'tag', url: tagUrl(tag.name, lang), lang, tag: tag.name });
+    for (const tag of tags) out.push({ kind: 'tag', url: tagPageUrl(tag.name, lang), lang, tag: tag.name });
   }
   return out;
 }
@@ -132,6 +143,10 @@ interface RoutePlan {
   routes: Route[];
   refused: RefusedPage[];
   byUrl: PagesByUrl<Route>;
+  /** The story entries that have a page. */
+  stories: Set<StoryEntry>;
+  /** The tags that have a page, as `<lang>\0<tag>`. */
+  tags: Set<string>;
 }
 
 let routePlan: { of: [readonly StoryEntry[], typeof tags]; plan: RoutePlan } | undefined;
@@ -143,7 +158,13 @@ function planOf(): RoutePlan {
   const { pages, refused } = planPages(inPriority(all));
   const kept = new Set(pages.map((p) => p.page));
   const routes = all.filter((r) => kept.has(r));
-  const plan = { routes, refused, byUrl: new PagesByUrl(routes) };
+  const plan = {
+    routes,
+    refused,
+    byUrl: new PagesByUrl(routes),
+    stories: new Set(routes.flatMap((r) => (r.kind === 'story' ? [r.entry] : []))),
+    tags: new Set(routes.flatMap((r) => (r.kind === 'tag' ? [`${r.lang}\0${r.tag}`] : []))),
+  };
   routePlan = { of: [entries, tags], plan };
   return plan;
 }
@@ -202,11 +223,17 @@ export function folderContents(start: StoryEntry): { folders: StoryEntry[]; stor
 /** The same page in every language: for the language switcher. */
 export function alternates(route: Route): Array<{ lang: string; url: string }> {
   return languages.flatMap((lang) => {
-    if (route.kind === 'tags') return [{ lang, url: `${languageRoot(lang)}tags/` }];
-    if (route.kind === 'tag') return [{ lang, url: tagUrl(route.tag, lang) }];
-    const variant = mapOf().variants.get(route.entry.id)?.get(lang);
-    return variant ? [{ lang, url: urlOf(variant) }] : [];
+    const url = alternateUrl(route, lang);
+    return url ? [{ lang, url }] : [];
   });
+}
+
+/** The URL of a route's page in another language, when it has one there. */
+function alternateUrl(route: Route, lang: string): string | undefined {
+  if (route.kind === 'tags') return `${languageRoot(lang)}tags/`;
+  if (route.kind === 'tag') return tagUrl(route.tag, lang);
+  const variant = mapOf().variants.get(route.entry.id)?.get(lang);
+  return variant && urlOf(variant);
 }
 
 /** What a page needs besides its story: its language and how other stories are titled. */

@@ -26,6 +26,10 @@ const SLUGS: Record<number, string> = {
   610000020: 'articles/100%-off?x#y',
 };
 
+/** A tag no page can be written for (a separator once decoded), given to one story. */
+const SLASHED_TAG = 'a/b';
+const TAGGED = 610000021;
+
 /** The home story. */
 const HOME = 610000005;
 
@@ -62,6 +66,7 @@ async function makeHostile(space: string, id: number): Promise<number> {
     const story = (record[view] as { story?: Json } | undefined)?.story;
     if (!story) continue;
     if (id in SLUGS) story.full_slug = SLUGS[id];
+    if (id === TAGGED) story.tag_list = [...((story.tag_list as string[] | undefined) ?? []), SLASHED_TAG];
     if (view === 'published') titles.set(id, String((story.content as Json).title));
   }
   const poisoned = poisonLinks(record);
@@ -138,8 +143,29 @@ describe('the example site built over hostile slugs and links', () => {
       expect(warnings, url).toContain(`story ${id} at ${JSON.stringify(url)}`);
     }
     expect(warnings).toContain('story 610000019 at "/articles/same-page/": it clashes with story 610000018');
-    expect(warnings).toContain('ENAMETOOLONG');
+    expect(warnings).toContain(`story 610000017 at "/${LONG}/": a segment is longer than a file name may be`);
+    expect(warnings).toContain(`tag "a/b" at "/tags/a%2Fb/": a segment holds a path separator`);
     expect(site.pages).toBeGreaterThan(60);
+  });
+
+  it('links only to pages it wrote: no link leads to a refused page, another page or none', async () => {
+    const targets = new Map<string, string>();
+    for (const file of await filesUnder(site.outDir)) {
+      if (!file.endsWith('.html')) continue;
+      for (const [, href] of (await fs.readFile(file, 'utf8')).matchAll(/href="([^"]*)"/g)) {
+        const url = new URL(href!.replaceAll('&amp;', '&'), server.url);
+        if (url.origin === new URL(server.url).origin && !url.pathname.startsWith('/assets/'))
+          targets.set(url.pathname, file);
+      }
+    }
+    expect(targets.size).toBeGreaterThan(50);
+    const broken: string[] = [];
+    for (const [target, from] of targets) {
+      const res = await fetch(new URL(target, server.url));
+      await res.arrayBuffer();
+      if (res.status !== 200) broken.push(`${target} (${res.status}, linked from ${path.relative(site.outDir, from)})`);
+    }
+    expect(broken).toEqual([]);
   });
 
   it('reaches a page whose slug holds % ? and # by its link', async () => {

@@ -65,4 +65,16 @@ describe('planPages: one page per file, decided before rendering', () => {
     expect(plan.pages.map((p) => p.page)).toEqual(['story 50', 'story 52']);
     expect(plan.refused.map((r) => r.url)).toEqual(['/x/index.html/', '/y/']);
   });
+
+  it('refuses a page no file can be written for: a separator in a decoded segment, . or .., a name too long', () => {
+    const tag = (name: string) => ({ url: `/tags/${encodeURIComponent(name)}/`, what: `tag ${name}`, page: name });
+    const plan = planPages([tag('a/b'), tag('..'), tag('x'.repeat(256)), tag('é'.repeat(128)), tag('ok'), tag('%')]);
+    expect(plan.pages.map((p) => p.page)).toEqual(['ok', '%']);
+    expect(plan.refused.map((r) => r.message)).toEqual([
+      'not writing the page of tag a/b at "/tags/a%2Fb/": a segment holds a path separator or NUL once decoded',
+      'not writing the page of tag .. at "/tags/../": its segment ".." would leave its folder',
+      `not writing the page of tag ${'x'.repeat(256)} at "/tags/${'x'.repeat(256)}/": a segment is longer than a file name may be (255 bytes)`,
+      expect.stringContaining('longer than a file name may be'),
+    ]);
+  });
 });
