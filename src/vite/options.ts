@@ -20,7 +20,94 @@ export const LinkMode = z.enum(['url', 'story', 'link']);
 
 const WEBHOOK_DEFAULTS = { path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 };
 
-export const ContentSyncOptions = z.strictObject({
+/** The dev server's webhook endpoint (option `webhook`). */
+const webhookShape = {
+  /**
+   * The path the endpoint answers `POST` on.
+   * @default '/__content-sync/webhook'
+   */
+  path: z.string().startsWith('/').default(WEBHOOK_DEFAULTS.path),
+  /**
+   * The webhook secret. Without one, the endpoint is off (404), unless `embedded.admin` is on:
+   * then it takes only what the embedded service posts, signed with a secret the plugin makes.
+   * @default process.env.CONTENT_WEBHOOK_SECRET
+   */
+  secret: z.string().min(1).optional(),
+  /**
+   * Largest body accepted, in bytes (413 beyond).
+   * @default 65536
+   */
+  maxBytes: z.number().int().positive().default(WEBHOOK_DEFAULTS.maxBytes),
+  /**
+   * Webhooks arriving within this many ms are handled together. At 0 the first webhook
+   * syncs at once; those arriving while a sync runs still make one next sync.
+   * @default 0
+   */
+  coalesceMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.coalesceMs),
+  /**
+   * A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`).
+   * @default 2000
+   */
+  maxWaitMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.maxWaitMs),
+};
+const WebhookOptions: z.ZodObject<typeof webhookShape, z.core.$strict> = z.strictObject(webhookShape);
+
+/** Build-time resizing of localized images (option `images`). */
+const imagesShape = {
+  /**
+   * Widths each raster image is resized to (those below its own); the responsive helper's srcset
+   * candidates for localized assets. `[]`: no resizing.
+   * @default [480, 960, 1440, 1920]
+   */
+  widths: z.array(z.number().int().min(16).max(MAX_OUTPUT_SIDE)).default([...DEFAULT_WIDTHS]),
+  /**
+   * Quality of the resized JPEG, WebP and AVIF files (1 to 100).
+   * @default 80
+   */
+  quality: z.number().int().min(1).max(100).default(80),
+  /**
+   * Where resized files are kept, keyed by digest and parameters, relative to the Vite root.
+   * Keep it between CI builds and a warm build resizes nothing.
+   * @default '<dir>/image-cache'
+   */
+  cacheDir: z.string().min(1).optional(),
+};
+const ImagesOptions: z.ZodObject<typeof imagesShape, z.core.$strict> = z.strictObject(imagesShape);
+
+/** The embedded local service (option `embedded`). */
+const embeddedShape = {
+  /** The space directory, relative to the Vite root. */
+  data: z.string().min(1),
+  /**
+   * Write the demo space (10 to 100,000 stories) to `data` first when it holds none.
+   * @default undefined (`data` must hold a space)
+   */
+  demo: z
+    .strictObject({
+      stories: z.number().int().min(10).max(100_000),
+      seed: z.union([z.string(), z.number()]).optional(),
+    })
+    .optional(),
+  /**
+   * Serve the control plane (`/__admin/`); its changes reach the dev server as signed webhooks
+   * (with `webhook.secret`, or else a secret the plugin makes for the service alone).
+   * @default false
+   */
+  admin: z.boolean().default(false),
+  /**
+   * The embedded service's port (0: the one it had last time when that is free, else any; it
+   * delivers asset URLs at its own origin, which a snapshot then holds).
+   * @default 0
+   */
+  port: z.number().int().min(0).max(65535).default(0),
+};
+const EmbeddedOptions: z.ZodObject<typeof embeddedShape, z.core.$strict> = z.strictObject(embeddedShape);
+
+/**
+ * The options' schema, its shape declared apart: its type then names it, and editors show each
+ * option's doc comment and default (an inferred object type would carry none into the declarations).
+ */
+const optionShape = {
   /**
    * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`).
    * @default process.env.CONTENT_BASE_URL
@@ -92,37 +179,7 @@ export const ContentSyncOptions = z.strictObject({
    */
   schema: z.string().optional(),
   /** The dev server's webhook endpoint. */
-  webhook: z
-    .strictObject({
-      /**
-       * The path the endpoint answers `POST` on.
-       * @default '/__content-sync/webhook'
-       */
-      path: z.string().startsWith('/').default(WEBHOOK_DEFAULTS.path),
-      /**
-       * The webhook secret. Without one, the endpoint is off (404), unless `embedded.admin` is on:
-       * then it takes only what the embedded service posts, signed with a secret the plugin makes.
-       * @default process.env.CONTENT_WEBHOOK_SECRET
-       */
-      secret: z.string().min(1).optional(),
-      /**
-       * Largest body accepted, in bytes (413 beyond).
-       * @default 65536
-       */
-      maxBytes: z.number().int().positive().default(WEBHOOK_DEFAULTS.maxBytes),
-      /**
-       * Webhooks arriving within this many ms are handled together. At 0 the first webhook
-       * syncs at once; those arriving while a sync runs still make one next sync.
-       * @default 0
-       */
-      coalesceMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.coalesceMs),
-      /**
-       * A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`).
-       * @default 2000
-       */
-      maxWaitMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.maxWaitMs),
-    })
-    .default(WEBHOOK_DEFAULTS),
+  webhook: WebhookOptions.default(WEBHOOK_DEFAULTS),
   /**
    * `remote`: asset URLs stay as delivered. `download`: every referenced asset is downloaded
    * into the snapshot with each sync, and generated modules import the files, so Vite bundles
@@ -142,27 +199,7 @@ export const ContentSyncOptions = z.strictObject({
     ])
     .default('remote'),
   /** Build-time resizing of localized images (with `assets: 'download'`; needs sharp). */
-  images: z
-    .strictObject({
-      /**
-       * Widths each raster image is resized to (those below its own); the responsive helper's srcset
-       * candidates for localized assets. `[]`: no resizing.
-       * @default [480, 960, 1440, 1920]
-       */
-      widths: z.array(z.number().int().min(16).max(MAX_OUTPUT_SIDE)).default([...DEFAULT_WIDTHS]),
-      /**
-       * Quality of the resized JPEG, WebP and AVIF files (1 to 100).
-       * @default 80
-       */
-      quality: z.number().int().min(1).max(100).default(80),
-      /**
-       * Where resized files are kept, keyed by digest and parameters, relative to the Vite root.
-       * Keep it between CI builds and a warm build resizes nothing.
-       * @default '<dir>/image-cache'
-       */
-      cacheDir: z.string().min(1).optional(),
-    })
-    .default({ widths: [...DEFAULT_WIDTHS], quality: 80 }),
+  images: ImagesOptions.default({ widths: [...DEFAULT_WIDTHS], quality: 80 }),
   /**
    * Share snapshots with other builders through an S3-compatible store, `s3://bucket/prefix`
    * (credentials and endpoint: the AWS SDK's standard environment; needs `@aws-sdk/client-s3`).
@@ -205,35 +242,9 @@ export const ContentSyncOptions = z.strictObject({
    * `{ data: 'path/to/space' }`, or `{ data, demo: { stories: 200 } }` to generate the demo space there first.
    * @default undefined (sync from `baseUrl`)
    */
-  embedded: z
-    .strictObject({
-      /** The space directory, relative to the Vite root. */
-      data: z.string().min(1),
-      /**
-       * Write the demo space (10 to 100,000 stories) to `data` first when it holds none.
-       * @default undefined (`data` must hold a space)
-       */
-      demo: z
-        .strictObject({
-          stories: z.number().int().min(10).max(100_000),
-          seed: z.union([z.string(), z.number()]).optional(),
-        })
-        .optional(),
-      /**
-       * Serve the control plane (`/__admin/`); its changes reach the dev server as signed webhooks
-       * (with `webhook.secret`, or else a secret the plugin makes for the service alone).
-       * @default false
-       */
-      admin: z.boolean().default(false),
-      /**
-       * The embedded service's port (0: the one it had last time when that is free, else any; it
-       * delivers asset URLs at its own origin, which a snapshot then holds).
-       * @default 0
-       */
-      port: z.number().int().min(0).max(65535).default(0),
-    })
-    .optional(),
-});
+  embedded: EmbeddedOptions.optional(),
+};
+export const ContentSyncOptions: z.ZodObject<typeof optionShape, z.core.$strict> = z.strictObject(optionShape);
 export type ContentSyncOptions = z.input<typeof ContentSyncOptions>;
 export type ResolvedOptions = z.output<typeof ContentSyncOptions>;
 

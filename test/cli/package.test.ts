@@ -88,6 +88,45 @@ describe('the package', () => {
     }
   });
 
+  it("shows editors each plugin option's doc comment and default, from the declarations it ships", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'package-options-'));
+    try {
+      const file = path.join(dir, 'config.ts');
+      const declarations = path.join(ROOT, 'dist', 'vite', 'options.js');
+      const text = `import type { ContentSyncOptions } from ${JSON.stringify(declarations)};\nexport const o: ContentSyncOptions = { depth: 2, webhook: { coalesceMs: 5 }, embedded: { data: 'x', admin: true } };\n`;
+      await fs.writeFile(file, text);
+      const service = ts.createLanguageService({
+        getScriptFileNames: () => [file],
+        getScriptVersion: () => '1',
+        getScriptSnapshot: (f) => {
+          const t = ts.sys.readFile(f);
+          return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
+        },
+        getCurrentDirectory: () => dir,
+        getCompilationSettings: () => ({
+          module: ts.ModuleKind.NodeNext,
+          moduleResolution: ts.ModuleResolutionKind.NodeNext,
+          skipLibCheck: true,
+        }),
+        getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+        fileExists: ts.sys.fileExists,
+        readFile: ts.sys.readFile,
+      });
+      const hover = (word: string) => {
+        const info = service.getQuickInfoAtPosition(file, text.indexOf(`${word}:`));
+        return {
+          doc: ts.displayPartsToString(info?.documentation),
+          default: ts.displayPartsToString(info?.tags?.find((t) => t.name === 'default')?.text),
+        };
+      };
+      expect(hover('depth')).toEqual({ doc: expect.stringContaining('How deep'), default: '1' });
+      expect(hover('coalesceMs')).toEqual({ doc: expect.stringContaining('handled together'), default: '0' });
+      expect(hover('admin')).toEqual({ doc: expect.stringContaining('control plane'), default: 'false' });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('builds no source maps that would need the sources it does not ship', () => {
     const file = path.join(ROOT, 'tsconfig.build.json');
     const { config } = ts.readConfigFile(file, (p) => ts.sys.readFile(p));
