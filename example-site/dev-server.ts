@@ -38,9 +38,18 @@ export interface RunningDevServer {
 
 /** Renders every HTML request through src/entry-server.ts, after Vite's own middlewares. */
 function renderPages(): Plugin {
+  /** Pages refused already told of (each once, as content changes bring new ones). */
+  const told = new Set<string>();
   return {
     name: 'example-site:render-pages',
     configureServer(server) {
+      const tell = (entry: ServerEntry) => {
+        for (const { message } of entry.refusedRoutes()) {
+          if (told.has(message)) continue;
+          told.add(message);
+          server.config.logger.warn(`example-site: ${message}`);
+        }
+      };
       return () => {
         server.middlewares.use((req, res, next) => {
           if (req.method !== 'GET' && req.method !== 'HEAD') return next();
@@ -54,6 +63,7 @@ function renderPages(): Plugin {
                 req.originalUrl,
               );
               const entry = (await server.ssrLoadModule('/src/entry-server.ts')) as ServerEntry;
+              tell(entry);
               const page = await entry.render(pathname);
               res.statusCode = page.status;
               res.setHeader('content-type', 'text/html; charset=utf-8');

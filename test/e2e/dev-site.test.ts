@@ -96,4 +96,35 @@ describe('the example site in dev', () => {
     expect(notFound?.status()).toBe(404);
     await expect(page.locator('main > h1').textContent()).resolves.toBe('Page not found');
   });
+
+  it("tells once of a story whose page would be the site's own, and keeps the site's page", async () => {
+    const warned: string[] = [];
+    const logger = dev.server.config.logger;
+    const warn = logger.warn;
+    logger.warn = (message, options) => {
+      warned.push(message);
+      warn.call(logger, message, options);
+    };
+    try {
+      const title = `A story named tags ${Date.now()}`;
+      const created = (await admin(dev.serviceUrl, 'POST', 'stories', {
+        name: 'Tags',
+        slug: 'tags',
+        content: { component: 'page', title, body: [] },
+      })) as { story: { id: number } };
+      await admin(dev.serviceUrl, 'POST', `stories/${created.story.id}/publish`);
+      const told = (m: string) => m.includes(`story ${created.story.id} at "/tags/": it clashes with the tags index`);
+      await waitFor('the clash to be told', async () => {
+        await (await fetch(site('/'))).text();
+        return warned.some(told);
+      });
+      const tags = await (await fetch(site('/tags/'))).text();
+      expect(tags).not.toContain(title);
+      expect(tags).toContain('<h1>Tags</h1>');
+      await (await fetch(site('/de/'))).text();
+      expect(warned.filter(told)).toHaveLength(1);
+    } finally {
+      logger.warn = warn;
+    }
+  });
 });

@@ -189,6 +189,8 @@ export interface SiteBuild {
 }
 
 export interface SiteDevServer {
+  /** Vite's dev server (its logger, for what the site tells). */
+  server: { config: { logger: { warn(message: string, options?: unknown): void } } };
   url: string;
   serviceUrl: string;
   tokens: string[];
