@@ -103,6 +103,32 @@ const embeddedShape = {
 };
 const EmbeddedOptions: z.ZodObject<typeof embeddedShape, z.core.$strict> = z.strictObject(embeddedShape);
 
+/** `download` with limits (option `assets` as an object). */
+const downloadShape = {
+  download: z.literal(true),
+  /**
+   * Origins besides the API's own that assets may be downloaded from, e.g. `https://a.example-cdn.com`.
+   * @default [] (the API's origin alone)
+   */
+  hosts: z.array(z.url()).optional(),
+  /**
+   * Largest file accepted, in bytes.
+   * @default 52428800 (50 MiB)
+   */
+  maxBytes: z.number().int().positive().optional(),
+  /**
+   * Leave out assets that cannot be downloaded (listed in the sync's result) instead of failing the sync.
+   * @default false
+   */
+  allowMissing: z.boolean().optional(),
+  /**
+   * Downloads at once (1 to 64).
+   * @default 8
+   */
+  concurrency: z.number().int().min(1).max(64).optional(),
+};
+const DownloadOptions: z.ZodObject<typeof downloadShape, z.core.$strict> = z.strictObject(downloadShape);
+
 /**
  * The options' schema, its shape declared apart: its type then names it, and editors show each
  * option's doc comment and default (an inferred object type would carry none into the declarations).
@@ -186,18 +212,7 @@ const optionShape = {
    * them. An object is `download` with limits.
    * @default 'remote'
    */
-  assets: z
-    .union([
-      z.enum(['remote', 'download']),
-      z.strictObject({
-        download: z.literal(true),
-        hosts: z.array(z.url()).optional(),
-        maxBytes: z.number().int().positive().optional(),
-        allowMissing: z.boolean().optional(),
-        concurrency: z.number().int().min(1).max(64).optional(),
-      }),
-    ])
-    .default('remote'),
+  assets: z.union([z.enum(['remote', 'download']), DownloadOptions]).default('remote'),
   /** Build-time resizing of localized images (with `assets: 'download'`; needs sharp). */
   images: ImagesOptions.default({ widths: [...DEFAULT_WIDTHS], quality: 80 }),
   /**
