@@ -195,10 +195,10 @@ describe.each(VITE_MAJORS)('Vite %s dev server', (_major, vite) => {
         const entries = async () => ((await importModule(server, '/page.js')) as IndexModule).entries;
         /** Makes a change through the control plane and waits until the dev server reloaded it. */
         const change = async (method: string, route: string, body?: unknown) => {
-          const reloads = logger.text('info').split('modules reloaded').length;
+          const reloads = logger.text('info').split(' reloaded in ').length;
           await admin(embeddedService(server), method, route, body);
           if (method === 'PUT') await admin(embeddedService(server), 'POST', `${route}/publish`);
-          await waitFor('the change reloaded', () => logger.text('info').split('modules reloaded').length > reloads);
+          await waitFor('the change reloaded', () => logger.text('info').split(' reloaded in ').length > reloads);
         };
         const { id } = (await entries()).at(-1)!;
         await change('PUT', `stories/${id}`, { name: 'Renamed in dev' });

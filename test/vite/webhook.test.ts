@@ -149,7 +149,7 @@ describe('dev webhook endpoint', () => {
       (await fs.readFile(raw12, 'utf8')).includes('Alpha news, revised'),
     );
     await waitFor('the dev server to reload the module', () => (node(raw12)?.lastHMRTimestamp ?? 0) > stamp12);
-    await waitFor('the update to be logged', () => logger.text('info').includes('modules reloaded'));
+    await waitFor('the update to be logged', () => logger.text('info').includes(' reloaded in '));
 
     const after = (await server.ssrLoadModule('content:stories/12')) as { default: { content: { title: string } } };
     expect(after.default.content.title).toBe('Alpha news, revised');
