@@ -175,12 +175,12 @@ async function webhookLatency(s: ServedSpace, root: string, ids: number[]): Prom
       beyond.push(total - busy);
       // Where the time went, as the plugin logs it: the sync, then sync + compile + reload.
       await waitUntil(
-        () => logger.lines.slice(logged).some((l) => /modules reloaded in \d+ ms/.test(l)),
+        () => logger.lines.slice(logged).some((l) => /modules? reloaded in \d+ ms/.test(l)),
         'the update to be logged',
       );
       const lines = logger.lines.slice(logged).join('\n');
       syncMs.push(Number(/sync \(cv \d+\): .* requests? in ([\d.]+)s/.exec(lines)?.[1] ?? NaN) * 1000);
-      refreshMs.push(Number(/modules reloaded in (\d+) ms/.exec(lines)?.[1] ?? NaN));
+      refreshMs.push(Number(/modules? reloaded in (\d+) ms/.exec(lines)?.[1] ?? NaN));
       const mod = (await server.ssrLoadModule(`content:stories/${id}`)) as { default: { content: { title?: string } } };
       if (mod.default.content.title !== title)
         throw new Error(`story ${id}: the reloaded module holds "${mod.default.content.title}"`);

@@ -10,7 +10,7 @@ import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
 
 /**
  * A slug an editor's CMS makes: one path segment that a URL carries as it is, or none (a folder's
- * start page, whose full slug is its folder's). `.`, `..`, a backslash (a separator to browsers) or
+ * start page, whose full slug is its folder's: the store refuses it for anything else). `.`, `..`, a backslash (a separator to browsers) or
  * `%` would make paths that lead elsewhere or nowhere.
  */
 const isSlug = (s: string): boolean => s === '' || (s !== '.' && s !== '..' && /^[^/\\?#%\s\p{Cc}]+$/u.test(s));

@@ -38,6 +38,28 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * Refuses the slugs the control plane's rule lets through only for a start page: an empty slug
+ * (a start page's full slug is its folder's) and a translated path that is empty or ends in `/`.
+ * Anywhere else they would make an empty segment (`outer//child`) or put a story at the site's
+ * root.
+ */
+function assertStartPageSlugs(
+  slug: string,
+  isStartpage: boolean,
+  translated: ReadonlyArray<{ lang: string; path: string }> | null | undefined,
+): void {
+  if (slug === '' && !isStartpage)
+    throw new StoreError(422, 'slug: only a start page (is_startpage: true, not a folder) may have an empty slug');
+  if (isStartpage) return;
+  for (const t of translated ?? [])
+    if (t.path === '' || t.path.endsWith('/'))
+      throw new StoreError(
+        422,
+        `translated_slugs (${t.lang}): only a start page's path may be empty or end in /, not ${JSON.stringify(t.path)}`,
+      );
+}
+
 /** What a change did to the published content, for cache versions and webhooks. */
 export interface ChangeEvent {
   action: 'published' | 'unpublished' | 'deleted' | 'moved' | 'entries_updated';
@@ -343,6 +365,7 @@ export class SpaceStore {
         .replace(/[^a-z0-9]+/g, '-')
         .replace(/^-|-$/g, '');
     if (input.is_folder) {
+      assertStartPageSlugs(slug, false, input.translated_slugs);
       const folder: Folder = {
         id,
         uuid,
@@ -384,6 +407,7 @@ export class SpaceStore {
       default_full_slug: null,
       translated_slugs: input.translated_slugs ?? null,
     };
+    assertStartPageSlugs(story.slug, story.is_startpage, story.translated_slugs);
     const version: StoryVersion = { story };
     this.#restructure(version);
     this.#assertFreeSlug(story.full_slug, id);
@@ -428,6 +452,9 @@ export class SpaceStore {
       if (input.slug !== undefined) s.slug = input.slug;
       if (input.parent_id !== undefined) s.parent_id = input.parent_id;
       if (input.translated_slugs !== undefined) s.translated_slugs = input.translated_slugs;
+      // Checked when the change touches them: a story loaded from a space directory is taken as it is.
+      if (input.slug !== undefined || input.is_startpage !== undefined || input.translated_slugs !== undefined)
+        assertStartPageSlugs(s.slug, s.is_startpage, s.translated_slugs);
       this.#restructure(draft);
     }
     if (draft.story.full_slug !== before) this.#assertFreeSlug(draft.story.full_slug, id);
@@ -467,6 +494,8 @@ export class SpaceStore {
     }
     if (input.position !== undefined) next.position = input.position;
     if (input.translated_slugs !== undefined) next.translated_slugs = input.translated_slugs;
+    if (input.slug !== undefined || input.translated_slugs !== undefined)
+      assertStartPageSlugs(next.slug, false, next.translated_slugs);
     next.full_slug = this.#fullSlug(next.parent_id, next.slug, false);
     if (next.full_slug !== before) this.#assertFreeSlug(next.full_slug, folder.id);
     this.#folders.set(folder.id, next);

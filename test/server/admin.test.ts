@@ -429,6 +429,41 @@ describe('control plane', () => {
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
   });
 
+  it('an empty slug or a translated path ending in / is 422 for anything but a start page', async () => {
+    const outer = await admin('POST', '/stories', { name: 'Outer', slug: 'outer', is_folder: true });
+    expect(outer.status).toBe(201);
+    const parent_id = outer.body.story.id;
+    const before = server.service.store.storyCount;
+    const refused = [
+      // A folder named by nothing: its children's paths would hold an empty segment (outer//child).
+      { name: 'Empty', slug: '', is_folder: true, parent_id },
+      // A story that is no start page, at the site's root or in a folder.
+      { name: 'Root', slug: '' },
+      { name: 'Inner', slug: '', parent_id },
+      // Translated paths a start page has, on a page that is not one.
+      { name: 'T', slug: 't', translated_slugs: [{ lang: 'de', path: '' }] },
+      { name: 'U', slug: 'u', translated_slugs: [{ lang: 'de', path: 'x/' }] },
+      { name: 'F', slug: 'f', is_folder: true, translated_slugs: [{ lang: 'de', path: 'ordner/' }] },
+    ];
+    for (const body of refused) {
+      const r = await admin('POST', '/stories', body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.body.error, JSON.stringify(body)).toMatch(/only a start page/);
+    }
+    expect(server.service.store.storyCount).toBe(before);
+
+    // On update: a page emptied of its slug, a start page made an ordinary page, a folder's slug emptied.
+    const page = await admin('POST', '/stories', { name: 'Page', slug: 'page', parent_id });
+    expect((await admin('PUT', `/stories/${page.body.story.id}`, { slug: '' })).status).toBe(422);
+    const start = await admin('POST', '/stories', { name: 'Start', slug: '', parent_id, is_startpage: true });
+    expect(start.status).toBe(201);
+    expect((await admin('PUT', `/stories/${start.body.story.id}`, { is_startpage: false })).status).toBe(422);
+    expect((await admin('PUT', `/stories/${parent_id}`, { slug: '' })).status).toBe(422);
+    // Nothing moved.
+    expect(server.service.store.record(page.body.story.id).draft!.story.full_slug).toBe('outer/page');
+    expect(server.service.store.record(start.body.story.id).draft!.story.full_slug).toBe('outer/');
+  });
+
   it('invalid JSON is 400; an oversized body is 413; an unknown route is 404', async () => {
     const bad = await admin('POST', '/stories', '{"name": ');
     expect(bad.status).toBe(400);
