@@ -2,6 +2,7 @@
  * One page per file, decided before any page is rendered. Each page's URL names a file (`/a/` is
  * `a/index.html`, `/404.html` itself), and two pages clash when they name the same file, or when one
  * page's file would be a folder on the way to another's (a slug `index.html` beside the home page).
+ * (Names are compared as a case-insensitive file system would: see `key`.)
  * Pages are taken in the order given (the site's own pages first, then stories in a fixed order);
  * a page that clashes with one taken before is refused, whatever worker would have written last,
  * as is a page no file can be written for (a tag `a/b`, a slug `..`): links then leave them out.
@@ -41,7 +42,12 @@ function pathProblem(url: string): string | undefined {
 /** The folders a file is in, outermost first (`a/b/index.html` is in `a` and `a/b`). */
 const foldersOf = (file: string[]): string[][] => file.slice(0, -1).map((_, i) => file.slice(0, i + 1));
 
-const key = (segments: string[]): string => JSON.stringify(segments);
+/**
+ * A file's claim, the same for names a file system may take for one file: case-insensitive ones
+ * (macOS, Windows) hold `About` and `about` as one name, and some do the two Unicode spellings of
+ * an accent. Folded, a clash is refused on every machine alike, not decided by the last writer there.
+ */
+const key = (segments: string[]): string => JSON.stringify(segments.map((s) => s.normalize('NFC').toLowerCase()));
 
 /** What each file and folder is taken by, so that a page later in line finds what it clashes with. */
 class Claims<T> {

@@ -21,6 +21,23 @@ describe('planPages: one page per file, decided before rendering', () => {
     expect(plan.pages.map((p) => p.page)).toEqual([...site, ...stories].map((p) => p.page));
   });
 
+  it('refuses a page whose file a case-insensitive file system holds as another (case, Unicode spelling)', () => {
+    const stories = [
+      story(2, '/about'),
+      story(3, '/About'),
+      story(4, '/caf\u00e9'), // é as one code point
+      story(5, '/cafe\u0301'), // e and a combining accent
+      story(6, '/TAGS/news'),
+    ];
+    const plan = planPages([...site, ...stories]);
+    expect(plan.pages.map((p) => p.page)).toEqual([...site.map((p) => p.page), 'story 2', 'story 4']);
+    expect(plan.refused.map((r) => r.message)).toEqual([
+      'not writing the page of story 3 at "/About/": it clashes with story 2 at "/about/"',
+      `not writing the page of story 5 at ${JSON.stringify(pageUrl('/cafe\u0301'))}: it clashes with story 4 at ${JSON.stringify(pageUrl('/caf\u00e9'))}`,
+      'not writing the page of story 6 at "/TAGS/news/": it clashes with tag "news" at "/tags/news/"',
+    ]);
+  });
+
   it("refuses a story whose page is one of the site's own: the home pages, the tags pages, the not-found page", () => {
     const hostile = [
       story(27, ''), // empty full_slug
