@@ -61,8 +61,13 @@ export async function readCapped(res: Response, limit: number): Promise<Buffer> 
  * had arrived, and the failure it explains is not held up by it.
  */
 export async function errorText(res: Response, max = 400, waitMs = 1000): Promise<string> {
+  // A web page says nothing worth quoting: told by its type, else by how it starts.
+  if (/^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
+    await res.body?.cancel().catch(() => undefined);
+    return '';
+  }
   const text = (await readStart(res, 4096, waitMs).catch(() => Buffer.alloc(0))).toString('utf8');
-  if (/^\s*<(!doctype html|html)\b/i.test(text)) return '';
+  if (/^\uFEFF?\s*<(!doctype html|html)\b/i.test(text)) return '';
   let said = text;
   try {
     const error = (JSON.parse(text) as { error?: unknown }).error;
@@ -70,8 +75,12 @@ export async function errorText(res: Response, max = 400, waitMs = 1000): Promis
   } catch {
     // Not JSON (or cut short): the text as it is.
   }
-  // One line, without what a terminal would interpret; cut between characters, not within one.
-  const line = said.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  // One line, without what a terminal would interpret or reorder (bidi controls); cut between
+  // characters, not within one.
+  const line = said
+    .replace(/\p{Cf}+/gu, '')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
   if (line.length <= max) return line;
   const cut = line.slice(0, max);
   return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;

@@ -45,6 +45,15 @@ describe('errorText', () => {
     expect(await said(send(500, 'text/plain', ''))).toBe('');
   });
 
+  it('gives nothing of a web page that starts otherwise, and drops bidi controls', async () => {
+    // Typed as a page, starting with a comment (no <html> first): told by its type.
+    expect(await said(send(502, 'text/html; charset=utf-8', '<!-- proxy --><head><title>502</title></head>'))).toBe('');
+    // Untyped, after a byte-order mark.
+    expect(await said(send(502, 'application/octet-stream', '\uFEFF<!doctype html><p>Bad gateway</p>'))).toBe('');
+    // A right-to-left override would show the rest of the line reversed in a terminal.
+    expect(await said(send(500, 'text/plain', 'denied \u202Egnp.exe'))).toBe('denied gnp.exe');
+  });
+
   it('gives what had arrived of a body that stalls, without waiting for the rest', async () => {
     const stalled = said((res) => {
       res.writeHead(503, { 'content-type': 'text/plain' });
