@@ -59,7 +59,11 @@ export interface Scan {
   readonly relationTargets: readonly Story[];
   /** Distinct link targets, in document order. */
   readonly linkTargets: readonly LinkTarget[];
-  /** Uuids of every target and every missing target. */
+  /**
+   * Uuids of every target and every missing target, and of uuid values of detected fields that
+   * name no story (not reported missing: such a field may be no relation; but were a story to
+   * appear with that uuid, the field would embed it, so it is a reference all the same).
+   */
   readonly direct: ReadonlySet<string>;
   readonly missing: readonly MissingTarget[];
   /** Asset objects as they appear in content, duplicates included, in document order (only when asked). */
@@ -185,11 +189,15 @@ export function scanStory(story: Story, options: ScanOptions): Scan {
     if (isUuid(value)) {
       const target = relatedStory(value, lookup);
       if (target) addRelation(visit, field, undefined, target);
+      else direct.add(value);
       return;
     }
     if (!Array.isArray(value) || value.length === 0 || !value.every(isUuid)) return;
     const targets = value.map((ref: string) => relatedStory(ref, lookup));
-    if (!targets.some((t) => t !== undefined)) return;
+    if (!targets.some((t) => t !== undefined)) {
+      for (const ref of value as string[]) direct.add(ref);
+      return;
+    }
     targets.forEach((target, i) => {
       if (target) addRelation(visit, field, i, target);
       else addUnresolved(visit, field, i, value[i] as string);

@@ -462,4 +462,42 @@ describe('incremental compile over the demo space', () => {
     await doCompile(fresh, true);
     expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
   });
+
+  it('with detected relations, a story created under a uuid a field already names is embedded there by the next compile', async () => {
+    const detect: Omit<CompileOptions, 'snapshot' | 'out'> = {
+      detectRelations: true,
+      resolveLinks: 'story',
+      keepUnresolved: true,
+      chunkSize: 10,
+    };
+    const dir = await tempDir('compile-detect-late');
+    const stories = snapshotStories();
+    const article = stories.filter((s) => s.component === 'article').at(-2)!;
+    const author = stories.find((s) => s.component === 'author')!;
+    // A uuid no story has yet: the field keeps it (no target, so nothing is reported missing).
+    const late = '11111111-2222-4333-8444-555555555555';
+    await admin(server.url, 'PUT', `/stories/${article.id}`, { content: { author: late } });
+    await admin(server.url, 'POST', `/stories/${article.id}/publish`);
+    await doSync();
+    expect((await compile({ snapshot, out: dir, ...detect })).mode).toBe('full');
+    expect(readGenerated<Record<string, Story>>(dir, `stories/${article.id}.js`).default!.content.author).toBe(late);
+
+    const authorContent = (JSON.parse(author.text) as { published: { story: Story } }).published.story.content;
+    const created = await admin(server.url, 'POST', '/stories', {
+      name: 'Late author',
+      slug: 'late-author',
+      uuid: late,
+      content: authorContent,
+    });
+    await admin(server.url, 'POST', `/stories/${(created as { story: Story }).story.id}/publish`);
+    await doSync();
+    const again = await compile({ snapshot, out: dir, ...detect });
+    expect(again.mode).toBe('incremental');
+    expect(again.written).toContain(`stories/${article.id}.js`);
+    const embedded = readGenerated<Record<string, Story>>(dir, `stories/${article.id}.js`).default!.content.author;
+    expect((embedded as Story).uuid).toBe(late);
+    const fresh = await tempDir('compile-detect-late-fresh');
+    await compile({ snapshot, out: fresh, ...detect, full: true });
+    expect(bytesDiff(await readOutput(dir), await readOutput(fresh), [STATE])).toEqual([]);
+  });
 });
