@@ -19,11 +19,22 @@ import type { IndexLayout } from './stories-index.js';
 import { recoverSnapshot, type SnapshotTransaction } from './transaction.js';
 
 export interface SnapshotState {
-  manifest: Manifest & { max_published_at?: string | null; synced_at?: string };
+  manifest: Manifest & { max_published_at?: string | null; synced_at?: string; last_complete?: LastComplete };
   stories: Map<number, StoryIndexEntry>;
   datasources: Map<number, DatasourceIndexEntry>;
   /** Where each entry sits in `indexes/stories.json`, when this process wrote that file. */
   index?: IndexLayout;
+}
+
+/**
+ * What the last sync that read every change saw: its cache version and newest publication. Kept
+ * in the manifest by a sync that fetched only what webhook events named, which vouches for
+ * nothing else: a later sync without events takes up from here, not from the events' version
+ * (else a change whose event was lost would stay out for good).
+ */
+export interface LastComplete {
+  cv: number;
+  max_published_at: string | null;
 }
 
 /** The files a state is read from. */

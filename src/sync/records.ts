@@ -15,6 +15,7 @@ import {
 } from '../snapshot/format.js';
 import type { DatasourceIndexEntry, StoryIndexEntry } from '../snapshot/index-entries.js';
 import { sameJson, sha256 } from '../snapshot/json.js';
+import type { LastComplete } from '../snapshot/state.js';
 import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
 
 /**
@@ -67,6 +68,8 @@ export interface ManifestInput {
   /** sha256 of indexes/stories.json (written in pieces, never held whole). */
   storiesIndexDigest: string;
   syncedAt: string;
+  /** Set by a sync that fetched only what events named (see LastComplete). */
+  lastComplete?: LastComplete | undefined;
 }
 
 export function buildManifest(input: ManifestInput): Manifest & Record<string, unknown> {
@@ -95,5 +98,6 @@ export function buildManifest(input: ManifestInput): Manifest & Record<string, u
     digests: { ...digests, all: sha256(Object.values(digests).join('\n')) },
     max_published_at: maxPublished,
     synced_at: input.syncedAt,
+    ...(input.lastComplete ? { last_complete: input.lastComplete } : {}),
   };
 }

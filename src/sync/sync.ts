@@ -45,6 +45,7 @@ import {
   type DatasourceRecord,
   type IndexLayout,
   type Manifest,
+  type LastComplete,
   type SnapshotState,
   type StoryIndexEntry,
   type StoryVersion,
@@ -71,8 +72,18 @@ export interface SyncOptions {
   api?: 'v1' | 'v2';
   /** Views to hold (default published; draft needs a preview token). */
   views?: View[];
-  /** Webhook payloads: fetch only what they name. */
+  /**
+   * Webhook payloads: fetch only what they name. Such a sync vouches for nothing else: the
+   * manifest keeps where the last sync that read every change was (`last_complete`), and the next
+   * sync without events takes up from there.
+   */
   events?: readonly WebhookEvent[];
+  /**
+   * The events name every change since the snapshot's version: a service that posts a webhook
+   * for each change (the embedded one), or the changes of its space directory. The sync then
+   * vouches for them as a census would.
+   */
+  eventsNameEverything?: boolean;
   /** Ignore the existing snapshot and read everything. */
   full?: boolean;
   client?: Partial<Omit<ClientOptions, 'baseUrl' | 'token' | 'api'>>;
@@ -149,6 +160,8 @@ interface Pass {
   committed: ReadonlyMap<number, StoryIndexEntry>;
   /** With assets: the asset references of each record written, taken while it is in memory. */
   assetRefs: Map<number, AssetReference[]> | undefined;
+  /** A pass that fetched only what events named: the last sync that read every change (kept in the manifest). */
+  lastComplete?: LastComplete | undefined;
 }
 
 /** Whether the snapshot's file `rel` does not hold `text` (a missing or unreadable file does not). */
@@ -355,6 +368,7 @@ async function finish(
     texts: { datasourcesIndex, tags, space: spaceText },
     storiesIndexDigest,
     syncedAt: now.toISOString(),
+    lastComplete: pass.lastComplete,
   });
   const small: Array<[string, string]> = [
     [FILES.space, spaceText],
@@ -467,7 +481,9 @@ function minuteBefore(iso: string): string {
 /** Finds what changed in the published view without events. */
 async function census(pass: Pass, state: SnapshotState): Promise<void> {
   pass.progress.phase = 'census';
-  const since = state.manifest.max_published_at;
+  // From the last sync that read every change: a sync of events since may have taken newer
+  // publications while one whose event was lost is older.
+  const since = (state.manifest.last_complete ?? state.manifest).max_published_at;
   // Created, changed or re-published: published after the newest known publication.
   await pass.fetcher.eachPage(
     'published',
@@ -689,7 +705,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     });
     // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
     const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
-    if (incremental && !options.events?.length && state!.manifest.cv === space.version && !assetsMissing) {
+    // Unchanged only when the last sync that read every change is at the space's version.
+    const completeCv = state?.manifest.last_complete?.cv ?? state?.manifest.cv;
+    if (incremental && !options.events?.length && completeCv === space.version && !assetsMissing) {
       await addMissingRows(txn, state!);
       return result('unchanged');
     }
@@ -722,6 +740,12 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     if (options.events?.length && incremental) {
       const named = await applyEvents(pass, state!, options.events);
       if (named.census) await census(pass, state!);
+      else if (options.eventsNameEverything) pass.lastComplete = state!.manifest.last_complete;
+      else
+        pass.lastComplete = state!.manifest.last_complete ?? {
+          cv: state!.manifest.cv,
+          max_published_at: state!.manifest.max_published_at ?? null,
+        };
       if (named.datasources.size) {
         pass.progress.phase = 'datasources';
         await fetchDatasources(pass, named.datasources);

@@ -285,7 +285,9 @@ export class ContentPipeline {
       out: this.snapshotDir,
       api: this.options.api,
       views: [this.options.version],
-      ...(asked?.length ? { events: asked } : {}),
+      // The embedded service posts a webhook for each change, and its directory's changes are
+      // named at a start: its events name everything.
+      ...(asked?.length ? { events: asked, eventsNameEverything: Boolean(this.options.embedded) } : {}),
       ...(start?.full ? { full: true } : {}),
       // The embedded service (this pipeline's or another process's) has no rate limit to keep to.
       ...(this.options.embedded ? { client: { pacer: UNPACED } } : {}),

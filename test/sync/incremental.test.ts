@@ -39,9 +39,9 @@ interface Setup {
 }
 
 /** The fixture space served with the control plane and webhooks, synced once. */
-async function setup(): Promise<Setup> {
+async function setup(options: { clock?: () => Date } = {}): Promise<Setup> {
   const receiver = await startReceiver();
-  const server = await startTestServer({ admin: true, webhook: { url: receiver.url, secret: SECRET } });
+  const server = await startTestServer({ admin: true, webhook: { url: receiver.url, secret: SECRET }, ...options });
   open.push(server, receiver);
   const dir = await tempDir('incremental');
   const first = await sync({ baseUrl: server.url, token: PUBLIC, out: dir, ...unpaced() });
@@ -296,6 +296,39 @@ describe('events that do not name every change', () => {
     const result = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events });
     expect(result.changed.stories).toEqual([19, 20]);
     expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
+  });
+});
+
+describe('events that do not name a change made since', () => {
+  it('a sync without events after them reads what they did not name, from before the events', async () => {
+    // The service's clock, moved on by hand: publications minutes apart.
+    let now = Date.now();
+    const s = await setup({ clock: () => new Date(now) });
+    // Story 13 changes, but its webhook is lost; ten minutes later story 14 is published and its
+    // webhook arrives: the events sync takes 14's publication, newer than 13's by far.
+    await admin(s.url, 'PUT', '/stories/13', { content: { title: 'Changed, its event lost' } });
+    await admin(s.url, 'POST', '/stories/13/publish');
+    await eventsOf(s);
+    now += 10 * 60_000;
+    await admin(s.url, 'PUT', '/stories/14', { content: { title: 'Published after 13' } });
+    await admin(s.url, 'POST', '/stories/14/publish');
+    const [named] = await eventsOf(s);
+    const before = await readJsonFile(`${s.dir}/manifest.json`);
+    const narrowed = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [named!] });
+    expect(narrowed.changed.stories).toEqual([14]);
+    // The events vouch for nothing else: the manifest keeps where the last complete sync was.
+    const after = await readJsonFile(`${s.dir}/manifest.json`);
+    expect(after.cv).toBe(narrowed.cv);
+    expect(after.last_complete).toEqual({ cv: before.cv, max_published_at: before.max_published_at });
+    // A sync without events at the same cache version is no 'unchanged': it asks what changed since
+    // the last complete sync (from 14's publication, the census would not see 13's).
+    const plain = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir });
+    expect(plain.mode).toBe('incremental');
+    expect(plain.changed.stories).toEqual([13]);
+    expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
+    // Complete again: no marker, and the next sync is unchanged.
+    expect((await readJsonFile(`${s.dir}/manifest.json`)).last_complete).toBeUndefined();
+    expect((await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir })).mode).toBe('unchanged');
   });
 });
 

@@ -51,6 +51,8 @@ export async function readTree(dir: string): Promise<Map<string, string>> {
     if (rel === 'manifest.json') {
       const manifest = JSON.parse(text) as Record<string, unknown>;
       delete manifest.synced_at;
+      // What a sync of events leaves for the next census (where it takes up), not content.
+      delete manifest.last_complete;
       text = JSON.stringify(manifest, null, 2);
     }
     files.set(rel, text);
