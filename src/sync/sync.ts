@@ -554,8 +554,10 @@ async function applyEvents(
     const id = e.story_id;
     if (e.action === 'published' || e.action === 'unpublished' || e.action === 'deleted') refetch.add(id);
     else if (e.action === 'moved') {
-      if (state.stories.has(id)) refetch.add(id);
-      else {
+      // Asked for whatever the snapshot holds: a folder is delivered by no listing (nothing comes
+      // back), a story the snapshot lacks (its publication's event lost) comes in.
+      refetch.add(id);
+      if (!state.stories.has(id)) {
         // A folder: what the snapshot holds under its old path, and what the service
         // lists under its new one (a folder holding only folders has no story that places it).
         const children = childrenOfFolder(state, id);

@@ -332,6 +332,22 @@ describe('events that do not name a change made since', () => {
   });
 });
 
+describe('a moved event for a story the snapshot lacks', () => {
+  it('fetches the story (its publication event was lost), as it fetches nothing for a folder', async () => {
+    const s = await setup();
+    const created = await admin(s.url, 'POST', '/stories', { name: 'Late', slug: 'late' });
+    const id = (created as { story: { id: number } }).story.id;
+    await admin(s.url, 'POST', `/stories/${id}/publish`);
+    await eventsOf(s); // lost
+    await admin(s.url, 'PUT', `/stories/${id}`, { slug: 'later' });
+    const events = await eventsOf(s);
+    expect(events).toEqual([expect.objectContaining({ action: 'moved', story_id: id })]);
+    const result = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events });
+    expect(result.changed.stories).toEqual([id]);
+    expect(treeDiff(await readTree(s.dir), await fresh(s.url))).toEqual([]);
+  });
+});
+
 describe('events that arrive late or out of order', () => {
   it('an unpublish delivered after the publish that followed it removes nothing the service still serves', async () => {
     const s = await setup();
