@@ -24,6 +24,11 @@ export const StoreManifest = z.object({
   api: z.enum(['v1', 'v2']),
   views: z.array(z.enum(['published', 'draft'])),
   cv: z.number().int(),
+  /**
+   * A snapshot synced from webhook events alone (its manifest keeps `last_complete`): it may lack a
+   * change whose event was lost. A builder whose census completed the same version replaces it.
+   */
+  partial: z.literal(true).optional(),
   /** Relative path in the snapshot -> sha256 of its bytes. */
   files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
 });
@@ -45,11 +50,15 @@ export const manifestFolder = (kind: SnapshotKind): string =>
 export const manifestKey = (kind: SnapshotKind, cv: number): string =>
   `${manifestFolder(kind)}${String(cv).padStart(16, '0')}.json`;
 
-/** The kind and cv of the local snapshot in `dir`, from its manifest; undefined when it has none readable. */
-export function localVersion(dir: string): (SnapshotKind & { cv: number }) | undefined {
+/**
+ * The kind and cv of the local snapshot in `dir`, from its manifest, and whether it is partial
+ * (see StoreManifest); undefined when it has none readable.
+ */
+export function localVersion(dir: string): (SnapshotKind & { cv: number; partial: boolean }) | undefined {
   try {
     const m = Manifest.parse(JSON.parse(readFileSync(path.join(dir, FILES.manifest), 'utf8')));
-    return { space: m.space.id, api: m.api ?? 'v2', views: m.views, cv: m.cv };
+    const partial = (m as { last_complete?: unknown }).last_complete !== undefined;
+    return { space: m.space.id, api: m.api ?? 'v2', views: m.views, cv: m.cv, partial };
   } catch {
     return undefined;
   }

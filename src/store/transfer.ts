@@ -47,7 +47,8 @@ export class StoreIntegrityError extends Error {
 /**
  * Publishes the snapshot in `dir`: uploads the objects the store lacks, then the manifest.
  * A manifest already there for this version is left alone, unless `repair` names objects to
- * upload again (found damaged by a pull).
+ * upload again (found damaged by a pull), or it is partial and this snapshot is not: the same
+ * version read whole replaces one synced from events alone.
  */
 export async function push(
   store: ObjectStore,
@@ -57,7 +58,8 @@ export async function push(
   const version = localVersion(dir);
   if (!version) throw new Error(`${dir} holds no snapshot to publish`);
   const key = manifestKey(version, version.cv);
-  if (!repair.length && (await store.has(key))) return undefined;
+  if (!repair.length && (await store.has(key)) && (version.partial || !(await readManifest(store, key))?.partial))
+    return undefined;
   const files = await snapshotDigests(dir);
   // Objects the newest manifest of this kind names are in the store (prune keeps them). Every
   // other object is uploaded, even when the store has it: the upload makes it young, which
@@ -86,6 +88,7 @@ export async function push(
     api: version.api,
     views: [...version.views].sort() as StoreManifest['views'],
     cv: version.cv,
+    ...(version.partial ? { partial: true as const } : {}),
     files: Object.fromEntries(files),
   };
   await store.put(key, canonicalJson(manifest));

@@ -2,6 +2,8 @@
  * Snapshots shared through an S3-compatible store: real AWS SDK v3 client, real s3rver on
  * loopback, the real local service.
  */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
@@ -95,6 +97,44 @@ describe('store', () => {
     expect(a.pushed!.objects).toBeLessThanOrEqual(changed.length);
     expect(b.sync?.mode).toBe('unchanged');
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+  });
+
+  it("a snapshot synced from events alone is replaced by a builder's census of the same version", async () => {
+    const store = freshStore();
+    const aDir = await tempDir('a');
+    await builder(service, aDir, store);
+    const index = JSON.parse(await fs.readFile(path.join(aDir, 'indexes', 'stories.json'), 'utf8')) as Array<{
+      id: number;
+      published: boolean;
+    }>;
+    const [lost, named] = index.filter((e) => e.published).map((e) => e.id);
+    // Two publications; the webhook of the first is lost, the second's reaches builder A.
+    for (const id of [lost!, named!]) {
+      await admin(service.url, 'PUT', `/stories/${id}`, { content: { title: `changed ${id}` } });
+      await admin(service.url, 'POST', `/stories/${id}/publish`);
+    }
+    const a = await builder(service, aDir, store, { events: [{ action: 'published', space_id: 0, story_id: named! }] });
+    expect(a.sync?.changed.stories).toEqual([named]);
+    const key = a.published!;
+    expect((await withStore(store, (s) => readManifest(s, key)))?.partial).toBe(true);
+    // Builder B starts from it and reads what the events did not name; its snapshot replaces A's.
+    const b = await builder(service, await tempDir('b'), store);
+    expect(b.pulled?.manifest).toBe(key);
+    expect(b.sync?.changed.stories).toEqual([lost]);
+    expect(b.pushed?.manifest).toBe(key);
+    expect((await withStore(store, (s) => readManifest(s, key)))?.partial).toBeUndefined();
+    // A builder after it takes the whole version: nothing left to read.
+    const cDir = await tempDir('c');
+    const c = await builder(service, cDir, store);
+    expect(c.pulled?.manifest).toBe(key);
+    expect(c.sync?.mode).toBe('unchanged');
+    expect(treeDiff(await readTree(cDir), await direct(service))).toEqual([]);
+    // And A's partial snapshot does not take the version back.
+    expect(
+      (await builder(service, aDir, store, { events: [{ action: 'published', space_id: 0, story_id: named! }] }))
+        .pushed,
+    ).toBeUndefined();
+    expect((await withStore(store, (s) => readManifest(s, key)))?.partial).toBeUndefined();
   });
 
   it('a damaged object is detected by its digest: the sync goes to the API and the object is published again', async () => {
