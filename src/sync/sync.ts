@@ -748,11 +748,13 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
           cv: state!.manifest.cv,
           max_published_at: state!.manifest.max_published_at ?? null,
         };
-      if (named.datasources.size) {
+      // After a census, every datasource and the tags as a sync without events reads them: the
+      // snapshot is then taken as complete.
+      if (named.census || named.datasources.size) {
         pass.progress.phase = 'datasources';
-        await fetchDatasources(pass, named.datasources);
+        await fetchDatasources(pass, named.census ? undefined : named.datasources);
       }
-      if (pass.changed.size || pass.removed.size) {
+      if (named.census || pass.changed.size || pass.removed.size) {
         pass.progress.phase = 'tags';
         tagsText = await fetchTags(pass);
       }
