@@ -358,12 +358,14 @@ export class SpaceStore {
     const id = this.#nextId++;
     const uuid = input.uuid ?? randomUUID();
     if (this.#byUuid.has(uuid)) throw new StoreError(422, `uuid ${uuid} is already used`);
+    // Made from the name when none is given; a name with no latin letter or digit makes none.
     const slug =
       input.slug ??
-      (input.name ?? `story-${id}`)
+      ((input.name ?? '')
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-|-$/g, '');
+        .replace(/^-|-$/g, '') ||
+        `story-${id}`);
     if (input.is_folder) {
       assertStartPageSlugs(slug, false, input.translated_slugs);
       const folder: Folder = {

@@ -451,6 +451,10 @@ describe('control plane', () => {
       expect(r.body.error, JSON.stringify(body)).toMatch(/only a start page/);
     }
     expect(server.service.store.storyCount).toBe(before);
+    // A name that makes no slug (no latin letter or digit), with none given: a slug of its id.
+    const unnamed = await admin('POST', '/stories', { name: '日本語', parent_id });
+    expect(unnamed.status).toBe(201);
+    expect(unnamed.body.story.slug).toBe(`story-${unnamed.body.story.id}`);
 
     // On update: a page emptied of its slug, a start page made an ordinary page, a folder's slug emptied.
     const page = await admin('POST', '/stories', { name: 'Page', slug: 'page', parent_id });
