@@ -10,8 +10,8 @@ import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
 
 /**
  * A slug an editor's CMS makes: one path segment that a URL carries as it is, or none (a folder's
- * start page, whose full slug is its folder's: the store refuses it for anything else). `.`, `..`, a backslash (a separator to browsers) or
- * `%` would make paths that lead elsewhere or nowhere.
+ * start page, whose full slug is its folder's: the store refuses it for anything else). `.`, `..`,
+ * a backslash (a separator to browsers) or `%` would make paths that lead elsewhere or nowhere.
  */
 const isSlug = (s: string): boolean => s === '' || (s !== '.' && s !== '..' && /^[^/\\?#%\s\p{Cc}]+$/u.test(s));
 const SLUG_RULE = 'must not be . or .., nor contain /, \\, ?, #, %, spaces or control characters';

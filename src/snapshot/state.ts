@@ -37,6 +37,11 @@ export interface LastComplete {
   max_published_at: string | null;
 }
 
+/** Where a snapshot was last complete: the `last_complete` a sync of events kept, else the manifest's own. */
+export function lastCompleteOf(manifest: SnapshotState['manifest']): LastComplete {
+  return manifest.last_complete ?? { cv: manifest.cv, max_published_at: manifest.max_published_at ?? null };
+}
+
 /** The files a state is read from. */
 const STATE_FILES: string[] = [FILES.manifest, INDEX_FILES.stories, INDEX_FILES.datasources];
 

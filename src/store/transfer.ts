@@ -58,8 +58,7 @@ export async function push(
   const version = localVersion(dir);
   if (!version) throw new Error(`${dir} holds no snapshot to publish`);
   const key = manifestKey(version, version.cv);
-  if (!repair.length && (await store.has(key)) && (version.partial || !(await readManifest(store, key))?.partial))
-    return undefined;
+  if (!repair.length && (await keeps(store, key, version.partial))) return undefined;
   const files = await snapshotDigests(dir);
   // Objects the newest manifest of this kind names are in the store (prune keeps them). Every
   // other object is uploaded, even when the store has it: the upload makes it young, which
@@ -93,6 +92,13 @@ export async function push(
   };
   await store.put(key, canonicalJson(manifest));
   return { manifest: key, cv: version.cv, objects, bytes };
+}
+
+/** Whether the store keeps its manifest `key` over this snapshot's: always, unless it is partial and this one is whole. */
+async function keeps(store: ObjectStore, key: string, partial: boolean): Promise<boolean> {
+  if (partial) return store.has(key);
+  const stored = await readManifest(store, key);
+  return stored !== undefined && !stored.partial;
 }
 
 /** An object's bytes, checked against its digest; fetched a second time when they do not match. */

@@ -46,6 +46,7 @@ import {
   type IndexLayout,
   type Manifest,
   type LastComplete,
+  lastCompleteOf,
   type SnapshotState,
   type StoryIndexEntry,
   type StoryVersion,
@@ -483,7 +484,7 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
   pass.progress.phase = 'census';
   // From the last sync that read every change: a sync of events since may have taken newer
   // publications while one whose event was lost is older.
-  const since = (state.manifest.last_complete ?? state.manifest).max_published_at;
+  const since = lastCompleteOf(state.manifest).max_published_at;
   // Created, changed or re-published: published after the newest known publication.
   await pass.fetcher.eachPage(
     'published',
@@ -708,8 +709,12 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
     const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
     // Unchanged only when the last sync that read every change is at the space's version.
-    const completeCv = state?.manifest.last_complete?.cv ?? state?.manifest.cv;
-    if (incremental && !options.events?.length && completeCv === space.version && !assetsMissing) {
+    if (
+      incremental &&
+      !options.events?.length &&
+      lastCompleteOf(state!.manifest).cv === space.version &&
+      !assetsMissing
+    ) {
       await addMissingRows(txn, state!);
       return result('unchanged');
     }
@@ -742,12 +747,10 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     if (options.events?.length && incremental) {
       const named = await applyEvents(pass, state!, options.events);
       if (named.census) await census(pass, state!);
-      else if (options.eventsNameEverything) pass.lastComplete = state!.manifest.last_complete;
       else
-        pass.lastComplete = state!.manifest.last_complete ?? {
-          cv: state!.manifest.cv,
-          max_published_at: state!.manifest.max_published_at ?? null,
-        };
+        pass.lastComplete = options.eventsNameEverything
+          ? state!.manifest.last_complete
+          : lastCompleteOf(state!.manifest);
       // After a census, every datasource and the tags as a sync without events reads them: the
       // snapshot is then taken as complete.
       if (named.census || named.datasources.size) {
