@@ -54,6 +54,9 @@ export async function readCapped(res: Response, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
+/** The characters that reorder text (bidi embeddings, overrides, isolates and marks) and the BOM. */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]+/g;
+
 /**
  * What an error answer says, for a message: the `error` member of a JSON body if it has one, else
  * the body's text (an XML error too), on one line and at most `max` characters; '' for an empty
@@ -75,10 +78,11 @@ export async function errorText(res: Response, max = 400, waitMs = 1000): Promis
   } catch {
     // Not JSON (or cut short): the text as it is.
   }
-  // One line, without what a terminal would interpret or reorder (bidi controls); cut between
+  // One line, without what a terminal would interpret or reorder (bidi controls, and a byte-order
+  // mark); other format characters (the joiners of emoji and scripts) are text. Cut between
   // characters, not within one.
   const line = said
-    .replace(/\p{Cf}+/gu, '')
+    .replace(BIDI_CONTROLS, '')
     .replace(/[\s\p{Cc}]+/gu, ' ')
     .trim();
   if (line.length <= max) return line;

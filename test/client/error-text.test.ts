@@ -45,13 +45,18 @@ describe('errorText', () => {
     expect(await said(send(500, 'text/plain', ''))).toBe('');
   });
 
-  it('gives nothing of a web page that starts otherwise, and drops bidi controls', async () => {
+  it('gives nothing of a web page that starts otherwise, drops bidi controls and keeps joiners', async () => {
     // Typed as a page, starting with a comment (no <html> first): told by its type.
     expect(await said(send(502, 'text/html; charset=utf-8', '<!-- proxy --><head><title>502</title></head>'))).toBe('');
     // Untyped, after a byte-order mark.
     expect(await said(send(502, 'application/octet-stream', '\uFEFF<!doctype html><p>Bad gateway</p>'))).toBe('');
     // A right-to-left override would show the rest of the line reversed in a terminal.
     expect(await said(send(500, 'text/plain', 'denied \u202Egnp.exe'))).toBe('denied gnp.exe');
+    expect(await said(send(500, 'text/plain', 'a\u2067b\u2069\u200Fc\uFEFF'))).toBe('abc');
+    // Joiners are part of what the text says: a family emoji and a Persian word keep theirs.
+    const joined =
+      'no space for \u{1F468}\u200D\u{1F469}\u200D\u{1F467} or \u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645';
+    expect(await said(send(500, 'text/plain', joined))).toBe(joined);
   });
 
   it('gives what had arrived of a body that stalls, without waiting for the rest', async () => {
