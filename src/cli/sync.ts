@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
 import {
   type AssetSyncOptions,
+  isAssetEvent,
   parseWebhookEvent,
   type SyncOptions,
   type SyncProgress,
@@ -135,9 +136,11 @@ async function eventsFor(file: string | undefined): Promise<WebhookEvent[] | und
   const payload = process.env.CONTENT_WEBHOOK_PAYLOAD;
   if (payload === undefined || payload.trim() === '') return undefined;
   const events = parseEvents(payload, 'CONTENT_WEBHOOK_PAYLOAD');
+  // Asset events are passed on (a sync with --assets asks after the held files again), and narrow nothing.
+  const naming = events.filter((e) => !isAssetEvent(e)).length;
   console.error(
-    events.length
-      ? `CONTENT_WEBHOOK_PAYLOAD names ${count(events.length, 'change')}: syncing only what it names`
+    naming
+      ? `CONTENT_WEBHOOK_PAYLOAD names ${count(naming, 'change')}: syncing only what it names`
       : 'CONTENT_WEBHOOK_PAYLOAD names no story or datasource: syncing every change',
   );
   return events.length ? events : undefined;

@@ -1,4 +1,4 @@
 export { sync, hasSnapshot, SyncError, type SyncOptions, type SyncProgress, type SyncResult } from './sync.js';
-export { parseWebhookEvent, WebhookEventError, type WebhookEvent } from './events.js';
+export { isAssetEvent, parseWebhookEvent, WebhookEventError, type WebhookEvent } from './events.js';
 export { receiveWebhook } from './intake.js';
 export { AssetSyncError, type AssetSyncOptions } from './assets.js';

@@ -74,9 +74,11 @@ export interface SyncOptions {
   /** Views to hold (default published; draft needs a preview token). */
   views?: View[];
   /**
-   * Webhook payloads: fetch only what they name. Such a sync vouches for nothing else: the
-   * manifest keeps where the last sync that read every change was (`last_complete`), and the next
-   * sync without events takes up from there.
+   * Webhook payloads: fetch only the stories and datasources they name. Such a sync vouches for
+   * nothing else: the manifest keeps where the last sync that read every change was
+   * (`last_complete`), and the next sync without events takes up from there. Asset events have
+   * the held asset files asked after again (with `assets`) and narrow nothing: with no other
+   * event, the sync is the one it would be without events.
    */
   events?: readonly WebhookEvent[];
   /**
@@ -674,7 +676,11 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // restarted without the edits made through its control plane). A census asks what was published
     // since, and events name what changed since: neither sees content that went back, so all is read.
     const wentBack = state !== undefined && space.version < state.manifest.cv;
-    const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !options.events);
+    // Events naming stories or datasources narrow the sync to them. Asset events alone do not (a
+    // replaced asset changes no story): they have the held files asked after again, no more.
+    const narrowing = (options.events ?? []).some((e) => !isAssetEvent(e));
+    const revalidating = (options.events ?? []).some(isAssetEvent);
+    const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
     // Said with a full sync the snapshot did not ask for (its views, say, change with it).
     const why =
       changed ??
@@ -711,7 +717,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // Unchanged only when the last sync that read every change is at the space's version.
     if (
       incremental &&
-      !options.events?.length &&
+      !narrowing &&
+      !(options.assets && revalidating) &&
       lastCompleteOf(state!.manifest).cv === space.version &&
       !assetsMissing
     ) {
@@ -744,8 +751,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       for (const [id, d] of state.datasources) pass.datasources.set(id, d);
     }
     let tagsText: string | undefined;
-    if (options.events?.length && incremental) {
-      const named = await applyEvents(pass, state!, options.events);
+    if (narrowing && incremental) {
+      const named = await applyEvents(pass, state!, options.events!);
       if (named.census) await census(pass, state!);
       else
         pass.lastComplete = options.eventsNameEverything

@@ -287,6 +287,19 @@ describe('content-sync sync with CONTENT_WEBHOOK_PAYLOAD', () => {
     expect(await fs.readFile(path.join(dir, 'stories', '14.json'), 'utf8')).toContain('Gamma, from a build hook');
   });
 
+  it('syncs every change when the payload names no story or datasource (an asset event)', async () => {
+    await publishTitle(service, 14, 'Gamma, after an asset event');
+    const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir, '--json'], {
+      CONTENT_WEBHOOK_PAYLOAD: JSON.stringify({ text: 'x', action: 'replaced', space_id: 4242, asset_id: 7 }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/CONTENT_WEBHOOK_PAYLOAD names no story or datasource: syncing every change/);
+    // Found by the census a sync without events runs, though no event named it.
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(summary).toMatchObject({ ok: true, mode: 'incremental', changed: { stories: [14], removed: [] } });
+    expect(await fs.readFile(path.join(dir, 'stories', '14.json'), 'utf8')).toContain('Gamma, after an asset event');
+  });
+
   it('refuses a payload that is not JSON, naming the variable', async () => {
     const r = await runCli(['sync', '--base-url', service.url, '--token', PUBLIC_TOKEN, '--out', dir], {
       CONTENT_WEBHOOK_PAYLOAD: '{oops',
