@@ -33,7 +33,7 @@ commands:
   prepare [--config FILE] [--mode M]
          sync and compile with the options of the plugin in the project's Vite
          config (run before \`tsc\`: the generated types exist afterwards)
-  watch  --port P --secret S [--base-url URL --token T --out DIR ...sync options]
+  watch  --port P --secret S [--base-url URL --token T --out DIR] [--api v1|v2] [--version V] [--concurrency N]
          -- <build command...>
          receive webhooks, sync what they name, run the build command (one at a time)
 
