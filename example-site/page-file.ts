@@ -3,6 +3,7 @@
  * into a file path one decoded segment at a time, and only a path inside the output directory is
  * accepted: a tag `../../x` or a slug `..` must never write outside `dist/`.
  */
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { segmentProblem } from './src/page-paths.js';
 
@@ -47,4 +48,38 @@ export function pageFile(outDir: string, url: string): string {
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative))
     throw new PageOutsideOutput(url, `it resolves outside ${root}`);
   return file;
+}
+
+/**
+ * Clears what an earlier build left where the page file `file` must go, when it is pages this build
+ * does not write: a page file where a folder must be (a start page unpublished and a slug
+ * `index.html` published in its folder), or a folder of such pages where the file must be (the
+ * other way back). A build from nothing would write the page; so must a build over the last output.
+ * Anything else in the way (a built asset, a page this build writes) is left, and the page refused.
+ * `planned`: every page file of this build. True when the way is clear (another worker may have
+ * cleared it first), so that writing again is worth it.
+ */
+export function clearLeftover(outDir: string, file: string, planned: ReadonlySet<string>): boolean {
+  const root = path.resolve(outDir);
+  const stale = (f: string) => f.endsWith('.html') && !planned.has(f);
+  try {
+    // The nearest entry on the way that exists: a folder (the way is clear up to the file), or a file.
+    for (let at = path.dirname(file); at.length > root.length; at = path.dirname(at)) {
+      const stat = statSync(at, { throwIfNoEntry: false });
+      if (!stat) continue;
+      if (stat.isDirectory()) break;
+      if (!stat.isFile() || !stale(at)) return false;
+      rmSync(at, { force: true });
+      return true;
+    }
+    if (!statSync(file, { throwIfNoEntry: false })?.isDirectory()) return true;
+    const inside = readdirSync(file, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory());
+    if (!inside.every((e) => e.isFile() && stale(path.join(e.parentPath, e.name)))) return false;
+    rmSync(file, { recursive: true, force: true });
+    return true;
+  } catch (error) {
+    // Cleared meanwhile by another worker.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import PQueue from 'p-queue';
-import { isPathError, PageOutsideOutput, pageFile } from './page-file.js';
+import { clearLeftover, isPathError, PageOutsideOutput, pageFile } from './page-file.js';
 import { PageKeys } from './page-keys.js';
 import {
   describeRoute,
@@ -130,13 +130,36 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     if (written || stamp === undefined) stamp = pageStamp(key, file)!;
     return { stamp, rendered: true, written };
   };
+  /** Every page file of this build (every worker's), made when a page first finds something in its way. */
+  let planned: Set<string> | undefined;
+  const plannedFiles = (): Set<string> => {
+    planned ??= new Set(
+      [...all.map((r) => r.url), NOT_FOUND_URL].flatMap((url) => {
+        try {
+          return [pageFile(task.outDir, url)];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return planned;
+  };
+  /** Writes the page, after clearing once what the last build left in its way (see clearLeftover). */
+  const writeClearing = async (url: string, file: string, route: Route | undefined) => {
+    try {
+      return await write(url, file, route);
+    } catch (error) {
+      if (!isPathError(error) || !clearLeftover(task.outDir, file, plannedFiles())) throw error;
+      return write(url, file, route);
+    }
+  };
   /** The page of `route` at `url`, refused with a warning when its path cannot be a file here. */
   const page = async (url: string, route: Route | undefined): Promise<void> => {
     const file = fileOf(url);
     if (file === undefined) return;
     let done: Awaited<ReturnType<typeof write>>;
     try {
-      done = await write(url, file, route);
+      done = await writeClearing(url, file, route);
     } catch (error) {
       if (!isPathError(error)) throw error;
       const what = route ? describeRoute(route) : 'the not-found page';

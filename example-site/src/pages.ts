@@ -24,14 +24,18 @@ import { folderContents, htmlLang, tagUrl, urlOf, urlOfUuid, type PageContext } 
 /** Datasource dimensions are language codes; the default language reads the default values. */
 const dimension = (lang: string): string | undefined => (lang === 'default' ? undefined : lang);
 
-/** The related stories that are published in this language (unresolved relations are uuids and left out). */
+/**
+ * The related stories that are published in this language. Left out: unresolved relations (uuids,
+ * with keepUnresolved) and the null a single relation becomes when its target is gone (an author
+ * unpublished), whatever the types observed so far say.
+ */
 function related<S extends Story>(
-  list: ReadonlyArray<Relation<S>> | undefined,
+  list: ReadonlyArray<Relation<S> | null | undefined> | undefined,
   lang: string,
 ): Array<{ story: S; url: string }> {
   const out: Array<{ story: S; url: string }> = [];
   for (const item of list ?? []) {
-    if (typeof item === 'string') continue;
+    if (item === null || item === undefined || typeof item === 'string') continue;
     const url = urlOfUuid(item.uuid, lang);
     if (url) out.push({ story: item, url });
   }

@@ -35,6 +35,11 @@ export class AssetImports {
     this.#renditions = renditions;
   }
 
+  /** What decides the renditions a rewritten module names (their widths and quality), as text. */
+  get renditionKey(): string {
+    return JSON.stringify(this.#renditions?.options ?? null);
+  }
+
   /** The index as it stands on disk (read again after a sync rewrote it). */
   #index(): Promise<AssetIndex | undefined> {
     let stamp = -1;

@@ -328,11 +328,17 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
 
     /** `ssrModules: 'external'`: the content modules go beside the server bundle instead of into it. */
-    async writeBundle() {
+    async writeBundle(_output, bundle) {
       const server = externalServerBuild(options.ssrModules, this.environment);
       if (!server || !pipeline) return;
       if (assetDownloads(options)) assetImports ??= new AssetImports(pipeline.snapshotDir, renditions);
-      const written = await writeServerModules(server, pipeline.modulesDir, pipeline.snapshotDir, assetImports);
+      const written = await writeServerModules(
+        server,
+        pipeline.modulesDir,
+        pipeline.snapshotDir,
+        assetImports,
+        new Set(Object.keys(bundle)),
+      );
       logger.info(
         `content-sync: ${count(written.modules, 'content module')} and ${count(written.assets, 'asset')} beside the server bundle`,
       );

@@ -83,16 +83,26 @@ const PACKAGE_FILE = 'package.json';
 const PACKAGE_TEXT = `${JSON.stringify({ type: 'module' })}\n`;
 
 interface Stamp {
-  /** Where assets are served from and the asset index the copies were localized with: a change rewrites all. */
+  /**
+   * Where assets are served from, the asset index the copies were localized with and the sizes of
+   * their renditions: a change rewrites all.
+   */
   key: string;
   /** When the last copy started (ms since the epoch): a module modified before it was copied then. */
   started: number;
+  /** The asset files the copies show (names in the assets directory), so that those no copy shows any more go. */
+  assets?: string[];
 }
 
 async function keyOf(environment: Environment, snapshotDir: string, assets: AssetImports | undefined): Promise<string> {
   const { base, build } = environment.config;
   const index = assets ? await fs.stat(path.join(snapshotDir, ASSET_INDEX)).catch(() => undefined) : undefined;
-  return JSON.stringify({ base, assetsDir: build.assetsDir, assetIndex: index?.mtimeMs ?? null });
+  return JSON.stringify({
+    base,
+    assetsDir: build.assetsDir,
+    assetIndex: index?.mtimeMs ?? null,
+    renditions: assets?.renditionKey ?? null,
+  });
 }
 
 async function readStamp(file: string): Promise<Stamp | undefined> {
@@ -106,14 +116,18 @@ async function readStamp(file: string): Promise<Stamp | undefined> {
 /**
  * Writes the generated modules into the server output, after the bundle (writeBundle), and the
  * asset files they show. When the output kept the copies of the last build (`emptyOutDir: false`),
- * only the modules changed since are written again and those of removed stories deleted. Returns how
- * many modules and assets it wrote.
+ * only the modules changed since are written again and those of removed stories deleted, and the
+ * asset files the last copies showed that none shows now are deleted (unless the bundle, `emitted`,
+ * wrote them): an image taken out of the space leaves the output as it leaves a build from nothing.
+ * Returns how many modules and assets it wrote.
  */
 export async function writeServerModules(
   environment: Environment,
   modulesDir: string,
   snapshotDir: string,
   assets: AssetImports | undefined,
+  /** The files the bundle wrote, relative to the output directory. */
+  emitted: ReadonlySet<string> = new Set(),
 ): Promise<{ modules: number; assets: number }> {
   const outDir = outDirOf(environment);
   const target = path.join(outDir, CONTENT_DIR);
@@ -160,6 +174,16 @@ export async function writeServerModules(
       written++;
     }),
   );
+  // Every copy was localized again when the key changed: what they show now is all they show. (With
+  // the same key the asset index is the one the copies kept were localized with: nothing left it.)
+  const names = new Set([...shown].map((file) => path.basename(file)));
+  const rewroteAll = last?.key !== stamp.key;
+  if (rewroteAll) {
+    const dir = environment.config.build.assetsDir;
+    const gone = (last?.assets ?? []).filter((name) => !names.has(name) && !emitted.has(`${dir}/${name}`));
+    await queue.addAll(gone.map((name) => () => fs.rm(path.join(assetsOut, path.basename(name)), { force: true })));
+  }
+  stamp.assets = [...(rewroteAll ? names : new Set([...(last?.assets ?? []), ...names]))].sort();
   await fs.writeFile(stampFile, JSON.stringify(stamp));
   return { modules, assets: written };
 }

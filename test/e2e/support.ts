@@ -186,6 +186,8 @@ export interface SiteBuild {
   durationMs: number;
   tokens: string[];
   modulesDir: string;
+  /** Pages not written (each one warned about). */
+  refused: string[];
 }
 
 export interface SiteDevServer {

@@ -78,7 +78,7 @@ const titleOf = (html: string): string => /<title>([^<]*)<\/title>/.exec(html)?.
 
 describe('the example site built over hostile slugs and links', () => {
   let tmp: string;
-  let site: SiteBuild & { refused: string[] };
+  let site: SiteBuild;
   let warnings: string;
   let server: StaticServer;
   let poisoned = 0;
@@ -106,7 +106,7 @@ describe('the example site built over hostile slugs and links', () => {
         contentDir,
         stories: 30,
         logLevel: 'silent',
-      })) as SiteBuild & { refused: string[] };
+      })) as SiteBuild;
       await new Promise((resolve) => setTimeout(resolve, 100));
     } finally {
       process.stderr.write = write;

@@ -31,14 +31,19 @@ const SERVER = [
 /** Where the bundle goes: in a sub-folder of the output, so its imports of `content/` must climb. */
 const ENTRY_FILE = 'server/entry.js';
 
-function config(root: string, logger: CapturingLogger): InlineConfig {
+function config(root: string, logger: CapturingLogger, widths?: number[]): InlineConfig {
   return {
     root,
     configFile: false,
     customLogger: logger,
     logLevel: 'info',
     plugins: [
-      contentSync({ embedded: { data: 'space', demo: { stories: 20 } }, assets: 'download', ssrModules: 'external' }),
+      contentSync({
+        embedded: { data: 'space', demo: { stories: 20 } },
+        assets: 'download',
+        ssrModules: 'external',
+        ...(widths ? { images: { widths } } : {}),
+      }),
     ],
     ssr: { noExternal: true },
     build: {
@@ -164,5 +169,28 @@ describe("a server build with ssrModules: 'external'", () => {
     await build(config(root, touched));
     expect(written(touched).modules).toBe(1);
     expect((await renderIn(path.join(root, 'out'))).length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('copies again what other image widths change, and removes the asset files no copy shows any more', async () => {
+    const assetsDir = path.join(root, 'out', 'assets');
+    const before = await fs.readdir(assetsDir);
+    expect(before.some((f) => /-480w\./.test(f))).toBe(true);
+    // A file the bundle did not write and the copies never showed: not the plugin's to remove.
+    await fs.writeFile(path.join(assetsDir, 'kept.txt'), 'not content');
+    const narrower = capturingLogger();
+    await build(config(root, narrower, [320]));
+    expect(written(narrower).modules).toBeGreaterThan(0);
+    const after = await fs.readdir(assetsDir);
+    expect(after.filter((f) => /-(480|960|1440|1920)w\./.test(f))).toEqual([]);
+    expect(after.some((f) => /-320w\./.test(f))).toBe(true);
+    expect(after).toContain('kept.txt');
+    // Every image the copies show is there.
+    const shown = (await renderIn(path.join(root, 'out'))).flatMap((r) => r.images);
+    for (const image of shown) {
+      const [original, fragment = ''] = image.split('#');
+      expect(existsSync(path.join(root, 'out', original!)), original).toBe(true);
+      for (const [, rendition] of fragment.matchAll(/&\d+=([^&]+)/g))
+        expect(existsSync(path.join(root, 'out', decodeURIComponent(rendition!))), rendition).toBe(true);
+    }
   }, 60_000);
 });
