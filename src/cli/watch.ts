@@ -215,7 +215,7 @@ class Watcher {
         this.#unsynced.succeeded();
         events = asked ?? webhookEvents;
       } catch (err) {
-        this.#unsynced.failed(asked);
+        this.#unsynced.failed(asked, err);
         log(
           `sync failed: ${(err as Error).message}; build skipped (the snapshot is unchanged; the next sync fetches what this one was asked for)`,
         );

@@ -293,7 +293,7 @@ export class ContentPipeline {
       ...(this.options.embedded ? { client: { pacer: UNPACED } } : {}),
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     }).catch((err: unknown) => {
-      this.#unsynced.failed(asked);
+      this.#unsynced.failed(asked, err);
       // The failure is the last word until a sync succeeds: that one is told, whatever it found.
       this.#toldCv = undefined;
       throw err;

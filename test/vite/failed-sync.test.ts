@@ -75,6 +75,31 @@ describe('a sync that failed', () => {
     }
   });
 
+  it('told of a story id the service refuses: the next sync is of everything, and the ones after it are not stuck', async () => {
+    const project = await fs.mkdtemp(path.join(root, 'project-'));
+    const pipeline = new ContentPipeline(
+      parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }),
+      project,
+      capturingLogger(),
+    );
+    await pipeline.start();
+    try {
+      await pipeline.refresh();
+      // A safe integer, as a signed webhook may carry: the service takes ids of at most 15 digits.
+      await expect(pipeline.refresh([published(1234567890123456)])).rejects.toThrow(/422/);
+      const title = `Changed after a refused event ${Math.random()}`;
+      await publishTitle(service, 12, title);
+      const next = await pipeline.refresh([published(13)]);
+      expect(next.sync?.changed.stories).toEqual([12]);
+      expect(await fs.readFile(path.join(pipeline.snapshotDir, 'stories', '12.json'), 'utf8')).toContain(title);
+      await publishTitle(service, 13, `And then ${title}`);
+      const after = await pipeline.refresh([published(13)]);
+      expect(after.sync?.changed.stories).toEqual([13]);
+    } finally {
+      await pipeline.close();
+    }
+  });
+
   it('polls: the same cache version is said once, and again after a failure, so the error is not the last line', async () => {
     const project = await fs.mkdtemp(path.join(root, 'project-'));
     const logger = capturingLogger();
