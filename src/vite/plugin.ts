@@ -247,6 +247,17 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
         (options.embedded?.admin ? randomBytes(24).toString('hex') : undefined);
       /** The server closed: an update that began just before does not start a pipeline or sync again. */
       let stopped = false;
+      /**
+       * Runs (results and failures) already applied: requests merged into one run (webhooks that
+       * arrived while another run was under way) share its result, which is applied and told once.
+       */
+      const applied = new WeakSet<object>();
+      const firstTime = (outcome: unknown): boolean => {
+        if (typeof outcome !== 'object' || outcome === null) return true;
+        if (applied.has(outcome)) return false;
+        applied.add(outcome);
+        return true;
+      };
       const apply = async (run: (p: ContentPipeline) => Promise<RefreshResult>) => {
         try {
           if (stopped) return;
@@ -255,6 +266,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           if (stopped) return;
           const started = performance.now();
           const result = await run(p);
+          if (!firstTime(result)) return;
           const reloaded = await reloadChanged(server, result.changedFiles);
           if (result.changedFiles.length) {
             logger.info(
@@ -262,7 +274,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
             );
           }
         } catch (err) {
-          logger.error(`content-sync: update failed: ${(err as Error).message}`);
+          if (firstTime(err)) logger.error(`content-sync: update failed: ${(err as Error).message}`);
         }
       };
       const batcher = new Batcher<WebhookEvent>(

@@ -36,14 +36,15 @@ export async function removeDir(dir: string | undefined): Promise<void> {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 }
 
-/** The fixture space served with the control plane and fixed tokens. */
-export function startService(): Promise<RunningServer> {
+/** The fixture space served with the control plane and fixed tokens (each answer `latencyMs` late). */
+export function startService(latencyMs = 0): Promise<RunningServer> {
   return startServer({
     space: fixtureSpace(),
     publicToken: PUBLIC_TOKEN,
     previewToken: PREVIEW_TOKEN,
     rateLimit: false,
     admin: true,
+    latencyMs,
   });
 }
 

@@ -29,6 +29,9 @@ const MAIN =
   "import story from 'content:stories/12';\ndocument.querySelector('#app').textContent = story.content.title;\n";
 const HOOK = '/__content-sync/webhook';
 
+const published = (id: number, slug: string) =>
+  JSON.stringify({ text: 'published', action: 'published', space_id: 4242, story_id: id, full_slug: slug });
+
 const syncLines = (logger: CapturingLogger) =>
   logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
 
@@ -165,6 +168,46 @@ describe('dev webhook endpoint', () => {
     const otherAfter = (await server.ssrLoadModule('content:stories/19')) as { default: unknown };
     expect(otherAfter.default).toBe(other.default);
     expect(logger.text('error')).toBe('');
+  });
+});
+
+describe('dev webhook endpoint, webhooks arriving while a sync is under way', () => {
+  it('merges them into one run, whose update is applied and told once', async () => {
+    // Every answer 100 ms late: the first run is still syncing when the others arrive.
+    const service = await startService(100);
+    const root = await project(MAIN);
+    const logger = capturingLogger();
+    const { server, url } = await devServer(root, logger, {
+      baseUrl: service.url,
+      token: PUBLIC_TOKEN,
+      webhook: { secret: SECRET },
+    });
+    try {
+      await waitFor('the initial sync', () => syncLines(logger) >= 1);
+      const reloads = () => logger.lines.filter((l) => l.msg.includes(' reloaded in ')).length;
+      await publishTitle(service, 12, 'Alpha, while a burst comes in');
+      expect((await postWebhook(url + HOOK, published(12, 'blog/first-post'))).status).toBe(202);
+      // Story 13 changes while the run for 12 syncs: seven webhooks of it, each its own batch, all
+      // merged into the one run that follows.
+      await publishTitle(service, 13, 'Beta, while a burst comes in');
+      for (let i = 0; i < 7; i++) {
+        expect((await postWebhook(url + HOOK, published(13, 'blog/second-post'))).status).toBe(202);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+      const raw13 = path.join(root, '.content', 'modules', 'raw', '13.js');
+      await waitFor('the second run to write story 13', async () =>
+        (await fs.readFile(raw13, 'utf8')).includes('Beta, while a burst comes in'),
+      );
+      await waitFor('both runs to be told', () => reloads() >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // One line per run that changed files: the first (story 12) and the merged one (story 13).
+      expect(reloads()).toBe(2);
+      expect(logger.text('error')).toBe('');
+    } finally {
+      await server.close();
+      await service.close();
+      await removeDir(root);
+    }
   });
 });
 
