@@ -60,7 +60,7 @@ export class ContentService {
   readonly previewToken: string;
   /** The asset CDN and image service. */
   readonly assets: AssetService;
-  #webhook: { url: string; secret: string } | undefined;
+  #webhook: WebhookTarget | undefined;
   readonly #log: (line: string) => void;
   /** Webhook deliveries under way, so that tests and shutdown can wait for them. */
   readonly #deliveries = new Set<Promise<unknown>>();
@@ -116,12 +116,12 @@ export class ContentService {
   }
 
   /** Where (and with which secret) changes are announced; undefined: nowhere. */
-  get webhook(): { url: string; secret: string } | undefined {
+  get webhook(): WebhookTarget | undefined {
     return this.#webhook;
   }
 
   /** Where (and with which secret) changes are announced from now on; undefined stops it. */
-  setWebhook(webhook: { url: string; secret: string } | undefined): void {
+  setWebhook(webhook: WebhookTarget | undefined): void {
     this.#webhook = webhook;
   }
 
@@ -176,11 +176,21 @@ export class ContentService {
   #announce(payload: WebhookPayload): void {
     const hook = this.#webhook;
     if (!hook) return;
+    if ('deliver' in hook) {
+      hook.deliver(payload);
+      return;
+    }
     const delivery = postWebhook(hook.url, hook.secret, payload, this.#log);
     this.#deliveries.add(delivery);
     void delivery.finally(() => this.#deliveries.delete(delivery));
   }
 }
+
+/**
+ * Where changes are announced: a webhook URL posted to, signed with the secret, or a receiver in
+ * this process (the dev server of an embedded service that has no URL of its own to post to).
+ */
+export type WebhookTarget = { url: string; secret: string } | { deliver: (payload: WebhookPayload) => void };
 
 export interface RunningServer {
   url: string;

@@ -5,6 +5,7 @@ export {
   DEFAULT_PUBLIC_TOKEN,
   type RunningServer,
   type ServiceOptions,
+  type WebhookTarget,
 } from './app.js';
 export {
   SpaceStore,

@@ -14,7 +14,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { DevEnvironment, Environment, Plugin, ViteDevServer } from 'vite';
 import { MODULE_FORMS, servedFile } from '../compile/index.js';
-import type { WebhookEvent } from '../sync/index.js';
+import type { WebhookPayload, WebhookTarget } from '../server/index.js';
+import { parseWebhookEvent, type WebhookEvent } from '../sync/index.js';
 import { answer, Batcher, webhookEndpoint } from '../trigger/index.js';
 import { AssetImports } from './assets.js';
 import { devModule, devResolve, viewChunksAhead } from './dev-modules.js';
@@ -77,7 +78,7 @@ interface OpenServer {
   stop: () => void;
   /** Starts watching the embedded space directory `dir` for this server, once (the service has started). */
   watchSpace: (dir: string) => void;
-  webhook?: { url: string; secret: string };
+  webhook?: WebhookTarget;
 }
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
@@ -324,7 +325,13 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       };
       openServers.push(open);
 
-      // The embedded service announces its own changes to this dev server.
+      // The embedded service announces its own changes to this dev server: as signed webhooks to its
+      // endpoint once it listens, or, in middleware mode (no server of Vite's, no URL to post to),
+      // handed over in this process.
+      if (!server.httpServer) {
+        open.webhook = { deliver: (payload) => deliverInProcess(payload, batcher, logger) };
+        routeWebhook();
+      }
       server.httpServer?.once('listening', () => {
         const url = server.resolvedUrls?.local[0];
         if (!secret || !url) return;
@@ -399,4 +406,14 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
   };
   return plugin as ContentSyncPlugin;
+}
+
+/** A change the embedded service hands over in this process (middleware mode), taken as its webhook would be. */
+function deliverInProcess(payload: WebhookPayload, batcher: Batcher<WebhookEvent>, logger: Logger): void {
+  try {
+    const event = parseWebhookEvent(payload);
+    if (event) batcher.add([event]);
+  } catch (err) {
+    logger.warn(`content-sync: a change of the embedded service was not understood: ${(err as Error).message}`);
+  }
 }

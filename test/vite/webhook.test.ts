@@ -6,8 +6,9 @@
 import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { ViteDevServer } from 'vite';
+import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentSync } from '../../src/index.js';
 import type { RunningServer } from '../../src/server/index.js';
 import {
   PUBLIC_TOKEN,
@@ -249,6 +250,35 @@ describe('dev webhook endpoint of an embedded service with its control plane, wi
       const body = JSON.stringify({ action: 'published', space_id: 4242, story_id: id });
       expect((await postWebhook(url + HOOK, body)).status).toBe(401);
       expect((await postWebhook(url + HOOK, body, { signature: null })).status).toBe(401);
+    } finally {
+      await server.close();
+      await removeDir(root);
+    }
+  }, 60_000);
+});
+
+describe('an embedded service with its control plane, under a dev server in middleware mode', () => {
+  it('hands its changes to the dev server in this process (there is no URL to post them to)', async () => {
+    clearContentEnv();
+    const root = await project('export {};\n');
+    const logger = capturingLogger();
+    const server = await createServer({
+      root,
+      configFile: false,
+      customLogger: logger,
+      server: { middlewareMode: true, ws: false },
+      optimizeDeps: { noDiscovery: true, include: [] },
+      plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 10 }, admin: true } })],
+    });
+    try {
+      expect(server.httpServer).toBeNull();
+      await server.ssrLoadModule('content:index');
+      const id = await publishNewPage(server, 'Published in middleware mode');
+      await waitFor('the dev server to serve the new story', async () => {
+        const { entries } = (await server.ssrLoadModule('content:index')) as { entries: Array<{ id: number }> };
+        return entries.some((e) => e.id === id);
+      });
+      expect(logger.text('error')).toBe('');
     } finally {
       await server.close();
       await removeDir(root);
