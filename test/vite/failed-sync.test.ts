@@ -42,18 +42,20 @@ afterAll(async () => {
 
 const published = (id: number) => ({ action: 'published' as const, space_id: 4242, story_id: id });
 
+/** A pipeline of a project of its own, syncing through the proxy. */
+async function startPipeline(logger = capturingLogger()): Promise<ContentPipeline> {
+  const project = await fs.mkdtemp(path.join(root, 'project-'));
+  const pipeline = new ContentPipeline(parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }), project, logger);
+  await pipeline.start();
+  return pipeline;
+}
+
 describe('a sync that failed', () => {
   it.each([
     ['told of a change by a webhook', (p: ContentPipeline) => p.refresh([published(12)])],
     ['of everything (a poll)', (p: ContentPipeline) => p.refresh()],
   ])('%s: the next sync, told of another change only, fetches its change too', async (_name, failing) => {
-    const project = await fs.mkdtemp(path.join(root, 'project-'));
-    const pipeline = new ContentPipeline(
-      parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }),
-      project,
-      capturingLogger(),
-    );
-    await pipeline.start();
+    const pipeline = await startPipeline();
     try {
       await pipeline.refresh();
       const title = `Changed while the API refused ${Math.random()}`;
@@ -76,13 +78,7 @@ describe('a sync that failed', () => {
   });
 
   it('told of a story id the service refuses: the next sync is of everything, and the ones after it are not stuck', async () => {
-    const project = await fs.mkdtemp(path.join(root, 'project-'));
-    const pipeline = new ContentPipeline(
-      parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }),
-      project,
-      capturingLogger(),
-    );
-    await pipeline.start();
+    const pipeline = await startPipeline();
     try {
       await pipeline.refresh();
       // A safe integer, as a signed webhook may carry: the service takes ids of at most 15 digits.
@@ -101,10 +97,8 @@ describe('a sync that failed', () => {
   });
 
   it('polls: the same cache version is said once, and again after a failure, so the error is not the last line', async () => {
-    const project = await fs.mkdtemp(path.join(root, 'project-'));
     const logger = capturingLogger();
-    const pipeline = new ContentPipeline(parseOptions({ baseUrl: proxy.url, token: PUBLIC_TOKEN }), project, logger);
-    await pipeline.start();
+    const pipeline = await startPipeline(logger);
     const told = () => logger.lines.filter((l) => /content-sync: \w+ sync \(cv/.test(l.msg)).length;
     try {
       await pipeline.refresh();
