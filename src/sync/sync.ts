@@ -77,8 +77,9 @@ export interface SyncOptions {
    * Webhook payloads: fetch only the stories and datasources they name. Such a sync vouches for
    * nothing else: the manifest keeps where the last sync that read every change was
    * (`last_complete`), and the next sync without events takes up from there. Asset events have
-   * the held asset files asked after again (with `assets`) and narrow nothing: with no other
-   * event, the sync is the one it would be without events.
+   * the held asset files asked after again (with `assets`) and, in the published view, narrow
+   * nothing: with no other event, the sync looks for changes as one without events would (in the
+   * draft view, where that is a full sync, and with `eventsNameEverything`, they narrow to nothing).
    */
   events?: readonly WebhookEvent[];
   /**
@@ -676,10 +677,15 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // restarted without the edits made through its control plane). A census asks what was published
     // since, and events name what changed since: neither sees content that went back, so all is read.
     const wentBack = state !== undefined && space.version < state.manifest.cv;
-    // Events naming stories or datasources narrow the sync to them. Asset events alone do not (a
-    // replaced asset changes no story): they have the held files asked after again, no more.
-    const narrowing = (options.events ?? []).some((e) => !isAssetEvent(e));
-    const revalidating = (options.events ?? []).some(isAssetEvent);
+    // Events naming stories or datasources narrow the sync to them. Asset events alone (a replaced
+    // asset changes no story) have the held files asked after again and narrow nothing: the sync
+    // looks for changes as one without events would (a census), except where that would read the
+    // whole space (the draft view) or where they are known to name every change there is.
+    const events = options.events ?? [];
+    const revalidating = events.some(isAssetEvent);
+    const narrowing =
+      events.some((e) => !isAssetEvent(e)) ||
+      (revalidating && (views.includes('draft') || options.eventsNameEverything === true));
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
     // Said with a full sync the snapshot did not ask for (its views, say, change with it).
     const why =
