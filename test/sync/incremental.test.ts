@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { sync, type SyncResult, type WebhookEvent } from '../../src/sync/index.js';
-import { PUBLIC, startTestServer } from '../helpers/server.js';
+import { PREVIEW, PUBLIC, startTestServer } from '../helpers/server.js';
 import {
   admin,
   unpaced,
@@ -332,6 +332,37 @@ describe('events that do not name a change made since', () => {
     // Complete again: no marker, and the next sync is unchanged.
     expect((await readJsonFile(`${s.dir}/manifest.json`)).last_complete).toBeUndefined();
     expect((await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir })).mode).toBe('unchanged');
+  });
+});
+
+describe('an asset event alone', () => {
+  const assetEvent: WebhookEvent = { text: 'replaced', action: 'replaced', space_id: 1, asset_id: 7 };
+
+  it('narrows nothing in the published view: the census finds a change no event named', async () => {
+    const s = await setup();
+    await admin(s.url, 'PUT', '/stories/13', { content: { title: 'changed, its webhook lost' } });
+    await admin(s.url, 'POST', '/stories/13/publish');
+    const r = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [assetEvent], ...unpaced() });
+    expect(r.mode).toBe('incremental');
+    expect(r.changed.stories).toEqual([13]);
+  });
+
+  it('narrows a draft-view sync to nothing (without events it would read the whole space)', async () => {
+    const s = await setup();
+    const dir = await tempDir('draft-asset-event');
+    const first = await sync({ baseUrl: s.url, token: PREVIEW, out: dir, views: ['draft'], ...unpaced() });
+    expect(first.mode).toBe('full');
+    const r = await sync({
+      baseUrl: s.url,
+      token: PREVIEW,
+      out: dir,
+      views: ['draft'],
+      events: [assetEvent],
+      ...unpaced(),
+    });
+    expect(r.mode).toBe('incremental');
+    expect(r.changed.stories).toEqual([]);
+    expect(r.requests).toBeLessThan(first.requests);
   });
 });
 
