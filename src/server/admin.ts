@@ -121,18 +121,31 @@ function storyList(
   return list.sort((a, b) => a.id - b.id);
 }
 
-/** Routes one control-plane request. `onChange` receives what changed. */
+/** Who hears of what the control plane changed. */
+export interface AdminListeners {
+  /** A change of published content or structure (what the real service posts a webhook for). */
+  changed: (event: ChangeEvent) => void;
+  /** A change of a story's draft alone (created, saved, translated, moved unpublished): no webhook. */
+  draftChanged: (storyId: number) => void;
+}
+
+/** Routes one control-plane request; `on` hears what it changed. */
 export function handleAdmin(
   store: SpaceStore,
   stats: Stats,
   method: string,
   pathname: string,
   body: unknown,
-  onChange: (event: ChangeEvent) => void,
+  on: AdminListeners,
 ): Reply {
   const path = pathname.replace(/^\/__admin/, '').replace(/\/$/, '') || '/';
   const done = (status: number, payload: unknown, event?: ChangeEvent): Reply => {
-    if (event) onChange(event);
+    if (event) on.changed(event);
+    return reply(status, payload);
+  };
+  /** A story's draft changed and nothing else: told apart from a change with its event. */
+  const drafted = (status: number, id: number, payload: unknown): Reply => {
+    on.draftChanged(id);
     return reply(status, payload);
   };
   try {
@@ -145,7 +158,8 @@ export function handleAdmin(
     if (path === '/stories' && method === 'GET') return reply(200, { stories: storyList(store) });
     if (path === '/stories' && method === 'POST') {
       const input = parseBody(StoryInput, body);
-      return done(201, store.createStory(input));
+      const created = store.createStory(input);
+      return created.story.is_folder ? done(201, created) : drafted(201, created.story.id, created);
     }
     const storyMatch = /^\/stories\/(\d{1,15})(\/publish|\/unpublish)?$/.exec(path);
     if (storyMatch) {
@@ -157,7 +171,7 @@ export function handleAdmin(
       if (!action && method === 'PUT') {
         const input = parseBody(StoryInput.omit({ uuid: true, is_folder: true }), body);
         const { story, event } = store.updateStory(id, input);
-        return done(200, { story }, event);
+        return event || story.is_folder ? done(200, { story }, event) : drafted(200, id, { story });
       }
       if (!action && method === 'DELETE') {
         const { event } = store.deleteStory(id);

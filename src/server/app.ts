@@ -61,6 +61,7 @@ export class ContentService {
   /** The asset CDN and image service. */
   readonly assets: AssetService;
   #webhook: WebhookTarget | undefined;
+  #draftListener: ((storyId: number) => void) | undefined;
   readonly #log: (line: string) => void;
   /** Webhook deliveries under way, so that tests and shutdown can wait for them. */
   readonly #deliveries = new Set<Promise<unknown>>();
@@ -91,6 +92,7 @@ export class ContentService {
       admin: options.admin ?? false,
       maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
       changed: (event) => this.#changed(event),
+      draftChanged: (storyId) => this.#draftListener?.(storyId),
     });
     this.#pipeline = compose([
       stage.respond(parts), // sends what the stages inside answered
@@ -123,6 +125,18 @@ export class ContentService {
   /** Where (and with which secret) changes are announced from now on; undefined stops it. */
   setWebhook(webhook: WebhookTarget | undefined): void {
     this.#webhook = webhook;
+  }
+
+  /**
+   * Who hears, in this process, of a change the control plane made to a story's draft alone (which
+   * posts no webhook, as the real service posts none): a dev server of the draft view. Undefined stops it.
+   */
+  get draftListener(): ((storyId: number) => void) | undefined {
+    return this.#draftListener;
+  }
+
+  setDraftListener(listener: ((storyId: number) => void) | undefined): void {
+    this.#draftListener = listener;
   }
 
   /** Resolves when every webhook sent so far has been delivered (or failed). */

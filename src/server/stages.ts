@@ -26,6 +26,7 @@ export interface ServiceParts {
   admin: boolean;
   maxBodyBytes: number;
   changed: (event: ChangeEvent) => void;
+  draftChanged: (storyId: number) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -96,7 +97,7 @@ export const admin =
       }
       body = read.body;
     }
-    send(x.res, encode(handleAdmin(parts.store, parts.stats, x.method, x.url.pathname, body, parts.changed)));
+    send(x.res, encode(handleAdmin(parts.store, parts.stats, x.method, x.url.pathname, body, parts)));
   };
 
 /** A control-plane body: JSON up to `limit` bytes; empty means `{}`. */

@@ -49,6 +49,8 @@ export class EmbeddedService {
   /** The content directory: the service file, the kept port and the origin are there. */
   readonly #dir: string;
   readonly #snapshotDir: string;
+  /** The store's generation when the running service started: another one means the control plane edited it. */
+  #generation: number;
   /** What shapes the snapshot synced from it (see ServiceEntry.shape). */
   readonly #shape: string;
   readonly #start: (space: SpaceData, port: number) => Promise<RunningServer>;
@@ -65,6 +67,7 @@ export class EmbeddedService {
     this.#snapshotDir = paths.snapshotDir;
     this.#start = start;
     this.#server = server;
+    this.#generation = server.service.store.generation;
   }
 
   /**
@@ -161,6 +164,9 @@ export class EmbeddedService {
     const running = this.#server;
     const { space, digests } = await readDirectory(this.data);
     const webhook = running.service.webhook;
+    const drafts = running.service.draftListener;
+    // Edits made through the control plane, which the snapshot may hold and the new service has not.
+    const edited = running.service.store.generation !== this.#generation;
     await running.service.settled();
     await running.close();
     try {
@@ -169,15 +175,23 @@ export class EmbeddedService {
       // The new one would not start: what the old one served is served again, and the update fails.
       this.#server = await this.#startAgain(running.service.store.toData(), running.port);
       this.#server.service.setWebhook(webhook);
+      this.#server.service.setDraftListener(drafts);
+      this.#generation = this.#server.service.store.generation;
       this.#announce();
       throw err;
     }
     this.#server.service.setWebhook(webhook);
+    this.#server.service.setDraftListener(drafts);
+    this.#generation = this.#server.service.store.generation;
     this.#announce();
     this.#planFrom(space, digests);
     // Without the digests of the directory the snapshot was last synced from, what changed cannot be told.
     if (!this.#plan!.full && !readOrigin(this.#originFile))
       this.#plan = { full: true, events: [], reason: 'the directory the snapshot was synced from is not known' };
+    // A draft saved through the control plane leaves the cache version as it was: the snapshot may
+    // hold drafts the directory never had, which the directory's changes alone would not take out.
+    if (!this.#plan!.full && edited)
+      this.#plan = { full: true, events: [], reason: 'the edits made through the control plane are gone with it' };
     const { full, events, reason } = this.#plan!;
     const what = events.length === 1 ? 'one story or datasource' : `${events.length} stories and datasources`;
     // Files written again as they were: nothing to say, nothing to fetch.

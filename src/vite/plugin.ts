@@ -79,6 +79,8 @@ interface OpenServer {
   /** Starts watching the embedded space directory `dir` for this server, once (the service has started). */
   watchSpace: (dir: string) => void;
   webhook?: WebhookTarget;
+  /** Takes a change the embedded service made to a story's draft alone (the draft view only). */
+  drafts?: (event: WebhookEvent) => void;
 }
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
@@ -99,7 +101,15 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
   /** The embedded service posts its changes to the newest open server that listens (none: to no one). */
   const routeWebhook = (): void => {
-    pipeline?.server?.service.setWebhook(openServers.findLast((s) => s.webhook)?.webhook);
+    const service = pipeline?.server?.service;
+    if (!service) return;
+    service.setWebhook(openServers.findLast((s) => s.webhook)?.webhook);
+    // A draft saved posts no webhook (none is posted for it by the real service either); a dev
+    // server of the draft view shows it all the same, told in this process.
+    const drafts = openServers.findLast((s) => s.drafts)?.drafts;
+    service.setDraftListener(
+      drafts && ((id) => drafts({ action: 'published', space_id: service.store.space.id, story_id: id })),
+    );
   };
   /** This instance's hold on its pipeline, which other instances over the same directory may share. */
   let hold: Promise<HeldPipeline> | undefined;
@@ -328,10 +338,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       // The embedded service announces its own changes to this dev server: as signed webhooks to its
       // endpoint once it listens, or, in middleware mode (no server of Vite's, no URL to post to),
       // handed over in this process.
-      if (!server.httpServer) {
-        open.webhook = { deliver: (payload) => deliverInProcess(payload, batcher, logger) };
-        routeWebhook();
-      }
+      if (!server.httpServer) open.webhook = { deliver: (payload) => deliverInProcess(payload, batcher, logger) };
+      if (options.version === 'draft') open.drafts = (event) => batcher.add([event]);
+      routeWebhook();
       server.httpServer?.once('listening', () => {
         const url = server.resolvedUrls?.local[0];
         if (!secret || !url) return;
