@@ -680,12 +680,16 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // Events naming stories or datasources narrow the sync to them. Asset events alone (a replaced
     // asset changes no story) have the held files asked after again and narrow nothing: the sync
     // looks for changes as one without events would (a census), except where that would read the
-    // whole space (the draft view) or where they are known to name every change there is.
+    // whole space (the draft view), where they are known to name every change there is, or where
+    // there is none to look for (the last complete sync is at the space's version).
     const events = options.events ?? [];
     const revalidating = events.some(isAssetEvent);
     const narrowing =
       events.some((e) => !isAssetEvent(e)) ||
-      (revalidating && (views.includes('draft') || options.eventsNameEverything === true));
+      (revalidating &&
+        (views.includes('draft') ||
+          options.eventsNameEverything === true ||
+          (state !== undefined && lastCompleteOf(state.manifest).cv === space.version)));
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
     // Said with a full sync the snapshot did not ask for (its views, say, change with it).
     const why =
