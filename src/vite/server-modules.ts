@@ -131,13 +131,17 @@ export async function writeServerModules(
 ): Promise<{ modules: number; assets: number }> {
   const outDir = outDirOf(environment);
   const target = path.join(outDir, CONTENT_DIR);
-  const assetsOut = path.join(outDir, environment.config.build.assetsDir);
+  const { assetsDir } = environment.config.build;
   const stampFile = path.join(target, STAMP_FILE);
   const stamp: Stamp = { key: await keyOf(environment, snapshotDir, assets), started: Date.now() };
   const last = await readStamp(stampFile);
-  if (last?.key !== stamp.key) await fs.rm(target, { recursive: true, force: true });
-  // Written again last: copies a killed build left half-written are never trusted.
-  await fs.rm(stampFile, { force: true });
+  const rewriteAll = last?.key !== stamp.key;
+  if (rewriteAll) await fs.rm(target, { recursive: true, force: true });
+  await fs.mkdir(target, { recursive: true });
+  // Until this copy is done, a stamp no key matches (copies a killed build left half-written are
+  // never trusted), which still names the asset files the last copies showed.
+  const owned = last?.assets ?? [];
+  await fs.writeFile(stampFile, JSON.stringify({ key: '', started: 0, assets: owned } satisfies Stamp));
   const [files, copies] = await Promise.all([modulesUnder(modulesDir), modulesUnder(target).catch(() => [])]);
   const current = new Set(files);
   const copied = new Set(copies);
@@ -145,28 +149,63 @@ export async function writeServerModules(
   await queue.addAll(copies.filter((f) => !current.has(f)).map((f) => () => fs.rm(path.join(target, f))));
   for (const dir of new Set(files.map((f) => path.dirname(f))))
     await fs.mkdir(path.join(target, dir), { recursive: true });
-  await fs.mkdir(assetsOut, { recursive: true });
   await fs.writeFile(path.join(target, PACKAGE_FILE), PACKAGE_TEXT);
   const shown = new Set<string>();
   const urlOf = (file: string) => {
     shown.add(file);
-    return `${environment.config.base}${environment.config.build.assetsDir}/${path.basename(file)}`;
+    return `${environment.config.base}${assetsDir}/${path.basename(file)}`;
   };
   let modules = 0;
   await queue.addAll(
     files.map((file) => async () => {
       const source = path.join(modulesDir, file);
-      if (last?.key === stamp.key && copied.has(file) && (await fs.stat(source)).mtimeMs < last.started) return;
+      if (!rewriteAll && copied.has(file) && (await fs.stat(source)).mtimeMs < last!.started) return;
       const code = await fs.readFile(source, 'utf8');
       const localized = assets && (await assets.localize(code, urlOf));
       await fs.writeFile(path.join(target, file), localized ?? code);
       modules++;
     }),
   );
+  const placed = await placeAssets(shown, {
+    assetsOut: path.join(outDir, assetsDir),
+    owned,
+    // Every copy was localized again: what they show now is all they show. (With the same key the
+    // asset index is the one the copies kept were localized with: nothing left it.)
+    complete: rewriteAll,
+    emitted: (name) => emitted.has(`${assetsDir}/${name}`),
+    stampFile,
+    queue,
+  });
+  await fs.writeFile(stampFile, JSON.stringify({ ...stamp, assets: placed.assets } satisfies Stamp));
+  return { modules, assets: placed.written };
+}
+
+/**
+ * Copies the asset files the copies show (`shown`) into the assets directory, and, when `shown` is
+ * all they show (`complete`), removes the ones the last copies showed (`owned`) and these do not,
+ * unless the bundle wrote them. The unfinished stamp names every file copied before it is: a build
+ * killed meanwhile leaves none that the next one does not know of. Returns how many it copied, and
+ * the names the copies show from now on.
+ */
+async function placeAssets(
+  shown: ReadonlySet<string>,
+  o: {
+    assetsOut: string;
+    owned: readonly string[];
+    complete: boolean;
+    emitted: (name: string) => boolean;
+    stampFile: string;
+    queue: PQueue;
+  },
+): Promise<{ written: number; assets: string[] }> {
+  const names = new Set([...shown].map((file) => path.basename(file)));
+  const known = new Set([...o.owned, ...names]);
+  await fs.writeFile(o.stampFile, JSON.stringify({ key: '', started: 0, assets: [...known].sort() } satisfies Stamp));
+  await fs.mkdir(o.assetsOut, { recursive: true });
   let written = 0;
-  await queue.addAll(
+  await o.queue.addAll(
     [...shown].map((file) => async () => {
-      const to = path.join(assetsOut, path.basename(file));
+      const to = path.join(o.assetsOut, path.basename(file));
       // Named by its digest (and a rendition's width): one of the same size is the same file.
       const [from, there] = await Promise.all([fs.stat(file), fs.stat(to).catch(() => undefined)]);
       if (there?.size === from.size) return;
@@ -174,16 +213,8 @@ export async function writeServerModules(
       written++;
     }),
   );
-  // Every copy was localized again when the key changed: what they show now is all they show. (With
-  // the same key the asset index is the one the copies kept were localized with: nothing left it.)
-  const names = new Set([...shown].map((file) => path.basename(file)));
-  const rewroteAll = last?.key !== stamp.key;
-  if (rewroteAll) {
-    const dir = environment.config.build.assetsDir;
-    const gone = (last?.assets ?? []).filter((name) => !names.has(name) && !emitted.has(`${dir}/${name}`));
-    await queue.addAll(gone.map((name) => () => fs.rm(path.join(assetsOut, path.basename(name)), { force: true })));
-  }
-  stamp.assets = [...(rewroteAll ? names : new Set([...(last?.assets ?? []), ...names]))].sort();
-  await fs.writeFile(stampFile, JSON.stringify(stamp));
-  return { modules, assets: written };
+  if (!o.complete) return { written, assets: [...known].sort() };
+  const gone = o.owned.filter((name) => !names.has(name) && !o.emitted(name));
+  await o.queue.addAll(gone.map((name) => () => fs.rm(path.join(o.assetsOut, path.basename(name)), { force: true })));
+  return { written, assets: [...names].sort() };
 }

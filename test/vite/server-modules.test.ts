@@ -193,4 +193,20 @@ describe("a server build with ssrModules: 'external'", () => {
         expect(existsSync(path.join(root, 'out', decodeURIComponent(rendition!))), rendition).toBe(true);
     }
   }, 60_000);
+
+  it('removes them too after a build that failed half-way through copying', async () => {
+    const assetsDir = path.join(root, 'out', 'assets');
+    const narrow = (await fs.readdir(assetsDir)).filter((f) => /-320w\./.test(f));
+    expect(narrow.length).toBeGreaterThan(0);
+    // Back to the default widths, with a folder where one of their files must go: that build fails
+    // after it has copied some of them.
+    await build(config(root, capturingLogger()));
+    const wide = (await fs.readdir(assetsDir)).filter((f) => /-480w\./.test(f));
+    await build(config(root, capturingLogger(), [320]));
+    await fs.mkdir(path.join(assetsDir, wide[0]!));
+    await expect(build(config(root, capturingLogger()))).rejects.toThrow();
+    await fs.rm(path.join(assetsDir, wide[0]!), { recursive: true });
+    await build(config(root, capturingLogger(), [320]));
+    expect((await fs.readdir(assetsDir)).filter((f) => /-(480|960|1440|1920)w\./.test(f))).toEqual([]);
+  }, 120_000);
 });
