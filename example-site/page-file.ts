@@ -55,13 +55,18 @@ export function pageFile(outDir: string, url: string): string {
  * does not write: a page file where a folder must be (a start page unpublished and a slug
  * `index.html` published in its folder), or a folder of such pages where the file must be (the
  * other way back). A build from nothing would write the page; so must a build over the last output.
- * Anything else in the way (a built asset, a page this build writes) is left, and the page refused.
- * `planned`: every page file of this build. True when the way is clear (another worker may have
- * cleared it first), so that writing again is worth it.
+ * Anything else in the way (a built asset, a file the client build copied, a page this build writes)
+ * is left, and the page refused. `pages`: the page files of the last build (`last`) and of this
+ * one (`planned`). True when the way is clear (another worker may have cleared it first), so that
+ * writing again is worth it.
  */
-export function clearLeftover(outDir: string, file: string, planned: ReadonlySet<string>): boolean {
+export function clearLeftover(
+  outDir: string,
+  file: string,
+  pages: { last: ReadonlySet<string>; planned: ReadonlySet<string> },
+): boolean {
   const root = path.resolve(outDir);
-  const stale = (f: string) => f.endsWith('.html') && !planned.has(f);
+  const stale = (f: string) => pages.last.has(f) && !pages.planned.has(f);
   try {
     // The nearest entry on the way that exists: a folder (the way is clear up to the file), or a file.
     for (let at = path.dirname(file); at.length > root.length; at = path.dirname(at)) {

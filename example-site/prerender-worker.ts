@@ -130,11 +130,10 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
     if (written || stamp === undefined) stamp = pageStamp(key, file)!;
     return { stamp, rendered: true, written };
   };
-  /** Every page file of this build (every worker's), made when a page first finds something in its way. */
-  let planned: Set<string> | undefined;
-  const plannedFiles = (): Set<string> => {
-    planned ??= new Set(
-      [...all.map((r) => r.url), NOT_FOUND_URL].flatMap((url) => {
+  /** The files of pages at `urls` (those that have one). */
+  const filesOf = (urls: Iterable<string>): Set<string> =>
+    new Set(
+      [...urls].flatMap((url) => {
         try {
           return [pageFile(task.outDir, url)];
         } catch {
@@ -142,14 +141,16 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
         }
       }),
     );
-    return planned;
-  };
+  /** The page files of the last build and of this one (every worker's), made when a page first finds something in its way. */
+  let pages: { last: Set<string>; planned: Set<string> } | undefined;
   /** Writes the page, after clearing once what the last build left in its way (see clearLeftover). */
   const writeClearing = async (url: string, file: string, route: Route | undefined) => {
     try {
       return await write(url, file, route);
     } catch (error) {
-      if (!isPathError(error) || !clearLeftover(task.outDir, file, plannedFiles())) throw error;
+      if (!isPathError(error)) throw error;
+      pages ??= { last: filesOf(task.previous.keys()), planned: filesOf([...all.map((r) => r.url), NOT_FOUND_URL]) };
+      if (!clearLeftover(task.outDir, file, pages)) throw error;
       return write(url, file, route);
     }
   };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPathError, PageOutsideOutput, pageFile } from '../../example-site/page-file.js';
+import { clearLeftover, isPathError, PageOutsideOutput, pageFile } from '../../example-site/page-file.js';
 
 /** The error `act` throws. */
 function thrown(act: () => unknown): unknown {
@@ -63,5 +63,48 @@ describe('isPathError: a page refused for its path, not a failed build', () => {
       expect(isPathError(Object.assign(new Error(String(code)), { code })), String(code)).toBe(false);
     expect(isPathError(new Error('two pages'))).toBe(false);
     expect(isPathError(undefined)).toBe(false);
+  });
+});
+
+describe('clearLeftover: what the last build left in the way of a page', () => {
+  const site = () => mkdtempSync(path.join(os.tmpdir(), 'leftover-'));
+  const exists = (f: string) => statSync(f, { throwIfNoEntry: false }) !== undefined;
+
+  it('removes a page of the last build where a folder must be, and a folder of them where the file must be', () => {
+    const dir = site();
+    try {
+      // The last build's start page at /about/; now a page at /about/index.html/.
+      const start = pageFile(dir, '/about/');
+      mkdirSync(path.dirname(start), { recursive: true });
+      writeFileSync(start, 'the start page');
+      const page = pageFile(dir, '/about/index.html/');
+      const last = new Set([start]);
+      expect(clearLeftover(dir, page, { last, planned: new Set([page]) })).toBe(true);
+      expect(exists(start)).toBe(false);
+      // And back: that page's folder is where the start page goes.
+      mkdirSync(path.dirname(page), { recursive: true });
+      writeFileSync(page, 'the page');
+      expect(clearLeftover(dir, start, { last: new Set([page]), planned: new Set([start]) })).toBe(true);
+      expect(exists(path.dirname(page))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves what no page of the last build wrote (a file the client build copied) and what this build writes', () => {
+    const dir = site();
+    try {
+      const verification = path.join(dir, 'google1234.html');
+      writeFileSync(verification, 'google-site-verification');
+      const page = pageFile(dir, '/google1234.html/');
+      expect(clearLeftover(dir, page, { last: new Set(), planned: new Set([page]) })).toBe(false);
+      expect(exists(verification)).toBe(true);
+      expect(clearLeftover(dir, page, { last: new Set([verification]), planned: new Set([page, verification]) })).toBe(
+        false,
+      );
+      expect(exists(verification)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
