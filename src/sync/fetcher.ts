@@ -21,6 +21,7 @@ import { ContentApiError, type ContentClient, type Params } from '../client/inde
 import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
 import type { View } from '../api/index.js';
 import { InconsistentListing } from './inconsistent-listing.js';
+import { MismatchedAnswer } from './mismatched-answer.js';
 
 export const STORIES_PER_PAGE = 25;
 export const ENTRIES_PER_PAGE = 1000;
@@ -82,17 +83,29 @@ export class SpaceFetcher {
     return items as Story[];
   }
 
-  /** The other-language variants of some stories, by uuid. */
+  /**
+   * The other-language variants of some stories, by uuid. Every story is in every language of the
+   * space (untranslated, a language shows the default's fields): an answer that leaves one out,
+   * or names one not asked for, is not the answer to the request.
+   */
   async #variants(view: View, stories: readonly Story[]): Promise<StoryGroup[]> {
     const groups = stories.map((base) => ({ base, variants: new Map<string, Story>() }));
-    if (!this.languages.length || !stories.length) return groups;
-    const byUuid = new Map(groups.map((g) => [g.base.uuid, g]));
+    const byUuid = new Map<string, StoryGroup>();
+    for (const g of groups) {
+      const other = byUuid.get(g.base.uuid);
+      if (other)
+        throw new MismatchedAnswer(
+          `a listing of ${view} stories`,
+          `holds uuid ${g.base.uuid} twice (stories ${other.base.id} and ${g.base.id})`,
+        );
+      byUuid.set(g.base.uuid, g);
+    }
     await Promise.all(
       this.languages.map(async (lang) => {
-        for (const part of chunks(stories, BATCH)) {
+        for (const part of chunks(groups, BATCH)) {
           // Ahead of further pages: a page's records stay in memory until its variants arrive.
-          const found = await this.#list(view, lang, { by_uuids: part.map((s) => s.uuid).join(',') }, 1);
-          for (const s of found) byUuid.get(s.uuid)?.variants.set(lang, s);
+          const uuids = part.map((g) => g.base.uuid);
+          takeVariants(part, lang, await this.#list(view, lang, { by_uuids: uuids.join(',') }, 1));
         }
       }),
     );
@@ -131,7 +144,19 @@ export class SpaceFetcher {
     let bases: Story[] = [];
     if (this.client.api === 'v2') {
       const parts = await Promise.all(
-        chunks(ids, BATCH).map((part) => this.#list(view, undefined, { by_ids: part.join(',') })),
+        chunks(ids, BATCH).map(async (part) => {
+          const found = await this.#list(view, undefined, { by_ids: part.join(',') });
+          // A story asked for and not returned is taken as gone: one returned in its place would drop it.
+          const asked = new Set(part);
+          for (const s of found) {
+            if (!asked.delete(s.id))
+              throw new MismatchedAnswer(
+                `${view} stories by id (${part.length})`,
+                `names story ${s.id}, which was not asked for or is named twice`,
+              );
+          }
+          return found;
+        }),
       );
       bases = parts.flat();
     } else {
@@ -153,7 +178,9 @@ export class SpaceFetcher {
         }),
         withCv: v.withCv,
       });
-      return body.story as Story;
+      const story = body.story as Story;
+      if (story.id !== id) throw new MismatchedAnswer(`${view} story ${id}`, `is story ${story.id}`);
+      return story;
     } catch (err) {
       if ((err as { status?: number }).status === 404) return undefined;
       throw err;
@@ -163,7 +190,9 @@ export class SpaceFetcher {
   /** Every default-language story of a listing (no variants), e.g. `starts_with` a moved folder's path. */
   async bases(view: View, params: Params): Promise<Story[]> {
     const out: Story[] = [];
-    await this.#pages(view, params, (stories) => void out.push(...stories));
+    const total = await this.#pages(view, params, (stories) => void out.push(...stories));
+    const distinct = new Set(out.map((s) => s.id)).size;
+    if (distinct !== total) throw new InconsistentListing(`${view} stories (${describe(params)})`, distinct, total);
     return out;
   }
 
@@ -200,7 +229,7 @@ export class SpaceFetcher {
 
   async datasources(): Promise<Datasource[]> {
     const out: Datasource[] = [];
-    await this.client.paginate(
+    const { total } = await this.client.paginate(
       {
         path: 'datasources',
         schema: DatasourcesEnvelope,
@@ -214,6 +243,9 @@ export class SpaceFetcher {
         out.push(...(items as Datasource[]));
       },
     );
+    // A datasource not listed is taken as gone: one listed twice hides another.
+    const distinct = new Set(out.map((d) => d.id)).size;
+    if (distinct !== total) throw new InconsistentListing('datasources', distinct, total);
     return out.sort((a, b) => a.id - b.id);
   }
 
@@ -277,4 +309,31 @@ export class SpaceFetcher {
     const { body } = await this.client.request({ path: 'tags', params: { version: view }, schema: TagsEnvelope });
     return body.tags;
   }
+}
+
+/** A listing's filter, as a message names it. */
+const describe = (params: Params): string =>
+  Object.entries(params)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(', ') || 'all';
+
+/** Takes the answer in `lang` to a request for the stories of `part` by uuid: each of them once, no other. */
+function takeVariants(part: readonly StoryGroup[], lang: string, found: readonly Story[]): void {
+  const request = `${part.length} stories by uuid in ${lang}`;
+  const asked = new Map(part.map((g) => [g.base.uuid, g]));
+  for (const s of found) {
+    const group = asked.get(s.uuid);
+    if (!group || group.variants.has(lang))
+      throw new MismatchedAnswer(
+        request,
+        `names story ${s.id} (${s.uuid}) ${group ? 'twice' : 'which was not asked for'}`,
+      );
+    group.variants.set(lang, s);
+  }
+  const left = part.find((g) => !g.variants.has(lang));
+  if (left)
+    throw new MismatchedAnswer(
+      request,
+      `leaves out story ${left.base.id} (${left.base.uuid}), which every language has`,
+    );
 }

@@ -72,10 +72,30 @@ export interface ManifestInput {
   lastComplete?: LastComplete | undefined;
 }
 
+/** How far a publication may lie ahead of the sync's clock (the two clocks differ) and count for the watermark. */
+const CLOCK_SKEW_MS = 60 * 60 * 1000;
+
+/**
+ * The newest publication, from which the next census asks what was published since. A date that
+ * is none, or later than the sync (beyond clock skew), is left out: one such value would make every
+ * later census look past the publications that follow.
+ */
+function newestPublication(stories: readonly StoryIndexEntry[], syncedAt: string): string | null {
+  const latest = Date.parse(syncedAt) + CLOCK_SKEW_MS;
+  let newest: string | null = null;
+  let newestMs = Number.NEGATIVE_INFINITY;
+  for (const s of stories) {
+    const ms = s.published_at ? Date.parse(s.published_at) : Number.NaN;
+    if (ms > newestMs && ms <= latest) {
+      newest = s.published_at!;
+      newestMs = ms;
+    }
+  }
+  return newest;
+}
+
 export function buildManifest(input: ManifestInput): Manifest & Record<string, unknown> {
-  let maxPublished: string | null = null;
-  for (const s of input.stories)
-    if (s.published_at && (!maxPublished || s.published_at > maxPublished)) maxPublished = s.published_at;
+  const maxPublished = newestPublication(input.stories, input.syncedAt);
   const digests = {
     space: sha256(input.texts.space),
     stories: input.storiesIndexDigest,

@@ -61,6 +61,7 @@ import {
 } from './assets.js';
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { InconsistentListing } from './inconsistent-listing.js';
+import { MismatchedAnswer } from './mismatched-answer.js';
 import { buildManifest, buildRecord, buildVersion, type TagsSnapshot } from './records.js';
 import type { View } from '../api/index.js';
 import { isAssetEvent, type WebhookEvent } from './events.js';
@@ -486,25 +487,33 @@ function minuteBefore(iso: string): string {
 async function census(pass: Pass, state: SnapshotState): Promise<void> {
   pass.progress.phase = 'census';
   // From the last sync that read every change: a sync of events since may have taken newer
-  // publications while one whose event was lost is older.
-  const since = lastCompleteOf(state.manifest).max_published_at;
+  // publications while one whose event was lost is older. (A watermark that is no date, as an
+  // older snapshot may hold, starts the census from the beginning.)
+  const mark = lastCompleteOf(state.manifest).max_published_at;
+  const since = mark && Number.isFinite(Date.parse(mark)) ? mark : null;
   // Created, changed or re-published: published after the newest known publication.
-  await pass.fetcher.eachPage(
+  const listed = new Set<number>();
+  const filter = since ? { published_at_gt: minuteBefore(since) } : {};
+  const total = await pass.fetcher.eachPage(
     'published',
     async (groups) => {
-      for (const g of groups) await putStory(pass, buildRecord(versionOf(g), undefined));
+      for (const g of groups) {
+        listed.add(g.base.id);
+        await putStory(pass, buildRecord(versionOf(g), undefined));
+      }
       pass.report();
       checkMoved(pass);
     },
-    since ? { published_at_gt: minuteBefore(since) } : {},
+    filter,
   );
+  // A publication listed twice hides another, which the watermark then passes for good.
+  if (listed.size !== total) throw new InconsistentListing('stories published since the last sync', listed.size, total);
   // Moved without a new publication: a count cannot see two stories that swap their slugs,
   // so stories updated since are compared with their known slug.
   if (since) {
     const updated = await pass.fetcher.bases('published', { updated_at_gt: minuteBefore(since) });
-    const moved = updated.filter(
-      (s) => !pass.changed.has(s.id) && pass.stories.has(s.id) && pass.stories.get(s.id)!.full_slug !== s.full_slug,
-    );
+    // (And one the snapshot lacks though it is published: a sync it was lost to reads it again.)
+    const moved = updated.filter((s) => !pass.changed.has(s.id) && pass.stories.get(s.id)?.full_slug !== s.full_slug);
     for (const g of await pass.fetcher.byIds(
       'published',
       moved.map((s) => s.id),
@@ -640,7 +649,8 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       return await syncPass(txn, passNo);
     } catch (err) {
       await txn.abort();
-      if ((err instanceof Moved || err instanceof InconsistentListing) && passNo < maxPasses) continue;
+      const unsure = err instanceof InconsistentListing || err instanceof MismatchedAnswer;
+      if ((err instanceof Moved || unsure) && passNo < maxPasses) continue;
       forgetState(out);
       if (err instanceof Moved) {
         throw new SyncError(
@@ -650,6 +660,11 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       if (err instanceof InconsistentListing) {
         throw new SyncError(
           `${err.message}, in each of ${maxPasses} passes (its pages overlap: the space kept changing, or the service repeats itself); nothing was concluded from it and the previous snapshot in ${out} is untouched; try again`,
+        );
+      }
+      if (err instanceof MismatchedAnswer) {
+        throw new SyncError(
+          `${err.message}, in each of ${maxPasses} passes; nothing was concluded from it and the previous snapshot in ${out} is untouched; try again, and if it persists, what answers for the service (a proxy, a cache) is not answering what it is asked`,
         );
       }
       throw err;
