@@ -76,17 +76,23 @@ export interface ManifestInput {
 const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
 /**
- * The newest publication, from which the next census asks what was published since. A date that
- * is none, or later than the sync (beyond clock skew), is left out: one such value would make every
- * later census look past the publications that follow.
+ * When a publication was, in ms, if it can be a watermark at `now`: a date, and not later than
+ * `now` beyond clock skew. Undefined for anything else: one such value would make every later
+ * census look past the publications that follow (or fail on it).
  */
+export function publicationTime(published: string | null | undefined, now: number): number | undefined {
+  const ms = published ? Date.parse(published) : Number.NaN;
+  return Number.isFinite(ms) && ms <= now + CLOCK_SKEW_MS ? ms : undefined;
+}
+
+/** The newest publication that can be a watermark (see publicationTime), from which the next census asks what was published since. */
 function newestPublication(stories: readonly StoryIndexEntry[], syncedAt: string): string | null {
-  const latest = Date.parse(syncedAt) + CLOCK_SKEW_MS;
+  const now = Date.parse(syncedAt);
   let newest: string | null = null;
   let newestMs = Number.NEGATIVE_INFINITY;
   for (const s of stories) {
-    const ms = s.published_at ? Date.parse(s.published_at) : Number.NaN;
-    if (ms > newestMs && ms <= latest) {
+    const ms = publicationTime(s.published_at, now);
+    if (ms !== undefined && ms > newestMs) {
       newest = s.published_at!;
       newestMs = ms;
     }

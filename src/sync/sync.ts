@@ -62,7 +62,7 @@ import {
 import { SpaceFetcher, type StoryGroup } from './fetcher.js';
 import { InconsistentListing } from './inconsistent-listing.js';
 import { MismatchedAnswer } from './mismatched-answer.js';
-import { buildManifest, buildRecord, buildVersion, type TagsSnapshot } from './records.js';
+import { buildManifest, buildRecord, buildVersion, publicationTime, type TagsSnapshot } from './records.js';
 import type { View } from '../api/index.js';
 import { isAssetEvent, type WebhookEvent } from './events.js';
 
@@ -167,6 +167,8 @@ interface Pass {
   assetRefs: Map<number, AssetReference[]> | undefined;
   /** A pass that fetched only what events named: the last sync that read every change (kept in the manifest). */
   lastComplete?: LastComplete | undefined;
+  /** When the pass began, by the sync's clock. */
+  now: Date;
 }
 
 /** Whether the snapshot's file `rel` does not hold `text` (a missing or unreadable file does not). */
@@ -487,10 +489,10 @@ function minuteBefore(iso: string): string {
 async function census(pass: Pass, state: SnapshotState): Promise<void> {
   pass.progress.phase = 'census';
   // From the last sync that read every change: a sync of events since may have taken newer
-  // publications while one whose event was lost is older. (A watermark that is no date, as an
-  // older snapshot may hold, starts the census from the beginning.)
+  // publications while one whose event was lost is older. (A watermark that is no date, or lies
+  // ahead, as an older version may have kept, starts the census from the beginning.)
   const mark = lastCompleteOf(state.manifest).max_published_at;
-  const since = mark && Number.isFinite(Date.parse(mark)) ? mark : null;
+  const since = publicationTime(mark, pass.now.getTime()) === undefined ? null : mark;
   // Created, changed or re-published: published after the newest known publication.
   const listed = new Set<number>();
   const filter = since ? { published_at_gt: minuteBefore(since) } : {};
@@ -693,18 +695,20 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // since, and events name what changed since: neither sees content that went back, so all is read.
     const wentBack = state !== undefined && space.version < state.manifest.cv;
     // Events naming stories or datasources narrow the sync to them. Asset events alone (a replaced
-    // asset changes no story) have the held files asked after again and narrow nothing: the sync
-    // looks for changes as one without events would (a census), except where that would read the
-    // whole space (the draft view), where they are known to name every change there is, or where
-    // there is none to look for (the last complete sync is at the space's version).
+    // asset changes no story) have the held files asked after again, with asset downloads, and
+    // narrow nothing: the sync looks for changes as one without events would (a census), except
+    // where that would read the whole space (the draft view), where the events are known to name
+    // every change there is, or where there is no change to look for and files to ask after (the
+    // last complete sync is at the space's version).
     const events = options.events ?? [];
-    const revalidating = events.some(isAssetEvent);
+    const assetEvents = events.some(isAssetEvent);
+    const revalidating = options.assets !== undefined && assetEvents;
     const narrowing =
       events.some((e) => !isAssetEvent(e)) ||
-      (revalidating &&
+      (assetEvents &&
         (views.includes('draft') ||
           options.eventsNameEverything === true ||
-          (state !== undefined && lastCompleteOf(state.manifest).cv === space.version)));
+          (revalidating && state !== undefined && lastCompleteOf(state.manifest).cv === space.version)));
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
     // Said with a full sync the snapshot did not ask for (its views, say, change with it).
     const why =
@@ -743,7 +747,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     if (
       incremental &&
       !narrowing &&
-      !(options.assets && revalidating) &&
+      !revalidating &&
       lastCompleteOf(state!.manifest).cv === space.version &&
       !assetsMissing
     ) {
@@ -769,6 +773,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       verify: options.full === true && state !== undefined,
       committed: state?.stories ?? new Map(),
       assetRefs: options.assets ? new Map() : undefined,
+      now: now(),
     };
     if (!incremental && state) {
       // A full pass over an existing snapshot still skips files whose bytes are unchanged.

@@ -136,12 +136,15 @@ export async function writeServerModules(
   const stamp: Stamp = { key: await keyOf(environment, snapshotDir, assets), started: Date.now() };
   const last = await readStamp(stampFile);
   const rewriteAll = last?.key !== stamp.key;
-  if (rewriteAll) await fs.rm(target, { recursive: true, force: true });
-  await fs.mkdir(target, { recursive: true });
   // Until this copy is done, a stamp no key matches (copies a killed build left half-written are
-  // never trusted), which still names the asset files the last copies showed.
+  // never trusted), which still names the asset files the last copies showed: written before
+  // anything is removed, and kept while the old copies go.
   const owned = last?.assets ?? [];
+  await fs.mkdir(target, { recursive: true });
   await fs.writeFile(stampFile, JSON.stringify({ key: '', started: 0, assets: owned } satisfies Stamp));
+  if (rewriteAll)
+    for (const entry of await fs.readdir(target))
+      if (entry !== STAMP_FILE) await fs.rm(path.join(target, entry), { recursive: true, force: true });
   const [files, copies] = await Promise.all([modulesUnder(modulesDir), modulesUnder(target).catch(() => [])]);
   const current = new Set(files);
   const copied = new Set(copies);

@@ -347,6 +347,13 @@ describe('an asset event alone', () => {
     expect(r.changed.stories).toEqual([13]);
   });
 
+  it('says nothing to a sync without asset downloads: at the same version, unchanged', async () => {
+    const s = await setup();
+    const r = await sync({ baseUrl: s.url, token: PUBLIC, out: s.dir, events: [assetEvent], ...unpaced() });
+    expect(r.mode).toBe('unchanged');
+    expect(r.files.written).toBe(0);
+  });
+
   it('narrows a draft-view sync to nothing (without events it would read the whole space)', async () => {
     const s = await setup();
     const dir = await tempDir('draft-asset-event');

@@ -6,6 +6,8 @@
  * each sync must fail with the snapshot as it was, or commit what a fresh sync would, and the next
  * honest sync must leave the snapshot as a fresh sync does.
  */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../../src/demo/index.js';
 import { sync, type SyncOptions } from '../../../src/sync/index.js';
@@ -208,6 +210,19 @@ describe('a census whose listing or dates cannot be trusted', { timeout: 60_000 
     await refusedUntouched(w, syncVia(w, 'proxy'), /stories published since the last sync named \d+ distinct/);
     w.lie = undefined;
     await syncVia(w, 'service');
+    expect(await unlikeFresh(w)).toEqual([]);
+  });
+
+  it('a watermark an older version kept ahead of time is not taken: the census starts from the beginning', async () => {
+    const w = await world();
+    const manifestFile = path.join(w.dir, 'manifest.json');
+    const manifest = JSON.parse(await fs.readFile(manifestFile, 'utf8'));
+    manifest.max_published_at = '2099-01-01T00:00:00.000Z';
+    await fs.writeFile(manifestFile, JSON.stringify(manifest));
+    const story = (await publishedStories(w))[4]!;
+    await edit(w, story.id, 'published, its webhook lost');
+    const r = await syncVia(w, 'service');
+    expect(r.changed.stories).toEqual([story.id]);
     expect(await unlikeFresh(w)).toEqual([]);
   });
 
