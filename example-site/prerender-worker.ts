@@ -37,6 +37,8 @@ export interface PrerenderTask {
   shards: number;
   /** What each page was last rendered with and left as (`pageStamp`), by URL (empty when none is known). */
   previous: ReadonlyMap<string, string>;
+  /** The URLs of the pages the last finished build wrote (stamped or not), as far as known. */
+  lastPages: ReadonlySet<string>;
 }
 
 export interface PrerenderResult {
@@ -149,7 +151,7 @@ async function prerender(task: PrerenderTask): Promise<PrerenderResult> {
       return await write(url, file, route);
     } catch (error) {
       if (!isPathError(error)) throw error;
-      pages ??= { last: filesOf(task.previous.keys()), planned: filesOf([...all.map((r) => r.url), NOT_FOUND_URL]) };
+      pages ??= { last: filesOf(task.lastPages), planned: filesOf([...all.map((r) => r.url), NOT_FOUND_URL]) };
       if (!clearLeftover(task.outDir, file, pages)) throw error;
       return write(url, file, route);
     }

@@ -2,9 +2,10 @@
  * What the pages of an output were last rendered from and left as (a digest of what each is made
  * from, page-keys.ts, and its file's size and time), kept between builds in the content directory,
  * one file per output directory: `{ "outDir": <absolute path>, "pages": { <url>: <stamp> } }`. A
- * build takes them (reads and removes the file) before it renders and keeps the new ones once every
- * page is written: a build that stops half way leaves none, and the next renders every page, never
- * trusting the stamp of a page it did not finish.
+ * build takes them (reads them and leaves the file without stamps) before it renders and keeps the
+ * new ones once every page is written: a build that stops half way leaves none, and the next renders
+ * every page, never trusting the stamp of a page it did not finish. What it leaves still names the
+ * pages (`written`): which files of the output are pages a build wrote stays known.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -14,23 +15,35 @@ import path from 'node:path';
 const fileFor = (contentDir: string, outDir: string): string =>
   path.join(contentDir, `rendered-pages-${createHash('sha256').update(outDir).digest('hex').slice(0, 16)}.json`);
 
-/** The stamps of `outDir`'s pages by URL, none when there are none for it (or they cannot be read); the file is removed. */
-export async function takeRendered(contentDir: string, outDir: string): Promise<Map<string, string>> {
+/** What the last builds left of an output's pages. */
+export interface Rendered {
+  /** The stamp of each page of the last finished build, by URL (none when unknown). */
+  stamps: Map<string, string>;
+  /** The URLs of the pages the last finished build wrote, as far as known. */
+  pages: Set<string>;
+}
+
+/** The stamps and pages of `outDir` (see Rendered); the stamps are taken out of the file. */
+export async function takeRendered(contentDir: string, outDir: string): Promise<Rendered> {
   const file = fileFor(contentDir, outDir);
-  let text: string;
+  let kept: { outDir?: unknown; pages?: unknown; written?: unknown };
   try {
-    text = await fs.readFile(file, 'utf8');
+    kept = JSON.parse(await fs.readFile(file, 'utf8')) as typeof kept;
   } catch {
-    return new Map();
+    // None, unreadable or not JSON: nothing is known.
+    await fs.rm(file, { force: true });
+    return { stamps: new Map(), pages: new Set() };
   }
-  await fs.rm(file, { force: true });
-  try {
-    const kept = JSON.parse(text) as { outDir?: unknown; pages?: unknown };
-    if (kept.outDir !== outDir || typeof kept.pages !== 'object' || kept.pages === null) return new Map();
-    return new Map(Object.entries(kept.pages).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  } catch {
-    return new Map();
-  }
+  const ours = kept.outDir === outDir;
+  const stamps = new Map(
+    ours && typeof kept.pages === 'object' && kept.pages !== null
+      ? Object.entries(kept.pages).filter((e): e is [string, string] => typeof e[1] === 'string')
+      : [],
+  );
+  const written = ours && Array.isArray(kept.written) ? kept.written.filter((u) => typeof u === 'string') : [];
+  const pages = new Set<string>([...stamps.keys(), ...written]);
+  await write(file, { outDir, pages: {}, written: [...pages] });
+  return { stamps, pages };
 }
 
 /** Keeps the stamps of `outDir`'s pages for the next build (written whole, then put in place). */
@@ -39,8 +52,12 @@ export async function keepRendered(
   outDir: string,
   pages: Iterable<[string, string]>,
 ): Promise<void> {
-  const file = fileFor(contentDir, outDir);
+  await write(fileFor(contentDir, outDir), { outDir, pages: Object.fromEntries(pages) });
+}
+
+/** Writes the file whole, then puts it in place. */
+async function write(file: string, value: unknown): Promise<void> {
   const partial = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(partial, JSON.stringify({ outDir, pages: Object.fromEntries(pages) }));
+  await fs.writeFile(partial, JSON.stringify(value));
   await fs.rename(partial, file);
 }

@@ -165,8 +165,13 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   }
 
   const template = await fs.readFile(path.join(outDir, 'index.html'), 'utf8');
-  const previous = await takeRendered(contentPath, outDir);
-  const results = await prerender(path.join(ssrDir, 'prerender.js'), { outDir, template, previous });
+  const last = await takeRendered(contentPath, outDir);
+  const results = await prerender(path.join(ssrDir, 'prerender.js'), {
+    outDir,
+    template,
+    previous: last.stamps,
+    lastPages: last.pages,
+  });
   for (const result of results) for (const file of result.files) keep.add(file);
   await prune(outDir, keep);
   await keepRendered(

@@ -13,6 +13,7 @@ import type { StoryRecord } from '../../src/snapshot/format.js';
 import { readSpaceDirectory } from '../../src/snapshot/read.js';
 import { writeSpaceDirectory } from '../../src/snapshot/write.js';
 import { SpaceStore } from '../../src/server/store.js';
+import { takeRendered } from '../../example-site/rendered-pages.js';
 import { filesUnder, siteApi, type SiteApi } from './support.js';
 
 const STORIES = 100;
@@ -35,6 +36,8 @@ describe('the example site rebuilt where the last build is in the way', () => {
   let contentDir: string;
   let outDir: string;
   let fresh = 0;
+  /** The folder the first test changed. */
+  let other: string | undefined;
 
   async function change(edit: (store: SpaceStore) => void): Promise<void> {
     const dir = path.join(contentDir, 'space');
@@ -75,45 +78,57 @@ describe('the example site rebuilt where the last build is in the way', () => {
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   });
 
-  it('writes a page whose file is now a folder, and the folder page again when it is a file once more', async () => {
-    let start: StoryRecord | undefined;
-    let child: StoryRecord | undefined;
-    let folder = '';
+  /**
+   * Unpublishes a folder's start page (one of a folder not `except`) and gives a story of that
+   * folder the slug index.html: its page is <folder>/index.html/index.html where the start page's
+   * file was. The folder's path, and the two stories.
+   */
+  async function startPageGoes(except?: string): Promise<{ folder: string; start: StoryRecord; child: StoryRecord }> {
+    let found: { folder: string; start: StoryRecord; child: StoryRecord } | undefined;
     await change((store) => {
       const records = [...store.records()];
-      // A folder's start page, and a story of that folder: it is given the slug index.html, so its
-      // page is <folder>/index.html/index.html where the start page's file was.
-      start = records.find(
+      const childOf = (r: StoryRecord) =>
+        records.find(
+          (c) =>
+            c.published &&
+            !c.published.story.is_startpage &&
+            !c.published.story.is_folder &&
+            c.published.story.parent_id === r.published!.story.parent_id,
+        );
+      const start = records.find(
         (r) =>
           r.published?.story.is_startpage &&
-          records.some(
-            (c) =>
-              c.published &&
-              !c.published.story.is_startpage &&
-              !c.published.story.is_folder &&
-              c.published.story.parent_id === r.published!.story.parent_id,
-          ),
-      );
-      child = records.find(
-        (c) =>
-          c.published &&
-          !c.published.story.is_startpage &&
-          !c.published.story.is_folder &&
-          c.published.story.parent_id === start!.published!.story.parent_id,
-      );
-      folder = start!.published!.story.full_slug.replace(/\/*$/, '');
-      store.unpublish(start!.id);
-      store.updateStory(child!.id, { slug: 'index.html' });
-      store.publish(child!.id);
+          r.published.story.parent_id &&
+          r.published.story.full_slug.replace(/\/*$/, '') !== except &&
+          childOf(r),
+      )!;
+      found = { folder: start.published!.story.full_slug.replace(/\/*$/, ''), start, child: childOf(start)! };
+      store.unpublish(start.id);
+      store.updateStory(found.child.id, { slug: 'index.html' });
+      store.publish(found.child.id);
     });
+    return found!;
+  }
+
+  it('writes a page whose file is now a folder, and the folder page again when it is a file once more', async () => {
+    const { folder, start } = await startPageGoes();
     const moved = await rebuildAsFromNothing();
     expect(moved.files.has(path.join(folder, 'index.html', 'index.html'))).toBe(true);
     // Settled there, then the start page back: its file is where that folder is.
     await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
-    await change((store) => store.publish(start!.id));
+    await change((store) => store.publish(start.id));
     const back = await rebuildAsFromNothing();
     expect(back.files.has(path.join(folder, 'index.html'))).toBe(true);
     expect(back.refused.length).toBeGreaterThan(0);
+    other = folder;
+  }, 180_000);
+
+  it('does so after a build that stopped once it had taken the stamps of the last one', async () => {
+    const { folder } = await startPageGoes(other);
+    // What a build that stopped in the middle of its pages leaves: the stamps taken, none kept.
+    await takeRendered(contentDir, outDir);
+    const moved = await rebuildAsFromNothing();
+    expect(moved.files.has(path.join(folder, 'index.html', 'index.html'))).toBe(true);
   }, 180_000);
 
   it('builds the articles of an author taken out of the space, without the author', async () => {
