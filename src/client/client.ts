@@ -21,7 +21,14 @@ import {
 } from '../api/index.js';
 import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, readCapped } from './body.js';
 import { withDeadline } from './deadline.js';
-import { ContentApiError, isUnreachable, networkMessage, SchemaError, statusMessage } from './errors.js';
+import {
+  ContentApiError,
+  isUnreachable,
+  networkMessage,
+  SchemaError,
+  statusMessage,
+  UntrustedCount,
+} from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import { type RateBudget, serviceBudget } from './pacer.js';
 import { retryAfterSeconds } from './retry-after.js';
@@ -482,8 +489,8 @@ export class ContentClient {
 }
 
 /** A listing whose count cannot be trusted: nothing may be concluded from it, least of all that content vanished. */
-function untrustedCount(listing: string, problem: string): ContentApiError {
-  return new ContentApiError(
+function untrustedCount(listing: string, problem: string): UntrustedCount {
+  return new UntrustedCount(
     `the listing ${listing} ${problem}: its count cannot be trusted, so nothing is concluded from it (is a proxy in between changing answers?)`,
     200,
     listing,

@@ -25,6 +25,15 @@ export class SchemaError extends ContentApiError {
 }
 
 /**
+ * A listing whose count does not add up (`Total` changed between pages, a page holding more or
+ * fewer than it implies): content that changed while it was read, where no cache version tells
+ * (the draft view, v1), or a service that lies. Nothing is concluded from it; a sync reads again.
+ */
+export class UntrustedCount extends ContentApiError {
+  override name = 'UntrustedCount';
+}
+
+/**
  * What a failed status means for the user. `base` is the service's base URL
  * as configured: a 404 usually means it is wrong.
  */

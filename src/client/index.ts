@@ -5,4 +5,4 @@ export {
 } from './client.js';
 export { Pacer, type RateBudget, SERVICE_BUCKET_MS, serviceBudget, UNPACED } from './pacer.js';
 export { errorText } from './body.js';
-export { ContentApiError, SchemaError } from './errors.js';
+export { ContentApiError, SchemaError, UntrustedCount } from './errors.js';

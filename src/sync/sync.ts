@@ -15,7 +15,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Space, Story } from '../api/index.js';
-import { ContentClient, type ClientOptions } from '../client/index.js';
+import { ContentClient, UntrustedCount, type ClientOptions } from '../client/index.js';
 import {
   ASSET_INDEX,
   DEFAULT_LANG,
@@ -651,7 +651,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       return await syncPass(txn, passNo);
     } catch (err) {
       await txn.abort();
-      const unsure = err instanceof InconsistentListing || err instanceof MismatchedAnswer;
+      // Answers that do not add up: content changed while it was read (where no cache version tells), or a service that lies.
+      const unsure =
+        err instanceof InconsistentListing || err instanceof MismatchedAnswer || err instanceof UntrustedCount;
       if ((err instanceof Moved || unsure) && passNo < maxPasses) continue;
       forgetState(out);
       if (err instanceof Moved) {
@@ -664,7 +666,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
           `${err.message}, in each of ${maxPasses} passes (its pages overlap: the space kept changing, or the service repeats itself); nothing was concluded from it and the previous snapshot in ${out} is untouched; try again`,
         );
       }
-      if (err instanceof MismatchedAnswer) {
+      if (err instanceof MismatchedAnswer || err instanceof UntrustedCount) {
         throw new SyncError(
           `${err.message}, in each of ${maxPasses} passes; nothing was concluded from it and the previous snapshot in ${out} is untouched; try again, and if it persists, what answers for the service (a proxy, a cache) is not answering what it is asked`,
         );
