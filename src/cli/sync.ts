@@ -51,6 +51,8 @@ function formatBytes(n: number): string {
 
 function progressLine(p: SyncProgress): string {
   const seconds = (performance.now() - p.startedAt) / 1000;
+  if (p.phase === 'waiting')
+    return `waiting for ${p.waitingFor} to finish writing the snapshot · ${seconds.toFixed(1)}s`;
   const rate = seconds > 0 ? p.requests / seconds : 0;
   let eta = '';
   if (p.storiesTotal && p.stories > 0 && p.stories < p.storiesTotal) {

@@ -11,6 +11,7 @@ import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
 import { UsageError, integer, listenError, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
+import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync watch --port P --secret S [options] -- <build command...>
 
@@ -31,8 +32,8 @@ const HELP = `usage: content-sync watch --port P --secret S [options] -- <build 
 
 The build command runs without a shell, with the webhook payloads of its run in
 $CONTENT_WEBHOOK_PAYLOAD (a JSON array). Never two runs at once. SIGTERM or SIGINT
-drops queued runs, ends a sync under way at its next step, passes the signal to a
-build under way, and exits once it has ended.`;
+drops queued runs (saying how many webhooks), ends a sync under way at its next
+step, passes the signal to a build under way, and exits once it has ended.`;
 
 export interface WatchSyncOptions {
   baseUrl: string;
@@ -164,6 +165,8 @@ class Watcher {
   #builds = 0;
   /** What syncs that failed were asked for: the next sync fetches it too. */
   readonly #unsynced = new Unsynced();
+  /** The webhooks of runs whose sync failed (their builds skipped): the next build is given them too. */
+  #unbuilt: WebhookEvent[] = [];
 
   constructor(
     readonly command: readonly string[],
@@ -193,10 +196,11 @@ class Watcher {
   }
 
   async #syncAndBuild(webhookEvents: WebhookEvent[]): Promise<void> {
-    let events = webhookEvents;
+    const events = [...this.#unbuilt, ...webhookEvents];
     if (this.syncOptions) {
       const o = this.syncOptions;
       const asked = this.#unsynced.with(webhookEvents);
+      let told = false;
       try {
         const result = await sync({
           baseUrl: o.baseUrl,
@@ -206,6 +210,11 @@ class Watcher {
           views: o.views,
           ...(asked ? { events: asked } : {}),
           signal: this.#abort.signal,
+          onProgress: (p) => {
+            if (p.phase !== 'waiting' || told) return;
+            told = true;
+            log(`waiting for ${p.waitingFor} to finish writing ${o.out}`);
+          },
           client: {
             concurrency: o.concurrency,
             tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)',
@@ -213,12 +222,19 @@ class Watcher {
         });
         log(summaryLine(result, o.out));
         this.#unsynced.succeeded();
-        events = asked ?? webhookEvents;
+        this.#unbuilt = [];
       } catch (err) {
         this.#unsynced.failed(asked, err);
-        log(
-          `sync failed: ${(err as Error).message}; build skipped (the snapshot is unchanged; the next sync fetches what this one was asked for)`,
-        );
+        this.#unbuilt = events;
+        const message = (err as Error).message;
+        if (this.#stopping)
+          log(`sync stopped: ${message}; the snapshot is unchanged and ${count(events.length, 'webhook')} not built`);
+        else {
+          const next = this.#unsynced.everything ? 'reads every change' : 'fetches what this one was asked for';
+          log(
+            `sync failed: ${message}; build skipped (the snapshot is unchanged; the next sync ${next}, and its build is given these webhooks too)`,
+          );
+        }
         return;
       }
       if (this.#stopping) return;
@@ -243,10 +259,11 @@ class Watcher {
     log(`build ${n} ended: ${code} in ${((performance.now() - started) / 1000).toFixed(2)}s`);
   }
 
-  /** Drops what is queued, lets the sync end at its next step, passes the signal to the build. */
+  /** Drops what is queued (saying so), lets the sync end at its next step, passes the signal to the build. */
   async stop(signal: NodeJS.Signals): Promise<void> {
     this.#stopping = true;
-    this.#batcher.cancel();
+    const dropped = this.#batcher.cancel() + (this.#runner.queuedInput?.length ?? 0);
+    if (dropped) log(`dropping ${count(dropped, 'webhook')} not yet synced or built`);
     this.#abort.abort(new Error('stopping'));
     this.#child?.kill(signal);
     await this.#runner.idle();

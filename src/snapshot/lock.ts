@@ -151,11 +151,19 @@ export class WriterLock {
    * Takes the lock on `dir` (which exists), waiting up to `waitMs` for a live holder to give it up;
    * a SnapshotBusyError after that, naming the holder and `what` it does.
    */
-  static async takeWaiting(dir: string, waitMs: number, what: string): Promise<WriterLock> {
+  static async takeWaiting(
+    dir: string,
+    waitMs: number,
+    what: string,
+    /** `signal` ends the wait (with its reason); `onWait` is told once who holds the lock, when it is not free. */
+    options: { signal?: AbortSignal; onWait?: (holder: string) => void } = {},
+  ): Promise<WriterLock> {
     const deadline = Date.now() + waitMs;
-    for (;;) {
+    for (let told = false; ; told = true) {
+      options.signal?.throwIfAborted();
       const taken = await WriterLock.#attempt(dir);
       if (taken instanceof WriterLock) return taken;
+      if (!told) options.onWait?.(describe(taken));
       if (Date.now() >= deadline)
         throw new SnapshotBusyError(
           `${dir}: ${describe(taken)} has been ${what} for over ${Math.round(waitMs / 1000)} s; try again when it is done`,

@@ -269,21 +269,31 @@ export class SnapshotTransaction {
    * live process holds it; with `waitMs`, after waiting that long for it to finish), then finishes
    * or discards a journal a killed writer left.
    */
-  static async begin(dir: string, waitMs = 0): Promise<SnapshotTransaction> {
+  static async begin(
+    dir: string,
+    waitMs = 0,
+    /** While another writer holds the snapshot: what ends the wait, and who is told whom it waits for. */
+    waiting: { signal?: AbortSignal; onWait?: (holder: string) => void } = {},
+  ): Promise<SnapshotTransaction> {
     try {
-      return await SnapshotTransaction.#open(dir, waitMs);
+      return await SnapshotTransaction.#open(dir, waitMs, waiting);
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code ? new SnapshotWriteError(dir, err) : err;
     }
   }
 
-  static async #open(dir: string, waitMs: number): Promise<SnapshotTransaction> {
+  static async #open(
+    dir: string,
+    waitMs: number,
+    waiting: { signal?: AbortSignal; onWait?: (holder: string) => void },
+  ): Promise<SnapshotTransaction> {
     let created: string | undefined;
     let lock: WriterLock;
     for (let attempt = 1; ; attempt++) {
       created = (await fs.mkdir(dir, { recursive: true })) ?? created;
       try {
-        lock = waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it') : await WriterLock.take(dir);
+        lock =
+          waitMs > 0 ? await WriterLock.takeWaiting(dir, waitMs, 'writing it', waiting) : await WriterLock.take(dir);
         break;
       } catch (err) {
         // The writer waited for failed its first sync and removed the directory it had made: made again.

@@ -102,7 +102,9 @@ export interface SyncOptions {
 }
 
 export interface SyncProgress {
-  phase: 'space' | 'stories' | 'census' | 'datasources' | 'tags' | 'commit';
+  /** `waiting`: for another writer of the snapshot (`waitingFor`) to finish, before anything is asked. */
+  phase: 'waiting' | 'space' | 'stories' | 'census' | 'datasources' | 'tags' | 'commit';
+  waitingFor?: string;
   stories: number;
   storiesTotal: number | undefined;
   requests: number;
@@ -646,7 +648,14 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
   for (let passNo = 1; ; passNo++) {
     // The lock first: the state read next is then the one this sync's commit replaces.
     // Another writer's sync (a dev server's, beside a build) is waited for, as a compile waits.
-    const txn = await SnapshotTransaction.begin(out, WAIT_FOR_WRITER_MS);
+    const txn = await SnapshotTransaction.begin(out, WAIT_FOR_WRITER_MS, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      onWait: (holder) => {
+        progress.phase = 'waiting';
+        progress.waitingFor = holder;
+        report();
+      },
+    });
     try {
       return await syncPass(txn, passNo);
     } catch (err) {

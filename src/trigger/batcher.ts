@@ -25,9 +25,12 @@ export class Batcher<T> {
   }
 
   /** Drops what waits. */
-  cancel(): void {
+  /** Drops what is waiting; how many items it was. */
+  cancel(): number {
     clearTimeout(this.#timer);
+    const dropped = this.#items.length;
     this.#items = [];
+    return dropped;
   }
 
   #flush(): void {

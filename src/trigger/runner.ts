@@ -48,6 +48,11 @@ export class Runner<I, R> {
     return this.#next !== undefined;
   }
 
+  /** The input of the run that waits, if one does. */
+  get queuedInput(): I | undefined {
+    return this.#next?.input;
+  }
+
   /** Resolves once no run is under way or queued. */
   idle(): Promise<void> {
     return this.#queue.onIdle();

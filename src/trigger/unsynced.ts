@@ -27,6 +27,11 @@ export class Unsynced {
     this.#left = asked === undefined || refused(error) ? null : asked;
   }
 
+  /** Whether the next sync is of everything (a failed sync of everything, or a refused request, before it). */
+  get everything(): boolean {
+    return this.#left === null;
+  }
+
   /** A sync succeeded: it took what was left. */
   succeeded(): void {
     this.#left = [];

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestStats, RunningServer } from '../../src/server/index.js';
 import { collect, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { WriterLock } from '../../src/snapshot/lock.js';
 import { reply, startHostile } from '../client/hostile.js';
 import { PUBLIC_TOKEN, SECRET, admin, postWebhook, publishTitle, startService, waitFor } from '../vite/support.js';
 
@@ -235,6 +236,49 @@ describe('content-sync watch', () => {
       w.child.kill('SIGTERM');
       await w.done;
       await proxy.close();
+    }
+  });
+
+  it('gives the build after a refused event the webhooks of the run it failed, and syncs every change', async () => {
+    const { w, log } = await syncingWatch(service.url, 'refused');
+    try {
+      await publishTitle(service, 15, 'Delta, beside a refused event');
+      // One batch: a story id the service refuses (a 422 from by_ids) and a real change.
+      const refused = JSON.stringify({ action: 'published', space_id: 4242, story_id: 1234567890123456 });
+      await Promise.all([postWebhook(`${w.url}/hook`, refused), postWebhook(`${w.url}/hook`, published(15, 's/15'))]);
+      await waitFor('the failed sync', () => /sync failed: .*422.*the next sync reads every change/.test(w.stderr()));
+      expect((await builds(log, false)).starts).toBe(0);
+      expect((await postWebhook(`${w.url}/hook`, published(16, 's/16'))).status).toBe(202);
+      await waitFor('the build after the next sync', async () => (await builds(log, false)).starts === 1);
+      expect(await fs.readFile(path.join(out, 'stories', '15.json'), 'utf8')).toContain(
+        'Delta, beside a refused event',
+      );
+      const { lines } = await builds(log, false);
+      const payload = JSON.parse(lines[0]!.split(' ').slice(2).join(' ')) as Array<{ story_id: number }>;
+      expect(payload.map((e) => e.story_id).sort()).toEqual([1234567890123456, 15, 16].sort());
+    } finally {
+      w.child.kill('SIGTERM');
+      await w.done;
+    }
+  });
+
+  it('says whom a sync waits for, and stops at once on SIGTERM while it waits', async () => {
+    const { w } = await syncingWatch(service.url, 'locked');
+    // Another writer of the snapshot (a dev server's sync, say) holds it.
+    const lock = await WriterLock.take(out);
+    try {
+      expect((await postWebhook(`${w.url}/hook`, published(12, 'blog/first-post'))).status).toBe(202);
+      await waitFor('the wait to be told', () =>
+        new RegExp(`waiting for process ${process.pid} to finish writing`).test(w.stderr()),
+      );
+      const asked = performance.now();
+      w.child.kill('SIGTERM');
+      const end = await w.done;
+      expect(performance.now() - asked).toBeLessThan(5_000);
+      expect(end.code).toBe(0);
+      expect(end.stderr).toMatch(/sync stopped: stopping; the snapshot is unchanged and 1 webhook not built/);
+    } finally {
+      await lock.release();
     }
   });
 
