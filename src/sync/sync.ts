@@ -714,12 +714,11 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     const events = options.events ?? [];
     const assetEvents = events.some(isAssetEvent);
     const revalidating = options.assets !== undefined && assetEvents;
+    /** The last sync that read every change is at the space's version: nothing changed since. */
+    const current = state !== undefined && lastCompleteOf(state.manifest).cv === space.version;
     const narrowing =
       events.some((e) => !isAssetEvent(e)) ||
-      (assetEvents &&
-        (views.includes('draft') ||
-          options.eventsNameEverything === true ||
-          (revalidating && state !== undefined && lastCompleteOf(state.manifest).cv === space.version)));
+      (assetEvents && (views.includes('draft') || options.eventsNameEverything === true || (revalidating && current)));
     const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
     // Said with a full sync the snapshot did not ask for (its views, say, change with it).
     const why =
@@ -754,14 +753,9 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     });
     // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
     const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
-    // Unchanged only when the last sync that read every change is at the space's version.
-    if (
-      incremental &&
-      !narrowing &&
-      !revalidating &&
-      lastCompleteOf(state!.manifest).cv === space.version &&
-      !assetsMissing
-    ) {
+    // Unchanged only when the last sync that read every change is at the space's version (asset
+    // events to revalidate by then narrow the sync).
+    if (incremental && !narrowing && current && !assetsMissing) {
       await addMissingRows(txn, state!);
       return result('unchanged');
     }
@@ -821,14 +815,20 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     checkMoved(pass);
     // v1 answers carry no cache version and never redirect: ask the space again before committing.
     if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
-    const assets = options.assets && (await localizeAssets(pass, out, options));
+    const assets = options.assets && (await localizeAssets(pass, out, options, revalidating));
     const { tagsChanged } = await finish(pass, out, tagsText, now());
     return { ...result(incremental ? 'incremental' : 'full', pass, tagsChanged), ...(assets ? { assets } : {}) };
   }
 }
 
 /** Stages the assets the stories of this pass reference, in the pass's transaction. */
-function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<AssetSyncResult> {
+function localizeAssets(
+  pass: Pass,
+  out: string,
+  options: SyncOptions,
+  /** Asset events asked for the held files to be checked again. */
+  assetEvents: boolean,
+): Promise<AssetSyncResult> {
   return syncAssets(
     {
       txn: pass.txn,
@@ -840,7 +840,7 @@ function localizeAssets(pass: Pass, out: string, options: SyncOptions): Promise<
       references: async (id) =>
         pass.assetRefs?.get(id) ?? recordReferences(await currentRecord(pass, id), pass.space.id),
       // A replaced asset keeps its URL: a full sync, or an asset webhook, asks after every held file.
-      revalidate: options.full === true || (options.events ?? []).some(isAssetEvent),
+      revalidate: options.full === true || assetEvents,
       ...(options.signal ? { signal: options.signal } : {}),
     },
     options.assets,
