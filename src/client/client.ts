@@ -488,12 +488,10 @@ export class ContentClient {
   }
 }
 
-/** A listing whose count cannot be trusted: nothing may be concluded from it, least of all that content vanished. */
+/**
+ * A listing whose count cannot be trusted: nothing may be concluded from it, least of all that
+ * content vanished. The message says what is wrong; the sync that gives up says what follows.
+ */
 function untrustedCount(listing: string, problem: string): UntrustedCount {
-  return new UntrustedCount(
-    `the listing ${listing} ${problem}: its count cannot be trusted, so nothing is concluded from it (is a proxy in between changing answers?)`,
-    200,
-    listing,
-    false,
-  );
+  return new UntrustedCount(`the listing ${listing} ${problem}: its count cannot be trusted`, 200, listing, false);
 }

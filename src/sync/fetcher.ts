@@ -17,7 +17,7 @@ import {
   type Story,
   type Tag,
 } from '../api/index.js';
-import { ContentApiError, type ContentClient, type Params } from '../client/index.js';
+import { UntrustedCount, type ContentClient, type Params } from '../client/index.js';
 import type { DatasourceRecord, DatasourceRecordEntry } from '../snapshot/index.js';
 import type { View } from '../api/index.js';
 import { InconsistentListing } from './inconsistent-listing.js';
@@ -217,8 +217,8 @@ export class SpaceFetcher {
     });
     const inPlace = count.total;
     if (inPlace > entries.length) {
-      throw new ContentApiError(
-        `the census of /${this.client.api}/cdn/stories counts ${inPlace} of ${entries.length} stories in place: its count cannot be trusted, so nothing is concluded from it`,
+      throw new UntrustedCount(
+        `the census of /${this.client.api}/cdn/stories counts ${inPlace} of ${entries.length} stories in place: its count cannot be trusted`,
         200,
         'stories',
         false,

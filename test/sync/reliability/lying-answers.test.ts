@@ -213,6 +213,23 @@ describe('a census whose listing or dates cannot be trusted', { timeout: 60_000 
     expect(await unlikeFresh(w)).toEqual([]);
   });
 
+  it('a count of the stories in place above the number asked for: refused in every pass, said once what follows', async () => {
+    const w = await world();
+    const stories = await publishedStories(w);
+    await edit(w, stories[2]!.id, 'published, its webhook lost: a census follows');
+    w.lie = (path, q, answer) => {
+      if (!STORIES.test(path) || !q.get('by_ids') || !q.get('by_slugs')) return answer;
+      return withBody(answer, body(answer), { total: String(Number(answer.headers.total) + 1000) });
+    };
+    const attempt = syncVia(w, 'proxy');
+    await refusedUntouched(
+      w,
+      attempt,
+      /the census of \/v2\/cdn\/stories counts \d+ of \d+ stories in place: its count cannot be trusted, in each of 2 passes; nothing was concluded/,
+    );
+    expect(((await attempt.catch((e: unknown) => e)) as Error).message.match(/concluded/g)).toHaveLength(1);
+  });
+
   it('a watermark an older version kept ahead of time is not taken: the census starts from the beginning', async () => {
     const w = await world();
     const manifestFile = path.join(w.dir, 'manifest.json');
