@@ -56,6 +56,7 @@ export async function readCapped(res: Response, limit: number): Promise<Buffer> 
 
 /** The characters that reorder text (bidi embeddings, overrides, isolates and marks) and the BOM. */
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]+/g;
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**
  * What an error answer says, for a message: the `error` member of a JSON body if it has one, else
@@ -80,14 +81,18 @@ export async function errorText(res: Response, max = 400, waitMs = 1000): Promis
   }
   // One line, without what a terminal would interpret or reorder (bidi controls, and a byte-order
   // mark); other format characters (the joiners of emoji and scripts) are text. Cut between
-  // characters, not within one.
+  // what a reader sees as characters (grapheme clusters), so a joiner or an accent is not left alone.
   const line = said
     .replace(BIDI_CONTROLS, '')
     .replace(/[\s\p{Cc}]+/gu, ' ')
     .trim();
   if (line.length <= max) return line;
-  const cut = line.slice(0, max);
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+  let cut = '';
+  for (const { segment } of GRAPHEMES.segment(line)) {
+    if (cut.length + segment.length > max) break;
+    cut += segment;
+  }
+  return `${cut}…`;
 }
 
 /** The first `max` bytes of a body (fewer when it ends or stalls for `waitMs`); the rest is cancelled. */

@@ -71,5 +71,9 @@ describe('errorText', () => {
     const text = await said(send(500, 'text/plain', `${'a'.repeat(9)}😀${'b'.repeat(100)}`), 10);
     expect(text).toBe(`${'a'.repeat(9)}…`);
     expect(await said(send(500, 'text/plain', 'short'), 10)).toBe('short');
+    // Nor within what shows as one: an emoji joined of three, a letter with its accent.
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    expect(await said(send(500, 'text/plain', `${'a'.repeat(7)}${family}b`), 10)).toBe(`${'a'.repeat(7)}…`);
+    expect(await said(send(500, 'text/plain', `${'a'.repeat(9)}e\u0301b`), 10)).toBe(`${'a'.repeat(9)}…`);
   });
 });
