@@ -202,8 +202,33 @@ export class SpaceStore {
 
   // ---- reading ----------------------------------------------------------
 
+  /**
+   * The selection as it reads: a fallback language that is not one of the space's (or is the
+   * language itself) and a release no story is staged in change nothing, so they are dropped. The
+   * listings below are memoized by selection until content changes: without this, every distinct
+   * `fallback_lang` or `from_release` a client sends would keep another copy of the space.
+   */
+  #canonical(sel: Selection): Selection {
+    const fallbackLang =
+      sel.fallbackLang !== undefined && sel.fallbackLang !== sel.lang && this.isLanguage(sel.fallbackLang)
+        ? sel.fallbackLang
+        : undefined;
+    const release = sel.release !== undefined && this.#releaseIds().has(sel.release) ? sel.release : undefined;
+    return { view: sel.view, lang: sel.lang, fallbackLang, release };
+  }
+
+  /** Ids of the releases some story has a version in. */
+  #releaseIds(): ReadonlySet<number> {
+    return this.#memo('release-ids', () => {
+      const ids = new Set<number>();
+      for (const r of this.#records.values()) for (const id of Object.keys(r.releases ?? {})) ids.add(Number(id));
+      return ids;
+    });
+  }
+
   /** Every story visible in a selection, in space order (ascending id). */
-  entries(sel: Selection): readonly Entry[] {
+  entries(selection: Selection): readonly Entry[] {
+    const sel = this.#canonical(selection);
     return this.#memo(`entries|${selectionKey(sel)}`, () => {
       const out: Entry[] = [];
       const ids = [...this.#records.keys()].sort((a, b) => a - b);
@@ -217,12 +242,13 @@ export class SpaceStore {
     });
   }
 
-  #index(sel: Selection): {
+  #index(selection: Selection): {
     byId: Map<number, Entry>;
     byUuid: Map<string, Entry>;
     bySlug: Map<string, Entry>;
     byDefaultSlug: Map<string, Entry>;
   } {
+    const sel = this.#canonical(selection);
     return this.#memo(`index|${selectionKey(sel)}`, () => {
       const byId = new Map<number, Entry>();
       const byUuid = new Map<string, Entry>();

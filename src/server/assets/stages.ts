@@ -55,7 +55,26 @@ export const selfAssetUrls =
   (assets: AssetService): Stage<Exchange> =>
   async (x, next) => {
     await next();
-    const host = x.req.headers.host;
+    const host = originHost(x.req.headers.host, x.req.socket.localAddress, x.req.socket.localPort);
     if (host && x.answer?.status === 200)
       x.answer = { ...x.answer, body: assets.rewriteUrls(x.answer.body, `http://${host}`) };
   };
+
+/** A name or address with an optional port: nothing that could end a JSON string or a URL's authority. */
+const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The host delivered asset URLs point at: the request's Host when it is one, else the address the
+ * request came in on. The URLs are written into the JSON body as bytes, so a Host holding `"` or a backslash
+ * would otherwise break the body or add keys to it.
+ */
+function originHost(
+  host: string | undefined,
+  address: string | undefined,
+  port: number | undefined,
+): string | undefined {
+  if (host && HOST.test(host)) return host;
+  if (!address || !port) return undefined;
+  const plain = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return `${plain.includes(':') ? `[${plain}]` : plain}:${port}`;
+}

@@ -168,12 +168,12 @@ function compileTests(query: StoryListQuery, filter: FilterNode | null): Test[] 
 
   const bySlugs = nonEmpty(query.by_slugs);
   if (bySlugs) {
-    const match = slugMatcher(bySlugs);
+    const match = slugMatcher(bySlugs, 'by_slugs');
     tests.push((c) => match(c.matchSlug));
   }
   const excludingSlugs = nonEmpty(query.excluding_slugs);
   if (excludingSlugs) {
-    const match = slugMatcher(excludingSlugs);
+    const match = slugMatcher(excludingSlugs, 'excluding_slugs');
     tests.push((c) => !match(c.matchSlug));
   }
 
@@ -254,13 +254,19 @@ function set<T>(values: ReadonlySet<T>, value: unknown): boolean {
   return values.has(value as T);
 }
 
-function slugMatcher(patterns: readonly string[]): (slug: string) => boolean {
+/** Wildcard patterns are tried one by one on every candidate: a few hundred is plenty, tens of thousands stall the service. */
+const MAX_WILDCARDS = 100;
+
+function slugMatcher(patterns: readonly string[], name: string): (slug: string) => boolean {
   const exact = new Set<string>();
-  const wildcards: ((slug: string) => boolean)[] = [];
+  const wild = new Set<string>();
   for (const p of patterns) {
-    if (p.includes('*')) wildcards.push(compileWildcard(p));
+    if (p.includes('*')) wild.add(p);
     else exact.add(p);
   }
+  if (wild.size > MAX_WILDCARDS)
+    throw new QueryError(`${name}: more than ${MAX_WILDCARDS} different patterns with *; list full slugs instead`);
+  const wildcards = [...wild].map(compileWildcard);
   return (slug) => {
     if (exact.has(slug)) return true;
     for (let i = 0; i < wildcards.length; i++) if (wildcards[i]!(slug)) return true;

@@ -32,11 +32,14 @@ export interface SortKey {
 }
 
 const USAGE = 'use attribute:asc|desc[:int|:float], comma-separated';
+/** More keys than anyone sorts by; each costs a pass over every candidate, so thousands would stall the service. */
+export const MAX_SORT_KEYS = 32;
 
 export function parseSortBy(sortBy: string): SortKey[] {
   const keys: SortKey[] = [];
   for (const item of sortBy.split(',')) {
     if (item.trim() === '') continue;
+    if (keys.length >= MAX_SORT_KEYS) throw new QueryError(`sort_by: more than ${MAX_SORT_KEYS} keys; ${USAGE}`);
     const [attribute = '', ...modifiers] = item.split(':');
     const path = attribute.split('.');
     if (attribute === '' || path.some((p) => p === '')) {
@@ -176,6 +179,11 @@ function timestampShape(v: string): number {
   if (v.length < 16 || v.length > 24 || v.charCodeAt(4) !== 45 || v.charCodeAt(13) !== 58) return -1;
   const last = v.charCodeAt(v.length - 1);
   if (last !== 90 && (last < 48 || last > 57)) return -1;
+  // After the minutes only seconds and a fraction: an offset (`+0100`, `-01:00`) makes text order differ from time order.
+  for (let i = 16; i < v.length - 1; i++) {
+    const c = v.charCodeAt(i);
+    if (c !== 58 && c !== 46 && (c < 48 || c > 57)) return -1;
+  }
   return v.length * 1024 + v.charCodeAt(10) * 2 + (last === 90 ? 1 : 0);
 }
 
