@@ -305,10 +305,13 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   rmSync(stateFile, { force: true });
 
   const { depth, keepUnresolved } = setup.resolve;
+  const datasources = readDatasources(snapshot);
   const inferOptions = {
     ...(options.resolveRelations ? { relations: options.resolveRelations } : {}),
     storyUuids: byUuid,
     schema: options.schema,
+    // A field whose values are all entry names of a datasource is typed as that datasource's names.
+    datasources: datasources.map((r) => ({ slug: r.datasource.slug, names: r.entries.map((e) => e.name) })),
     ...(depth >= 1 ? { resolution: { depth, keepUnresolved } } : {}),
   };
   let inferrer: TypeInferrer;
@@ -358,7 +361,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     types.model,
     chunkTotal,
     setup.languages,
-    readDatasources(snapshot),
+    datasources,
     readTags(snapshot, setup.view),
     setup.entryFields,
   );
@@ -525,7 +528,7 @@ function sharedFiles(
     [RUNTIME_FILE, RUNTIME_SOURCE],
     ['stories.d.ts', storiesDeclaration(chunkTotal)],
     ['index.js', indexModule(chunkTotal, languages)],
-    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes, entryFields)],
+    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes, languages, entryFields)],
     ['datasources.js', datasourcesModule(datasources)],
     ['datasources.d.ts', datasourcesDeclaration(datasources)],
     ['tags.js', tagsModule(tags)],

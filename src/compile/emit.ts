@@ -214,15 +214,29 @@ export function validMetas(metas: unknown[]): EntryMeta[] | undefined {
 
 /** chunks/entries-N.d.ts: the chunk's entries, and the component of each of its full slugs. */
 export function entriesChunkDeclaration(metas: readonly EntryMeta[]): string {
-  const slugs = new Map<string, Set<string>>();
-  for (const e of metas)
+  // By language: getStory(fullSlug, lang) finds a full slug only among the entries of that language.
+  const byLang = new Map<string, Map<string, Set<string>>>();
+  for (const e of metas) {
+    const slugs = byLang.get(e.lang) ?? byLang.set(e.lang, new Map()).get(e.lang)!;
     (slugs.get(e.full_slug) ?? slugs.set(e.full_slug, new Set()).get(e.full_slug)!).add(e.component);
-  const lines = [...slugs.keys()]
-    .sort()
-    .map((slug) => `  ${stringLiteral(slug)}: ${[...slugs.get(slug)!].sort().map(stringLiteral).join(' | ')};`);
+  }
+  const lines = [...byLang.keys()].sort().flatMap((lang) => {
+    const slugs = byLang.get(lang)!;
+    return [
+      `  ${stringLiteral(lang)}: {`,
+      ...[...slugs.keys()]
+        .sort()
+        .map((slug) => `    ${stringLiteral(slug)}: [${[...slugs.get(slug)!].sort().map(stringLiteral).join(' | ')}];`),
+      '  };',
+    ];
+  });
   return `${GENERATED_HEADER}declare const entries: import('../index.js').StoryEntry[];
 export default entries;
-/** The content type of each full slug of this chunk. */
+/**
+ * The content type of each full slug of this chunk, by language (the slug as delivered in it). In
+ * a tuple: the chunks are joined by intersection, which a slug two chunks give different content
+ * types would make never as a whole if the types were literals, not only for that slug.
+ */
 export interface Slugs {
 ${lines.join('\n')}${lines.length ? '\n' : ''}}
 `;
@@ -238,7 +252,7 @@ const entryFieldsDeclaration = (fields: readonly string[]): string =>
 const entryFieldsType = (fields: readonly string[]): string =>
   fields.length
     ? `\n/** A content value as the snapshot has it: a story its module embeds (a resolved relation) is its uuid. */
-export type Stored<V> = V extends { uuid: string; full_slug: string; content: unknown } ? string : V extends readonly (infer E)[] ? Stored<E>[] : V;
+export type Stored<V> = import("./types.js").Stored<V>;
 /** The content fields entries carry (\`entryFields\`), as the content types of C have them. */
 export type EntryFields<C extends string = ComponentName> = {
   [K in ${fields.map(stringLiteral).join(' | ')}]?: StoryOf<C>['content'] extends infer T ? T extends unknown ? K extends keyof T ? Stored<T[K]> : never : never : never;
@@ -360,6 +374,7 @@ export async function getStory(fullSlug, lang = 'default') {
 export function indexDeclaration(
   chunkTotal: number,
   storyTypes: ReadonlyMap<string, string>,
+  languages: readonly string[],
   entryFields: readonly string[] = [],
 ): string {
   const types = (name: string) => `import(${stringLiteral('./types.js')}).${name}`;
@@ -390,12 +405,22 @@ export interface StoryEntry<C extends string = ComponentName> {
   first_published_at: string | null;
   folder: string;${entryFieldsDeclaration(entryFields)}
 }${entryFieldsType(entryFields)}
-/** The content type of every full slug of the snapshot (language variants carry their prefix). */
-export type SlugComponents = ${range(chunkTotal)
-    .map((b) => `import(${stringLiteral(`./${CHUNKS.entries(b)}`)}).Slugs`)
-    .join(' & ')};
-/** Every full slug of the snapshot and its story type. */
-export type SlugMap = { [S in keyof SlugComponents]: StoryOf<SlugComponents[S] & string> };
+/** Each language's full slugs (as delivered in it), each with its content type in a tuple (see the chunks' Slugs). */
+export interface SlugsByLanguage {
+${languages
+  .map((lang) => {
+    const chunks = range(chunkTotal).map(
+      (b) =>
+        `(import(${stringLiteral(`./${CHUNKS.entries(b)}`)}).Slugs extends { ${stringLiteral(lang)}: infer X } ? X : {})`,
+    );
+    return `  ${stringLiteral(lang)}: ${chunks.join(' & ') || '{}'};`;
+  })
+  .join('\n')}
+}
+/** The content type of every full slug of the snapshot in language L, as delivered in it. */
+export type SlugComponents<L extends keyof SlugsByLanguage = ${stringLiteral(DEFAULT_LANG)}> = { [S in keyof SlugsByLanguage[L]]: SlugsByLanguage[L][S] extends [infer C] ? C : never };
+/** Every full slug of the snapshot in language L and its story type. */
+export type SlugMap<L extends keyof SlugsByLanguage = ${stringLiteral(DEFAULT_LANG)}> = { [S in keyof SlugsByLanguage[L]]: StoryOf<SlugComponents<L>[S] & string> };
 export declare const languages: string[];
 export declare const entries: StoryEntry[];
 export declare function load<C extends string>(entry: StoryEntry<C>): Promise<StoryOf<C>>;
@@ -405,8 +430,15 @@ export declare function byFolder(folder: string, lang?: string): StoryEntry[];
 export declare function byTag(tag: string, lang?: string): StoryEntry[];
 export declare function bySlug(fullSlug: string, lang?: string): StoryEntry | undefined;
 export declare function byUuid(uuid: string, lang?: string): StoryEntry | undefined;
-export declare function getStory<S extends keyof SlugMap>(fullSlug: S, lang?: string): Promise<SlugMap[S]>;
-export declare function getStory(fullSlug: string, lang?: string): Promise<${types('AnyStory')} | undefined>;
+export declare function getStory<S extends keyof SlugMap>(fullSlug: S): Promise<SlugMap[S]>;
+${languages
+  .map(
+    (lang) =>
+      `export declare function getStory<S extends keyof SlugMap<${stringLiteral(lang)}>>(fullSlug: S, lang: ${stringLiteral(lang)}): Promise<SlugMap<${stringLiteral(lang)}>[S]>;\n`,
+  )
+  .join(
+    '',
+  )}export declare function getStory(fullSlug: string, lang?: string): Promise<${types('AnyStory')} | undefined>;
 `;
 }
 

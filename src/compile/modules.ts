@@ -42,6 +42,11 @@ function encodeName(name: string): string {
   return encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD')).replaceAll('*', '%2A');
 }
 
+/** A name as one segment of a module name with only what must be encoded encoded: `%`, `/` and `*`. */
+function minimalName(name: string): string {
+  return name.replace(LONE_SURROGATE, '\uFFFD').replace(/[%/*]/g, (c) => (c === '*' ? '%2A' : encodeURIComponent(c)));
+}
+
 /**
  * The file of the module named `name` (after the prefix), relative to the output directory, or
  * undefined when no module of that form is served. Whether the file exists (a language or content
@@ -73,6 +78,19 @@ export function servedModules(
     modules.push({ name: viewModuleName(lang), file: viewFile(lang) });
     for (const component of components)
       modules.push({ name: viewModuleName(lang, component), file: viewFile(lang, component) });
+  }
+  // The plugin decodes a name (servedFile), so a name written as it is serves the same module when
+  // only `/`, `%` and `*` need encoding there (`content:index/ü`, as the README spells it): declared too.
+  const declared = new Set(modules.map((m) => m.name));
+  for (const lang of languages) {
+    const forms: Array<[string, string]> = [[`index/${minimalName(lang)}`, viewFile(lang)]];
+    for (const component of components)
+      forms.push([`index/${minimalName(lang)}/${minimalName(component)}`, viewFile(lang, component)]);
+    for (const [name, file] of forms) {
+      if (declared.has(name) || servedFile(name) !== file) continue;
+      declared.add(name);
+      modules.push({ name, file });
+    }
   }
   return modules;
 }

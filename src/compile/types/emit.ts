@@ -144,8 +144,21 @@ type Within<T, N extends number> = T extends StoryLike
   : T extends readonly (infer E)[]
     ? Within<E, N>[]
     : T extends object
-      ? { [K in keyof T]: Within<T[K], N> }
+      ? N extends 0
+        ? T extends { fieldtype: "multilink" }
+          ? "story" extends keyof T
+            ? { [K in keyof T as K extends "story" ? never : K]: Within<T[K], N> } & { story?: unknown }
+            : { [K in keyof T]: Within<T[K], N> }
+          : { [K in keyof T]: Within<T[K], N> }
+        : { [K in keyof T]: Within<T[K], N> }
       : T;
+
+/**
+ * A content value as the snapshot holds it (resolved no level deep): a story a relation embeds is
+ * its uuid, and a story link carries no resolved \`story\` (the compile resolves links only in the
+ * stories it compiles, not in those it embeds at the last level, nor in index entries).
+ */
+export type Stored<V> = Within<V, 0>;
 `;
 }
 
@@ -297,7 +310,9 @@ export function emitTypes(model: TypeModel, options: { header?: string } = {}): 
       'An asset field. An empty one is still an object, with `filename: ""` and usually `id: null`.',
     ),
   );
-  out.push('/** An asset field with nothing selected. */\nexport type EmptyAsset = Asset & { filename: "" };\n');
+  out.push(
+    '/** An asset field with nothing selected (its `filename` is `""`, or `null` in some deliveries). */\nexport type EmptyAsset = Asset & { filename: "" | null };\n',
+  );
   out.push(
     shape(
       'MultiassetItem',

@@ -28,7 +28,11 @@ export interface InferOptions {
    * snapshot, whose uuids this holds (a set, or a map keyed by uuid).
    */
   storyUuids?: { has(uuid: string): boolean };
-  /** Datasources: a field whose observed values all are entry names of one datasource gets that datasource's name union. */
+  /**
+   * Datasources: a field whose observed values all are entry names of one datasource (and few
+   * enough to be held: at most maxLiterals distinct) gets that datasource's name union. Read when
+   * the types are built, not when stories are observed: a change of entry names needs no story observed again.
+   */
   datasources?: ReadonlyArray<{ slug: string; names: readonly string[] }>;
   /** A component schema export (like components.237487.json) merged in: fields never filled still exist (optional). */
   schema?: unknown;
@@ -46,10 +50,7 @@ const DEFAULT_MAX_LITERALS = 12;
 
 /** The options that change what is recorded (not only how it is read): a state is only valid with them. */
 function fingerprint(config: ObserveConfig): string {
-  const ds = config.datasources
-    .map((d) => [d.slug, [...d.names].sort()] as const)
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return JSON.stringify({ cap: config.cap, ds });
+  return JSON.stringify({ cap: config.cap });
 }
 
 export class TypeInferrer {
@@ -63,14 +64,11 @@ export class TypeInferrer {
     state?: TypeCounts,
   ) {
     this.maxLiterals = Math.max(0, Math.floor(options.maxLiterals ?? DEFAULT_MAX_LITERALS));
-    const config: ObserveConfig = {
-      cap: this.maxLiterals,
-      datasources: (options.datasources ?? []).map((d) => ({ slug: d.slug, names: new Set(d.names) })),
-    };
+    const config: ObserveConfig = { cap: this.maxLiterals };
     const opts = fingerprint(config);
     if (state && state.opts !== opts) {
       throw new Error(
-        'TypeInferrer.fromState: the state was recorded with different maxLiterals or datasources; infer again from all stories',
+        'TypeInferrer.fromState: the state was recorded with a different maxLiterals (or by an older version); infer again from all stories',
       );
     }
     this.data = state ?? emptyState(opts);
@@ -124,7 +122,7 @@ export class TypeInferrer {
       throw new Error('TypeInferrer.merge: not a type inference state');
     }
     if (other.opts !== this.data.opts)
-      throw new Error('TypeInferrer.merge: the state was recorded with different maxLiterals or datasources');
+      throw new Error('TypeInferrer.merge: the state was recorded with a different maxLiterals');
     // What it holds is copied where this one has nothing yet (mergeState): no copy of the whole first.
     mergeState(this.data, other, this.maxLiterals);
   }

@@ -85,6 +85,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   'Related',
   'Embedded',
   'Within',
+  'Stored',
   'StoryLike',
   'Lower',
   'ResolveDepth',
@@ -211,6 +212,7 @@ export function buildModel(state: TypeCounts, opts: ModelOptions): TypeModel {
   /** Whether a uuid names a story: of the snapshot, or observed. */
   const known = (uuid: string): boolean => opts.storyUuids?.has(uuid) === true || uuid in state.stories;
   const dsNames = new Map(opts.datasources.map((d) => [d.slug, [...new Set(d.names)].sort(compare)] as const));
+  const dsSets = new Map(opts.datasources.map((d) => [d.slug, new Set(d.names)] as const));
 
   const compRef = (name: string): TypeExpr => {
     const c = comps.get(name);
@@ -275,10 +277,10 @@ export function buildModel(state: TypeCounts, opts: ModelOptions): TypeModel {
         return union(members);
       }
     }
-    if (ctx && opts.datasources.length > 0) {
-      const miss = s.dsMiss ?? {};
+    // Every value held (none past the cap) and each an entry name of the datasource.
+    if (ctx && opts.datasources.length > 0 && exact && vals.length > 0) {
       const candidates = opts.datasources
-        .filter((d) => (miss[d.slug] ?? 0) === 0)
+        .filter((d) => vals.every((v) => dsSets.get(d.slug)!.has(v)))
         .map((d) => d.slug)
         .sort((a, b) => dsNames.get(a)!.length - dsNames.get(b)!.length || compare(a, b));
       const preferred =

@@ -9,10 +9,23 @@ import type { ComponentModel } from './model.js';
  */
 export function pascalCase(raw: string): string {
   const parts = raw.split(/[^\p{ID_Continue}]+|_+/u).filter((p) => p.length > 0);
-  let name = parts.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+  let name = parts.map(capitalized).join('');
   if (name === '') name = 'Unnamed';
   if (!ID_START.test(name.charAt(0))) name = `C${name}`;
   return name;
+}
+
+/**
+ * A run with its first character in capitals, unless those are characters TypeScript may not know:
+ * the capital of an old letter can be one of a newer Unicode version than its scanner's tables
+ * (\u019b 'ƛ' -> \ua7dc, \u0264 'ɤ' -> \ua7cb), an invalid character in the declarations.
+ * Capitals below U+1C80 (Latin, Greek, Cyrillic, Armenian, Georgian, ...) are decades old.
+ */
+function capitalized(run: string): string {
+  const first = String.fromCodePoint(run.codePointAt(0)!);
+  const upper = first.toUpperCase();
+  for (const c of upper) if (c.codePointAt(0)! >= 0x1c80) return run;
+  return upper + run.slice(first.length);
 }
 
 /** Allocates names from a shared namespace; the first claimant of a base keeps it, later ones get 2, 3, ... */

@@ -35,8 +35,6 @@ export interface StrStat {
   over: number;
   /** uuid values with their counts (relation candidates only). */
   uuids?: Dict<number>;
-  /** Per datasource slug: non-empty observations that are not one of its entry names. */
-  dsMiss?: Dict<number>;
 }
 
 export interface ArrStat {
@@ -123,7 +121,6 @@ export const RICHTEXT_MARKS: ReadonlySet<string> = new Set(RICHTEXT_MARK_TYPES);
 export interface ObserveConfig {
   /** Distinct string values kept per position. */
   cap: number;
-  datasources: ReadonlyArray<{ slug: string; names: ReadonlySet<string> }>;
 }
 
 /** Where a value sits: only component fields (and their array items) can be relations or datasource values. */
@@ -335,7 +332,9 @@ export class Observer {
         const size = sizeOf(s.vals);
         bump(s.vals, value, story);
         if (!(value in s.vals)) sizes.set(s.vals, size - 1);
-      } else if (delta > 0 && sizeOf(s.vals) < this.config.cap) {
+      } else if (delta > 0 && s.over === 0 && sizeOf(s.vals) < this.config.cap) {
+        // (With values past the cap, a new one is past it too, as a full observation would count it:
+        // held in room that removals made, it would hide that the held values are not all there are.)
         sizes.set(s.vals, sizeOf(s.vals) + 1);
         s.vals[value] = story;
       } else s.over += story;
@@ -344,13 +343,6 @@ export class Observer {
     if (isUuid) {
       s.uuids ??= dict();
       if (bump(s.uuids, value, delta) && isEmpty(s.uuids)) delete s.uuids;
-    }
-    if (this.config.datasources.length > 0) {
-      s.dsMiss ??= dict();
-      for (const ds of this.config.datasources) {
-        if (!ds.names.has(value)) bump(s.dsMiss, ds.slug, delta);
-      }
-      if (isEmpty(s.dsMiss)) delete s.dsMiss;
     }
   }
 
