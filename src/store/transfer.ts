@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
+import { openForReading } from '../snapshot/transaction.js';
 import { digestOf, snapshotDigests } from './files.js';
 import {
   localVersion,
@@ -55,11 +56,22 @@ export async function push(
   dir: string,
   repair: readonly string[] = [],
 ): Promise<Transfer | undefined> {
-  const version = localVersion(dir);
-  if (!version) throw new Error(`${dir} holds no snapshot to publish`);
+  // Read as a compile reads: no commit of another writer (a dev server's sync, a second sync of
+  // the same directory) is applied while the manifest and the files are read, and one under way is
+  // waited for, so the version and its files are one snapshot. The uploads after check each file
+  // against the digest read here.
+  const reading = await openForReading(path.resolve(dir));
+  let version: ReturnType<typeof localVersion>;
+  let files: Map<string, string>;
+  try {
+    version = localVersion(dir);
+    if (!version) throw new Error(`${dir} holds no snapshot to publish`);
+    if (!repair.length && (await keeps(store, manifestKey(version, version.cv), version.partial))) return undefined;
+    files = await snapshotDigests(dir);
+  } finally {
+    await reading.close();
+  }
   const key = manifestKey(version, version.cv);
-  if (!repair.length && (await keeps(store, key, version.partial))) return undefined;
-  const files = await snapshotDigests(dir);
   // Objects the newest manifest of this kind names are in the store (prune keeps them). Every
   // other object is uploaded, even when the store has it: the upload makes it young, which
   // protects it from a prune running until this manifest is written (see prune.ts).
