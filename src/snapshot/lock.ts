@@ -27,7 +27,7 @@
  * process left behind is recognized as its and removed (`sweep`).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import { existsSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -76,6 +76,34 @@ export function processRunning(pid: number): boolean {
 export const mayBeAlive = (owner: Pick<Owner, 'host' | 'pid'>): boolean =>
   owner.host !== HOST || processRunning(owner.pid);
 
+/**
+ * A lock or mark of another host untouched for this long is a dead process's (a container killed,
+ * whose hostname never comes back): live holders touch theirs every HEARTBEAT_MS.
+ */
+export const STALE_MS = 10 * 60_000;
+const HEARTBEAT_MS = 60_000;
+
+/** Touches `file` every HEARTBEAT_MS while its holder lives; the returned function stops it. */
+function heartbeat(file: string): () => void {
+  const timer = setInterval(() => {
+    const now = new Date();
+    fs.utimes(file, now, now).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Whether the owner named by `file` may still be running: for another host's, only while it touches the file. */
+function aliveAt(owner: Pick<Owner, 'host' | 'pid'>, file: string): boolean {
+  if (!mayBeAlive(owner)) return false;
+  if (owner.host === HOST) return true;
+  try {
+    return Date.now() - statSync(file).mtimeMs <= STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
 /** Who `<dir>/<name>` names; undefined if it is not there. */
 export async function readOwner(dir: string, name: string): Promise<Owner | undefined> {
   const file = path.join(dir, name);
@@ -118,7 +146,7 @@ async function createWhole(dir: string, name: string, owner: Owner): Promise<boo
 async function breakIfStale(dir: string, name: string): Promise<boolean> {
   const stale = await readOwner(dir, name);
   if (!stale) return true;
-  if (mayBeAlive(stale)) return false;
+  if (aliveAt(stale, path.join(dir, name))) return false;
   const token = `${name}.${stale.nonce}.break`;
   const me = newOwner();
   while (!(await createWhole(dir, token, me))) {
@@ -135,10 +163,14 @@ async function breakIfStale(dir: string, name: string): Promise<boolean> {
 
 /** The writer's lock on a directory, held by this process. */
 export class WriterLock {
+  readonly #stop: () => void;
+
   private constructor(
     readonly dir: string,
     readonly owner: Owner,
-  ) {}
+  ) {
+    this.#stop = heartbeat(path.join(dir, LOCK_FILE));
+  }
 
   /** Takes the lock on `dir` (which exists), breaking a stale one; a SnapshotLockedError when a live process holds it. */
   static async take(dir: string): Promise<WriterLock> {
@@ -189,6 +221,7 @@ export class WriterLock {
 
   /** Gives the lock up (nobody else removes a live owner's lock, so it is still this one). */
   async release(): Promise<void> {
+    this.#stop();
     const current = await readOwner(this.dir, LOCK_FILE).catch(() => undefined);
     if (current?.nonce === this.owner.nonce) await fs.rm(path.join(this.dir, LOCK_FILE), { force: true });
   }
@@ -201,12 +234,16 @@ const describe = (owner: Pick<Owner, 'host' | 'pid'>): string =>
 /** Who holds the writer's lock on `dir` and may be running; undefined when nobody does. */
 export async function lockHolder(dir: string): Promise<Owner | undefined> {
   const owner = await readOwner(dir, LOCK_FILE).catch(() => undefined);
-  return owner && mayBeAlive(owner) ? owner : undefined;
+  return owner && aliveAt(owner, path.join(dir, LOCK_FILE)) ? owner : undefined;
 }
 
 /** A reader's mark on a directory, for as long as it reads. */
 export class ReaderMark {
-  private constructor(readonly file: string) {}
+  readonly #stop: () => void;
+
+  private constructor(readonly file: string) {
+    this.#stop = heartbeat(file);
+  }
 
   static async leave(dir: string): Promise<ReaderMark> {
     const file = path.join(dir, transientName(READER, newOwner()));
@@ -215,6 +252,7 @@ export class ReaderMark {
   }
 
   async remove(): Promise<void> {
+    this.#stop();
     await fs.rm(this.file, { force: true });
   }
 }
@@ -225,7 +263,7 @@ export function liveReaders(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(`${READER}~`)) continue;
     const m = TRANSIENT.exec(name);
-    if (m && !mayBeAlive({ host: m[1]!, pid: Number(m[2]) })) {
+    if (m && !aliveAt({ host: m[1]!, pid: Number(m[2]) }, path.join(dir, name))) {
       void fs.rm(path.join(dir, name), { force: true });
       continue;
     }
