@@ -40,6 +40,9 @@ export interface ResponsiveOptions {
   filters?: string;
 }
 
+/** The largest side the image service renders (a request for more is refused with 422). */
+const MAX_SIDE = 4000;
+
 const REMOTE = /^(https?:\/\/[^/]+\/f\/\d+\/(\d+)x(\d+)\/[A-Za-z0-9_-]+\/[^/?#]+)$/;
 /** A localized file's fragment: its size, then the build's renditions (`&<width>=<encoded url>`). */
 const FRAGMENT = /#(\d+)x(\d+)((?:&\d+=[^&#]*)*)$/;
@@ -99,17 +102,25 @@ export function responsiveImage(url: string, options: ResponsiveOptions = {}): I
     return pick([...made, { width: size.width, src }], options.fallbackWidth ?? made.at(-1)!.width, size, sizes);
   }
   if (!REMOTE.test(url) || !size) return { src: url, ...size };
+  // The image service renders at most MAX_SIDE pixels a side, the height following the ratio
+  // included (a 422 beyond): no rendition is asked for wider than that allows.
+  const widest = Math.max(1, Math.min(MAX_SIDE, Math.floor((MAX_SIDE * size.width) / size.height)));
   const candidates = [
-    ...new Set((options.widths ?? DEFAULT_WIDTHS).filter((w) => w > 0 && w < size.width).map(Math.round)),
+    ...new Set(
+      (options.widths ?? DEFAULT_WIDTHS).filter((w) => w > 0 && w < size.width && w <= widest).map(Math.round),
+    ),
   ].sort((a, b) => a - b);
   const filters = options.filters ? `/filters:${options.filters}` : '';
   const at = (w: number) => (w >= size.width && !filters ? url : `${url}/m/${w}x0${filters}`);
-  const fallback = Math.min(options.fallbackWidth ?? candidates.at(-1) ?? size.width, size.width);
+  // The widest candidate: the original itself, or (through the service, with filters) as wide as it renders.
+  const last = filters ? Math.min(size.width, widest) : size.width;
+  const wanted = Math.min(options.fallbackWidth ?? candidates.at(-1) ?? last, size.width);
+  const fallback = wanted >= size.width && !filters ? wanted : Math.min(wanted, widest);
   return {
     src: at(fallback),
     width: size.width,
     height: size.height,
-    srcset: [...candidates, size.width].map((w) => `${inSrcset(at(w))} ${w}w`).join(', '),
+    srcset: [...new Set([...candidates, last])].map((w) => `${inSrcset(at(w))} ${w}w`).join(', '),
     sizes,
   };
 }

@@ -406,6 +406,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       if (this.meta.watchMode) return;
       if (renditions && pipeline) {
         const { resized, cached } = await renditions.settle(pipeline.snapshotDir);
+        for (const [url, why] of renditions.unreadable)
+          logger.warn(`content-sync: images: ${url} is shown without resized copies: ${why}`);
         if (resized + cached) {
           const dir = path.relative(root, renditions.cacheDir) || '.';
           logger.info(`content-sync: images: ${resized} resized, ${cached} from the cache (${dir})`);

@@ -39,8 +39,13 @@ export interface RenditionCounts {
 const FORMATS = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' } as const;
 type Extension = keyof typeof FORMATS;
 
+/** An original the image library cannot read (cut short, empty, not an image): it keeps its own URL only. */
+class UnreadableImage extends Error {}
+
 export class Renditions {
   readonly counts: RenditionCounts = { resized: 0, cached: 0 };
+  /** Originals given no renditions because the image library could not read them, each with why. */
+  readonly unreadable = new Map<string, string>();
   /** The counts at the end of the previous build (a client and a server build share this object). */
   #settled: RenditionCounts = { resized: 0, cached: 0 };
   /** One promise per rendition for the life of the plugin: a client and a server build share them. */
@@ -67,9 +72,17 @@ export class Renditions {
     const made = await Promise.all(
       wanted.map(async (width) => {
         // One promise per rendition for the life of the plugin (a client and a server build share them).
-        const file = path.join(this.cacheDir, `q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
+        const file = path.join(this.cacheDir, `oriented-q${this.options.quality}`, `${asset.sha256}-${width}w.${ext}`);
         let making = this.#made.get(file);
-        if (!making) this.#made.set(file, (making = this.#make(original, asset, file, width, ext, ownWidth)));
+        if (!making) {
+          making = this.#make(original, asset, file, width, ext, ownWidth).catch((err: unknown) => {
+            // One broken image costs its renditions (the page shows the original), not the build.
+            if (!(err instanceof UnreadableImage)) throw err;
+            this.unreadable.set(asset.url, err.message);
+            return undefined;
+          });
+          this.#made.set(file, making);
+        }
         return (await making) === undefined ? undefined : { width, file };
       }),
     );
@@ -93,12 +106,14 @@ export class Renditions {
     if (width >= (await ownWidth())) return undefined;
     await this.#work.add(async () => {
       const sharp = await this.#sharp();
-      const bytes = await sharp(original)
+      const bytes = await sharp(original, { autoOrient: true })
         .resize({ width, withoutEnlargement: true })
         .toFormat(FORMATS[ext], { quality: this.options.quality })
         .toBuffer()
         .catch((err: Error) => {
-          throw new Error(`cannot resize ${asset.url} (${original}) to ${width} px: ${err.message}`, { cause: err });
+          throw new UnreadableImage(`cannot resize ${asset.url} (${original}) to ${width} px: ${err.message}`, {
+            cause: err,
+          });
         });
       // Written whole, then renamed: a build killed halfway leaves no torn file in the cache.
       await fs.mkdir(path.dirname(file), { recursive: true });
@@ -116,9 +131,10 @@ export class Renditions {
     const meta = await sharp(original)
       .metadata()
       .catch((err: Error) => {
-        throw new Error(`cannot resize ${asset.url} (${original}): ${err.message}`, { cause: err });
+        throw new UnreadableImage(`cannot resize ${asset.url} (${original}): ${err.message}`, { cause: err });
       });
-    return meta.width ?? asset.width;
+    // As shown (EXIF orientation), which is how the rendition is made.
+    return meta.autoOrient?.width ?? meta.width ?? asset.width;
   }
 
   #sharp() {
@@ -144,7 +160,10 @@ export class Renditions {
 
   async #prune(digests: ReadonlySet<string>): Promise<void> {
     const dirs = await fs.readdir(this.cacheDir).catch(() => [] as string[]);
-    for (const dir of dirs.filter((d) => /^q\d+$/.test(d))) {
+    // Renditions made before they were turned as their original is shown (EXIF orientation): a photo's could be sideways.
+    for (const dir of dirs.filter((d) => /^q\d+$/.test(d)))
+      await fs.rm(path.join(this.cacheDir, dir), { recursive: true, force: true });
+    for (const dir of dirs.filter((d) => /^oriented-q\d+$/.test(d))) {
       for (const name of await fs.readdir(path.join(this.cacheDir, dir))) {
         if (digests.has(name.slice(0, 64))) continue;
         await fs.rm(path.join(this.cacheDir, dir, name), { force: true });

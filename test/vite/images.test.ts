@@ -111,13 +111,19 @@ describe('build-time resizing of localized images', () => {
     for (const w of widths) expect(['480w', '960w', '1440w', '1920w']).toContain(w);
 
     // A file of an asset the snapshot no longer holds is pruned by the next build.
-    const cache = path.join(root, '.content/image-cache/q80');
+    const cache = path.join(root, '.content/image-cache/oriented-q80');
     const stale = path.join(cache, `${'0'.repeat(64)}-480w.jpg`);
     await fs.writeFile(stale, 'stale');
+    // So are renditions made before they were turned as their original is shown (EXIF orientation).
+    const [made] = await fs.readdir(cache);
+    const unoriented = path.join(cache, '..', 'q80', made!);
+    await fs.mkdir(path.dirname(unoriented));
+    await fs.writeFile(unoriented, 'perhaps sideways');
 
     const warmLog = capturingLogger();
     const warm = await buildSite(root, warmLog);
     await expect(fs.access(stale)).rejects.toThrow();
+    await expect(fs.access(unoriented)).rejects.toThrow();
     expect((await fs.readdir(cache)).length).toBe(cold.counts.resized);
     expect(warm.counts).toEqual({ resized: 0, cached: cold.counts.resized });
     expect(warmLog.text('info')).toContain(`images: 0 resized, ${cold.counts.resized} from the cache`);

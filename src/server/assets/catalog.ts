@@ -140,6 +140,14 @@ export class AssetCatalog {
         'name must be a plain file name (letters, digits, dot, dash, underscore), e.g. hero.jpg',
       );
     }
+    // The size is written in the URL (at most five digits a side): a larger one would make a URL no
+    // route serves, an asset that answers 404 for ever.
+    if (input.width > 99_999 || input.height > 99_999) {
+      throw new AssetError(
+        422,
+        `${input.name} is ${input.width}x${input.height} pixels; an asset may be at most 99999 pixels a side`,
+      );
+    }
     const hash = createHash('sha256').update(input.bytes).digest('hex').slice(0, 10);
     const origin = this.origins()[0] ?? 'https://a.local-assets.invalid';
     const path = `/f/${this.#store.space.id}/${input.width}x${input.height}/${hash}/${input.name}`;

@@ -207,10 +207,12 @@ export async function renderImage(
   ops: ImageOperations,
   format: OutputFormat,
 ): Promise<Buffer> {
-  let image = sharp(original, { limitInputPixels: 100_000_000 });
+  // Turned the way it is shown (EXIF orientation), as browsers show the original: sizes, crops and
+  // focus boxes are in those coordinates, and the rendition carries no orientation tag to undo it.
+  let image = sharp(original, { limitInputPixels: 100_000_000, autoOrient: true });
   const meta = await image.metadata();
-  let sw = meta.width ?? 0;
-  let sh = meta.height ?? 0;
+  let sw = meta.autoOrient?.width ?? meta.width ?? 0;
+  let sh = meta.autoOrient?.height ?? meta.height ?? 0;
   if (ops.crop) {
     const x2 = Math.min(ops.crop.x2, sw);
     const y2 = Math.min(ops.crop.y2, sh);
@@ -225,6 +227,12 @@ export async function renderImage(
   }
   const width = ops.width || (ops.height ? Math.max(1, Math.round((sw * ops.height) / sh)) : 0);
   const height = ops.height || (ops.width ? Math.max(1, Math.round((sh * ops.width) / sw)) : 0);
+  // A side left at 0 follows the original's ratio: bounded as a side the request names is (a 40x0 of a
+  // 1x400 strip is 40x16000, a 4000x0 of it four billion pixels).
+  if (width > MAX_OUTPUT_SIDE || height > MAX_OUTPUT_SIDE)
+    throw new ImageRequestError(
+      `${width}x${height} (the ${sw}x${sh} original at that ratio) is larger than the image service renders (at most ${MAX_OUTPUT_SIDE} pixels a side)`,
+    );
   if (width && height) {
     if (ops.fitIn) {
       image = image.resize(width, height, { fit: 'contain', background: fillColour(ops.fill) });

@@ -31,6 +31,8 @@ export interface AssetEvent {
   name: string;
 }
 
+const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+
 const FORMAT_TYPES = { webp: 'image/webp', avif: 'image/avif', png: 'image/png', jpeg: 'image/jpeg' } as const;
 
 export class AssetService {
@@ -84,7 +86,10 @@ export class AssetService {
         return 404;
       }
       const type = assetContentType(entry.name);
-      if (transform === undefined || !sharp) return this.#send(req, res, original, type, {}, truncate);
+      // An SVG opened on its own runs its scripts in this origin, where the API and the control plane
+      // answer: served sandboxed, as an image it is only drawn.
+      const extra: Record<string, string> = type === 'image/svg+xml' ? { 'content-security-policy': SVG_POLICY } : {};
+      if (transform === undefined || !sharp) return this.#send(req, res, original, type, extra, truncate);
       const ops = parseImageOperations(transform);
       const format = outputFormat(ops, type, req.headers.accept);
       const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
@@ -227,7 +232,8 @@ async function dimensions(
   const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes).metadata();
-    return { width: meta.width ?? 0, height: meta.height ?? 0 };
+    // The size it is shown at (EXIF orientation), as the image service renders it.
+    return { width: meta.autoOrient?.width ?? meta.width ?? 0, height: meta.autoOrient?.height ?? meta.height ?? 0 };
   } catch (err) {
     throw new AssetError(422, `${name} is not a readable image: ${(err as Error).message}`);
   }
