@@ -65,6 +65,7 @@ export function* spaceFiles(data: SpaceData): Generator<[string, string]> {
 /** Writes `data` as a complete space directory at `dir`, replacing what was there. */
 export async function writeSpaceDirectory(dir: string, data: SpaceData, options: WriteOptions = {}): Promise<Manifest> {
   const target = path.resolve(dir);
+  await finishSwap(target);
   const hidden = await replaceable(target);
   const parent = path.dirname(target);
   await fs.mkdir(parent, { recursive: true });
@@ -128,4 +129,27 @@ async function swapIn(staging: string, target: string, hidden: readonly string[]
   await fs.rename(staging, target);
   for (const entry of hidden) await fs.rename(path.join(old, entry), path.join(target, entry));
   await fse.remove(old);
+}
+
+/**
+ * Finishes what a write killed inside swapIn left: the old tree aside (`.<name>.staging-<hex>.old`)
+ * and no target is put back (the previous directory stands); beside a target already swapped in,
+ * the hidden entries it kept (a .git) are moved over and the rest removed.
+ */
+async function finishSwap(target: string): Promise<void> {
+  const parent = path.dirname(target);
+  const prefix = `.${path.basename(target)}.staging-`;
+  const names = await fs.readdir(parent).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(prefix) && n.endsWith('.old'))) {
+    const old = path.join(parent, name);
+    if (!(await fse.pathExists(target))) {
+      await fs.rename(old, target);
+      continue;
+    }
+    const present = new Set(await fs.readdir(target));
+    for (const entry of await fs.readdir(old))
+      if (entry.startsWith('.') && !present.has(entry))
+        await fs.rename(path.join(old, entry), path.join(target, entry));
+    await fse.remove(old);
+  }
 }

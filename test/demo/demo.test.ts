@@ -182,6 +182,18 @@ describe('where the demo is written', () => {
     );
     expect(await fs.readFile(path.join(kept, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
     expect((await fs.readdir(path.join(kept, 'stories'))).length).toBe(11);
+    // A write killed between its two renames: the old tree aside, no directory. The next write puts it
+    // back first, so its .git survives, and leaves nothing aside.
+    await fs.rename(kept, path.join(tmp, '.kept.staging-0123456789ab.old'));
+    await writeDemoSpace(kept, { stories: 12, seed: 1 });
+    expect(await fs.readFile(path.join(kept, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    expect((await fs.readdir(path.join(kept, 'stories'))).length).toBe(12);
+    // Killed after the new tree went in, before the .git moved over: moved over by the next write.
+    await fs.mkdir(path.join(tmp, '.kept.staging-ba9876543210.old'));
+    await fs.rename(path.join(kept, '.git'), path.join(tmp, '.kept.staging-ba9876543210.old', '.git'));
+    await writeDemoSpace(kept, { stories: 13, seed: 1 });
+    expect(await fs.readFile(path.join(kept, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    expect((await fs.readdir(tmp)).filter((f) => f.includes('staging'))).toEqual([]);
   });
 });
 
