@@ -44,6 +44,24 @@ function declaredModules(root: string): string[] {
   return [...names].filter((n) => n !== 'content:types');
 }
 
+/** Runs tsc --strict over `<root>/main.ts` holding `main` (with content.d.ts); its diagnostics. */
+async function checkApp(root: string, main: string): Promise<string> {
+  await fs.writeFile(path.join(root, 'main.ts'), main);
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    types: [],
+  };
+  await fs.writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, include: ['main.ts', '.content/content.d.ts'] }),
+  );
+  return (await tscProject(root)).output;
+}
+
 /** tsc's diagnostics for a module assigning each value exported by each content: module to its declared type. */
 async function valuesAgainstTypes(root: string): Promise<string> {
   const lines: string[] = [];
@@ -59,20 +77,7 @@ async function valuesAgainstTypes(root: string): Promise<string> {
     }
   }
   expect(i).toBeGreaterThan(10);
-  await fs.writeFile(path.join(root, 'check.ts'), `${lines.join('\n')}\n`);
-  const compilerOptions = {
-    strict: true,
-    noEmit: true,
-    target: 'ES2022',
-    module: 'ESNext',
-    moduleResolution: 'Bundler',
-    types: [],
-  };
-  await fs.writeFile(
-    path.join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, include: ['check.ts', '.content/content.d.ts'] }),
-  );
-  return (await tscProject(root)).output;
+  return checkApp(root, `${lines.join('\n')}\n`);
 }
 
 const storyLink = (target: number, cached: string) => ({
@@ -116,24 +121,6 @@ describe('values the compile leaves as the snapshot has them are typed so', () =
     expect(await valuesAgainstTypes(root)).toBe('');
   }, 120_000);
 });
-
-/** Runs tsc over `<root>/main.ts` (with content.d.ts); its diagnostics. */
-async function checkApp(root: string, main: string): Promise<string> {
-  await fs.writeFile(path.join(root, 'main.ts'), main);
-  const compilerOptions = {
-    strict: true,
-    noEmit: true,
-    target: 'ES2022',
-    module: 'ESNext',
-    moduleResolution: 'Bundler',
-    types: [],
-  };
-  await fs.writeFile(
-    path.join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, include: ['main.ts', '.content/content.d.ts'] }),
-  );
-  return (await tscProject(root)).output;
-}
 
 describe('getStory is typed by the language it looks in', () => {
   it('a full slug of another language is not typed as found (at runtime it is undefined)', async () => {
