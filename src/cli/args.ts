@@ -73,3 +73,16 @@ export function syncFlags(values: ParsedFlags['values']): {
   const concurrency = integer(values.concurrency as string | undefined, 'concurrency', 12, 1, 64);
   return { api, views, concurrency };
 }
+
+/** The service origin, checked before any request: an http(s) URL. `source` names where it came from. */
+export function baseUrlOf(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source} is not a URL (got "${value}"): e.g. https://api.example.com`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${source} must be an http or https URL (got "${value}")`);
+  return value;
+}

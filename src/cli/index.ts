@@ -33,7 +33,8 @@ commands:
   prepare [--config FILE] [--mode M]
          sync and compile with the options of the plugin in the project's Vite
          config (run before \`tsc\`: the generated types exist afterwards)
-  watch  --port P --secret S [--base-url URL --token T --out DIR] [--api v1|v2] [--version V] [--concurrency N]
+  watch  --port P --secret S [--host H] [--max-bytes N] [--coalesce-ms N] [--max-wait-ms N]
+         [--base-url URL --token T --out DIR] [--api v1|v2] [--version V] [--concurrency N]
          -- <build command...>
          receive webhooks, sync what they name, run the build command (one at a time)
 
@@ -98,6 +99,8 @@ async function serve(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.data) throw new UsageError('serve needs --data DIR (a space directory: see `content-sync demo`)');
+  for (const flag of ['public-token', 'preview-token'] as const)
+    if (values[flag] === '') throw new UsageError(`--${flag} must not be empty (leave it out for the default)`);
   const port = integer(values.port as string | undefined, 'port', 3210, 0, 65535);
   const latencyMs = integer(values.latency as string | undefined, 'latency', 0, 0, 60_000);
   const { FaultSpecError, parseFaultSpec, startServer } = await import('../server/index.js');

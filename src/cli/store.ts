@@ -12,7 +12,7 @@ const HELP = `usage: content-sync store prune --store s3://BUCKET/PREFIX --keep 
 
 export async function storeCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === undefined) {
+  if (sub === '--help' || sub === '-h' || sub === undefined) {
     console.log(HELP);
     return sub === undefined ? 2 : 0;
   }

@@ -14,7 +14,7 @@ import {
   sync,
   type WebhookEvent,
 } from '../sync/index.js';
-import { integer, parse, syncFlags, UsageError } from './args.js';
+import { baseUrlOf, integer, parse, syncFlags, UsageError } from './args.js';
 import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync sync --base-url URL --token T --out DIR [options]
@@ -203,19 +203,30 @@ export async function syncCommand(argv: string[]): Promise<number> {
   if (!baseUrl) throw new UsageError('sync needs --base-url URL (or CONTENT_BASE_URL)');
   if (!token) throw new UsageError('sync needs --token T (or CONTENT_TOKEN)');
   if (!out) throw new UsageError('sync needs --out DIR');
+  baseUrlOf(baseUrl, values['base-url'] !== undefined ? '--base-url' : 'CONTENT_BASE_URL');
   const { api, views, concurrency } = syncFlags(values);
   const maxResponseMb = integer(values['max-response-mb'] as string | undefined, 'max-response-mb', 64, 1, 512);
   const events = await eventsFor(values.events as string | undefined);
   const assets = assetOptions(values);
   const store = (values.store as string | undefined) ?? (process.env.CONTENT_STORE || undefined);
   const redis = (values.redis as string | undefined) ?? (process.env.CONTENT_REDIS_URL || undefined);
-  const leaseMs = integer(process.env.CONTENT_REDIS_LEASE_MS || undefined, 'CONTENT_REDIS_LEASE_MS', 0, 100, 3_600_000);
+  const leaseText = process.env.CONTENT_REDIS_LEASE_MS || undefined;
+  if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || Number(leaseText) < 100 || Number(leaseText) > 3_600_000))
+    throw new UsageError(
+      `CONTENT_REDIS_LEASE_MS must be a whole number of milliseconds from 100 to 3600000 (got "${leaseText}")`,
+    );
+  const leaseMs = leaseText === undefined ? 0 : Number(leaseText);
 
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
   const controller = new AbortController();
-  const stop = () => controller.abort(new Error('interrupted'));
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    controller.abort(new Error(`interrupted (${signal})`));
+  };
   process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     const options: SyncOptions = {
       baseUrl,
@@ -271,8 +282,13 @@ export async function syncCommand(argv: string[]): Promise<number> {
   } catch (err) {
     if (tty) process.stderr.write('\r\x1b[K');
     if (values.json) console.log(JSON.stringify({ ok: false, error: (err as Error).message }));
+    if (stoppedBy) {
+      console.error(`content-sync sync: ${stoppedBy}: stopped; the previous snapshot in ${out} is untouched`);
+      return stoppedBy === 'SIGINT' ? 130 : 143;
+    }
     throw err;
   } finally {
     process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
   }
 }

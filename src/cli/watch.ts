@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { View } from '../api/index.js';
 import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
-import { UsageError, integer, listenError, parse, syncFlags } from './args.js';
+import { UsageError, baseUrlOf, integer, listenError, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 import { count } from '../text/index.js';
 
@@ -102,6 +102,7 @@ export async function watchCommand(argv: string[]): Promise<number> {
     const token = tokenFlag ?? process.env.CONTENT_TOKEN;
     if (!baseUrl) throw new UsageError('watch --out needs --base-url URL (or CONTENT_BASE_URL)');
     if (!token) throw new UsageError('watch --out needs --token T (or CONTENT_TOKEN)');
+    baseUrlOf(baseUrl, baseUrlFlag !== undefined ? '--base-url' : 'CONTENT_BASE_URL');
     const { api, views, concurrency } = syncFlags(values);
     syncOptions = { baseUrl, token, out, api, views, concurrency };
   } else if (baseUrlFlag || tokenFlag || values.api || values.version || values.concurrency) {

@@ -264,6 +264,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // (a full compile, or one with other options, still removes the files it no longer writes).
   const last = await readState(stateFile, stamp, options.cache);
   const previous = last.state;
+  refuseForeignFiles(out, declaration, previous === undefined);
   // Without the last compile's list of files (no state yet, one deleted or unreadable, or a compile that
   // died before writing it), the modules and chunks in the directory stand for it: the files of stories
   // gone since are removed all the same. Listed now, before this compile adds its own.
@@ -512,6 +513,45 @@ function typeModel(
   return { inferrer, model: inferrer.model() };
 }
 
+/** The files a compile writes at the top of its output directory. */
+const TOP_FILES = [
+  'types.ts',
+  RUNTIME_FILE,
+  'stories.d.ts',
+  'index.js',
+  'index.d.ts',
+  'datasources.js',
+  'datasources.d.ts',
+  'tags.js',
+  'tags.d.ts',
+  'backlinks.js',
+  'backlinks.d.ts',
+];
+
+/**
+ * A compile replaces only files it wrote (each starts with GENERATED_HEADER): an output directory
+ * or declarations file that is a project's own (`--out src`, `--declaration package.json`) is
+ * refused before anything is written. The directory is looked at when no compile's state is there.
+ */
+function refuseForeignFiles(out: string, declaration: string | undefined, fresh: boolean): void {
+  const foreign = (file: string): boolean => {
+    try {
+      return !readFileSync(file, 'utf8').startsWith(GENERATED_HEADER);
+    } catch {
+      return false;
+    }
+  };
+  if (declaration !== undefined && foreign(declaration))
+    throw new Error(
+      `${declaration} was not written by content-sync: a compile replaces only its own declarations; choose another --declaration (or dir)`,
+    );
+  const theirs = fresh ? TOP_FILES.filter((name) => foreign(path.join(out, name))) : [];
+  if (theirs.length)
+    throw new Error(
+      `${out} holds files content-sync did not write (${theirs.join(', ')}): a compile writes into a new or empty directory or its own output; choose another --out (or dir)`,
+    );
+}
+
 /** The files besides the stories' modules and the chunks: types, runtime, index, datasources, tags, backlinks. */
 function sharedFiles(
   model: ReturnType<TypeInferrer['model']>,
@@ -524,7 +564,7 @@ function sharedFiles(
   const storyTypes = new Map<string, string>();
   for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
   return [
-    ['types.ts', emitTypes(model)],
+    ['types.ts', `${GENERATED_HEADER}${emitTypes(model)}`],
     [RUNTIME_FILE, RUNTIME_SOURCE],
     ['stories.d.ts', storiesDeclaration(chunkTotal)],
     ['index.js', indexModule(chunkTotal, languages)],

@@ -619,6 +619,36 @@ function childrenOfFolder(state: SnapshotState, folderId: number): number[] | un
   return [...state.stories.values()].filter((s) => s.full_slug.startsWith(prefix)).map((s) => s.id);
 }
 
+/** The names a snapshot directory holds besides hidden ones (the staging, the lock). */
+const SNAPSHOT_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);
+
+/**
+ * A sync writes only into a new or empty directory or an earlier snapshot: a directory holding
+ * someone's files (a project's `public/` with its own manifest.json) is refused, untouched.
+ */
+async function refuseForeignDirectory(out: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(out);
+  } catch {
+    return; // missing (created by the commit) or not a directory (the transaction says so)
+  }
+  const foreign = entries.filter((e) => !e.startsWith('.') && !SNAPSHOT_NAMES.has(e));
+  let manifestForeign = false;
+  if (entries.includes(FILES.manifest)) {
+    try {
+      const m = JSON.parse(await fs.readFile(path.join(out, FILES.manifest), 'utf8')) as unknown;
+      manifestForeign = typeof m !== 'object' || m === null || !('cv' in m) || !('space' in m);
+    } catch {
+      // Unreadable: a damaged snapshot, which a sync repairs.
+    }
+  }
+  if (foreign.length || manifestForeign)
+    throw new SyncError(
+      `${out} holds files that are not a snapshot's (${(manifestForeign ? [FILES.manifest, ...foreign] : foreign).slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}): a sync writes only into a new or empty directory or an earlier snapshot; choose another --out (or dir)`,
+    );
+}
+
 export async function sync(options: SyncOptions): Promise<SyncResult> {
   const started = performance.now();
   const now = options.now ?? (() => new Date());
@@ -632,6 +662,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...options.client,
   });
+  await refuseForeignDirectory(out);
   const maxPasses = options.maxPasses ?? 5;
   const progress: SyncProgress = {
     phase: 'space',

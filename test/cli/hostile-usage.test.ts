@@ -1,0 +1,142 @@
+/**
+ * The command line against what a user can get wrong: someone else's files as --out or --declaration,
+ * base URLs that are no http(s) URL, a sync stopped by a signal, empty or malformed values.
+ * Each test runs the real CLI (from source) against the real local service.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, runCli, spawnCli } from '../helpers/cli.js';
+import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let slow: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ latencyMs: 150 });
+  slow = await startTestServer({ latencyMs: 3_000 });
+  dir = mkdtempSync(path.join(tmpdir(), 'cs-hostile-usage-'));
+});
+afterAll(async () => {
+  await server?.close();
+  await slow?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const syncArgs = (out: string) => ['sync', '--base-url', server.url, '--token', PUBLIC, '--out', out];
+
+describe("content-sync with other people's files", () => {
+  it('sync refuses a directory holding files that are not a snapshot, leaving them untouched', async () => {
+    const pub = path.join(dir, 'public');
+    mkdirSync(pub);
+    const manifest = '{"name":"My PWA","icons":[]}\n';
+    writeFileSync(path.join(pub, 'manifest.json'), manifest);
+    writeFileSync(path.join(pub, 'index.html'), '<!doctype html>\n');
+    const r = await runCli(syncArgs(pub));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not a snapshot/);
+    expect(readFileSync(path.join(pub, 'manifest.json'), 'utf8')).toBe(manifest);
+    expect(readdirSync(pub).sort()).toEqual(['index.html', 'manifest.json']);
+  }, 120_000);
+
+  it('compile refuses to overwrite a project file in --out or at --declaration', async () => {
+    const snap = path.join(dir, 'snap-for-compile');
+    expect((await runCli(syncArgs(snap))).code).toBe(0);
+    const src = path.join(dir, 'proj', 'src');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(path.join(src, 'index.js'), 'console.log("my app");\n');
+    const r = await runCli(['compile', '--snapshot', snap, '--out', src]);
+    expect(r.code).not.toBe(0);
+    expect(readFileSync(path.join(src, 'index.js'), 'utf8')).toBe('console.log("my app");\n');
+
+    const pkg = path.join(dir, 'proj', 'package.json');
+    writeFileSync(pkg, '{"name":"mine"}\n');
+    const d = await runCli(['compile', '--snapshot', snap, '--out', path.join(dir, 'mods'), '--declaration', pkg]);
+    expect(d.code).not.toBe(0);
+    expect(readFileSync(pkg, 'utf8')).toBe('{"name":"mine"}\n');
+  }, 120_000);
+});
+
+describe('content-sync base URLs', () => {
+  it('sync refuses a base URL that is not http(s) at once, as a usage error naming the flag', async () => {
+    const started = performance.now();
+    const r = await runCli(['sync', '--base-url', 'ftp://example.com', '--token', 't', '--out', path.join(dir, 'ftp')]);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--base-url/);
+  }, 120_000);
+
+  it('watch --out refuses a base URL that is not a URL when it starts, not at every webhook', async () => {
+    const child = spawnCli([
+      'watch',
+      '--port',
+      '0',
+      '--secret',
+      's',
+      '--out',
+      path.join(dir, 'w'),
+      '--base-url',
+      'notaurl',
+      '--token',
+      't',
+      '--',
+      process.execPath,
+      '-e',
+      '0',
+    ]);
+    const timer = setTimeout(() => child.kill('SIGTERM'), 8_000);
+    const r = await collect(child);
+    clearTimeout(timer);
+    expect(r.stdout).not.toMatch(/listening on/);
+    expect(r.code).toBe(2);
+  }, 120_000);
+});
+
+describe('content-sync signals', () => {
+  it('sync stopped by SIGTERM ends as 143 and leaves no staging behind', async () => {
+    const out = path.join(dir, 'term');
+    const child = spawnCli(['sync', '--base-url', slow.url, '--token', PUBLIC, '--out', out]);
+    const done = collect(child);
+    await new Promise((r) => setTimeout(r, 2_500));
+    child.kill('SIGTERM');
+    const r = await done;
+    expect(r.code).toBe(143);
+    expect(existsSync(path.join(out, '.txn'))).toBe(false);
+  }, 120_000);
+
+  it('sync stopped by SIGINT exits 130', async () => {
+    const child = spawnCli(['sync', '--base-url', slow.url, '--token', PUBLIC, '--out', path.join(dir, 'int')]);
+    const done = collect(child);
+    await new Promise((r) => setTimeout(r, 2_500));
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+  }, 120_000);
+});
+
+describe('content-sync small things', () => {
+  it('serve refuses an empty token (which would lock every reader out)', async () => {
+    const data = path.join(dir, 'space');
+    expect((await runCli(['demo', '--out', data, '--stories', '10'])).code).toBe(0);
+    const child = spawnCli(['serve', '--data', data, '--port', '0', '--public-token', '']);
+    const timer = setTimeout(() => child.kill('SIGTERM'), 8_000);
+    const r = await collect(child);
+    clearTimeout(timer);
+    expect(r.code).toBe(2);
+  }, 120_000);
+
+  it('a malformed CONTENT_REDIS_LEASE_MS is named as the variable, not as a flag', async () => {
+    const r = await runCli(syncArgs(path.join(dir, 'lease')), { CONTENT_REDIS_LEASE_MS: 'abc' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('--CONTENT_REDIS_LEASE_MS');
+    expect(r.stderr).toContain('CONTENT_REDIS_LEASE_MS');
+  }, 120_000);
+
+  it('store -h prints its help', async () => {
+    const r = await runCli(['store', '-h']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: content-sync store prune/);
+  }, 120_000);
+});
