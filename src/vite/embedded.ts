@@ -106,7 +106,9 @@ export class EmbeddedService {
         assetUrls: 'self',
         log: (line) => log.warn(`content-sync service: ${line}`),
       });
-    const { space, digests } = await readDirectory(data);
+    const { space, digests } = await readDirectory(data).catch((err: Error) => {
+      throw new PipelineError(`vite-plugin-content-sync: option "embedded.data": ${err.message}`, { cause: err });
+    });
     // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
     const server = embedded.port
       ? await startAt(space, embedded.port).catch((err: NodeJS.ErrnoException) => {

@@ -18,6 +18,16 @@ export const ApiVersion = z.enum(['v1', 'v2']);
 export const ContentView = z.enum(['published', 'draft']);
 export const LinkMode = z.enum(['url', 'story', 'link']);
 
+/** The longest delay Node's timers keep (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Ports fetch refuses to connect to ("bad port", the Fetch standard's list): no sync could reach a service there. */
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 const WEBHOOK_DEFAULTS = { path: '/__content-sync/webhook', maxBytes: 64 * 1024, coalesceMs: 0, maxWaitMs: 2000 };
 
 /** The dev server's webhook endpoint (option `webhook`). */
@@ -26,7 +36,10 @@ const webhookShape = {
    * The path the endpoint answers `POST` on.
    * @default '/__content-sync/webhook'
    */
-  path: z.string().startsWith('/').default(WEBHOOK_DEFAULTS.path),
+  path: z
+    .string()
+    .regex(/^\/[^?#\s]+$/, 'must be a path such as /__content-sync/webhook (not "/", no query)')
+    .default(WEBHOOK_DEFAULTS.path),
   /**
    * The webhook secret. Without one, the endpoint is off (404), unless `embedded.admin` is on:
    * then it takes only what the embedded service posts, signed with a secret the plugin makes.
@@ -43,12 +56,12 @@ const webhookShape = {
    * syncs at once; those arriving while a sync runs still make one next sync.
    * @default 0
    */
-  coalesceMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.coalesceMs),
+  coalesceMs: z.number().int().min(0).max(MAX_TIMER_MS).default(WEBHOOK_DEFAULTS.coalesceMs),
   /**
    * A steady stream of webhooks still syncs this many ms after its first (at least `coalesceMs`).
    * @default 2000
    */
-  maxWaitMs: z.number().int().min(0).default(WEBHOOK_DEFAULTS.maxWaitMs),
+  maxWaitMs: z.number().int().min(0).max(MAX_TIMER_MS).default(WEBHOOK_DEFAULTS.maxWaitMs),
 };
 const WebhookOptions: z.ZodObject<typeof webhookShape, z.core.$strict> = z.strictObject(webhookShape);
 
@@ -99,7 +112,13 @@ const embeddedShape = {
    * delivers asset URLs at its own origin, which a snapshot then holds).
    * @default 0
    */
-  port: z.number().int().min(0).max(65535).default(0),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .refine((p) => !FETCH_BAD_PORTS.has(p), 'fetch refuses to connect to this port (a "bad port"): choose another')
+    .default(0),
 };
 const EmbeddedOptions: z.ZodObject<typeof embeddedShape, z.core.$strict> = z.strictObject(embeddedShape);
 
@@ -138,7 +157,9 @@ const optionShape = {
    * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`).
    * @default process.env.CONTENT_BASE_URL
    */
-  baseUrl: z.url({ error: 'baseUrl must be a URL such as https://api.example.com' }).optional(),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL such as https://api.example.com' })
+    .optional(),
   /**
    * The access token (a preview token for `version: 'draft'`). Never written to the output.
    * @default process.env.CONTENT_TOKEN
@@ -245,7 +266,7 @@ const optionShape = {
    * Poll the cache version every N ms (at least 250) in dev, when webhooks cannot reach the machine.
    * @default undefined (no polling)
    */
-  pollMs: z.number().int().min(250).optional(),
+  pollMs: z.number().int().min(250).max(MAX_TIMER_MS).optional(),
   /**
    * `auto`: sync, and build from the existing snapshot with a loud warning when the API cannot
    * be reached; `true`: never sync, use the snapshot as it is; `false`: fail without the API.

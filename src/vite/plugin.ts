@@ -182,10 +182,17 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     config(config) {
       // The plugin writes the generated modules itself and reloads them: the watcher need not.
-      const dir = path.resolve(config.root ?? process.cwd(), options.dir);
+      // `server.watch: null` turns watching off: an object merged into it would turn it on again.
+      if (config.server?.watch === null) return;
+      const viteRoot = path.resolve(config.root ?? process.cwd());
+      const dir = path.resolve(viteRoot, options.dir);
       const ignored = config.server?.watch?.ignored;
       const list = Array.isArray(ignored) ? ignored : ignored ? [ignored] : [];
-      return { server: { watch: { ignored: [...list, `${dir}/**`] } } };
+      // What it writes there, not the whole directory: `dir` may hold the app's own files (`dir: 'src'`).
+      const written = ['snapshot', 'modules', 'image-cache'].map((sub) => `${path.join(dir, sub)}/**`);
+      // The embedded space directory too: the plugin watches it itself (space-watch.ts).
+      if (options.embedded) written.push(`${path.resolve(viteRoot, options.embedded.data)}/**`);
+      return { server: { watch: { ignored: [...list, ...written] } } };
     },
 
     configResolved(config) {
@@ -304,8 +311,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           })
         : undefined;
 
-      server.middlewares.use(options.webhook.path, (req, res, next) => {
-        if (req.method !== 'POST') return next();
+      // Its path alone (connect's mount would also take every path under it: every POST, at "/").
+      server.middlewares.use((req, res, next) => {
+        if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== options.webhook.path) return next();
         if (!endpoint)
           return answer(res, 404, {
             error: 'webhooks are off: set the webhook.secret option or CONTENT_WEBHOOK_SECRET',
@@ -343,8 +351,12 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       routeWebhook();
       server.httpServer?.once('listening', () => {
         const url = server.resolvedUrls?.local[0];
-        if (!secret || !url) return;
-        open.webhook = { url: new URL(options.webhook.path, url).toString(), secret };
+        if (!secret) return;
+        // Over https (a certificate Node need not trust) or with no loopback URL (a LAN address alone), a post
+        // of the service could not reach this server: its changes are handed over in this process instead.
+        open.webhook = url?.startsWith('http:')
+          ? { url: new URL(options.webhook.path, url).toString(), secret }
+          : { deliver: (payload) => deliverInProcess(payload, batcher, logger) };
         routeWebhook();
       });
     },
