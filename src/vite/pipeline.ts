@@ -112,7 +112,12 @@ export class ContentPipeline {
     const embedded = this.options.embedded;
     if (embedded) {
       const data = path.resolve(this.root, embedded.data);
-      if (!(options.borrow && (await this.#borrowService(data)))) await this.#startEmbedded(data);
+      if (options.borrow) {
+        if (!(await this.#borrowService(data))) await this.#startEmbedded(data);
+      } else {
+        await this.#refuseSecondService(data);
+        await this.#startEmbedded(data);
+      }
     } else {
       this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
       this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
@@ -150,6 +155,23 @@ export class ContentPipeline {
         `over ${path.relative(this.root, data) || '.'} (a dev server of this project, say)`,
     );
     return true;
+  }
+
+  /**
+   * A dev server runs its own service, unless another process of the project already serves the
+   * same directory into this content directory (a second dev server, or one started while a build
+   * runs): started anyway, it would read the whole space again on another port, rewriting every
+   * asset URL of the snapshot the other one serves to a port that closes with it, and dropping the
+   * edits made through the other's control plane.
+   */
+  async #refuseSecondService(data: string): Promise<void> {
+    const running = await runningService(serviceFileOf(this.#dir), data, this.#shape);
+    if (!running || running.pid === process.pid) return;
+    throw new PipelineError(
+      `vite-plugin-content-sync: process ${running.pid} already serves ${path.relative(this.root, data) || '.'} at ${running.url} ` +
+        `into ${path.relative(this.root, this.#dir) || '.'} (another dev server of this project, or a build): stop it first, ` +
+        `or give this one another "dir"`,
+    );
   }
 
   /** What shapes the snapshot this pipeline syncs: another process's service is borrowed only when it is the same. */

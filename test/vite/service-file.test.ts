@@ -2,6 +2,7 @@
  * The project's service file: a second pipeline's service does not take the entry of a first one
  * whose process runs, and only a live service answering with a space is borrowed.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -110,6 +111,47 @@ describe('a build that borrowed a service that went away', () => {
     } finally {
       await pipeline.close();
       await other.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('a dev server beside another process serving the same content', () => {
+  it('refuses to start a second service over it (it would rewrite the snapshot the other serves), naming the process', async () => {
+    clearContentEnv();
+    const root = await fs.mkdtemp(path.join(dir, 'second-'));
+    const data = path.join(root, 'space');
+    await writeDemoSpace(data, { stories: 10 });
+    const other = await startServer({
+      space: await readSpaceDirectory(data),
+      publicToken: PUBLIC_TOKEN,
+      previewToken: 'preview',
+      rateLimit: false,
+      assetUrls: 'self',
+    });
+    // The other process: alive for the test's length.
+    const holder = spawn('sleep', ['60'], { stdio: 'ignore' });
+    await fs.mkdir(path.join(root, '.content'), { recursive: true });
+    await fs.writeFile(
+      path.join(root, '.content', 'service.json'),
+      JSON.stringify(
+        entry({ url: other.url, data, pid: holder.pid!, shape: JSON.stringify(['published', 'v2', null]) }),
+      ),
+    );
+    const pipeline = new ContentPipeline(parseOptions({ embedded: { data: 'space' } }), root, capturingLogger());
+    try {
+      await expect(pipeline.start()).rejects.toThrow(
+        new RegExp(`process ${holder.pid} already serves space at ${other.url} into \\.content .*another "dir"`),
+      );
+      expect(pipeline.server).toBeUndefined();
+      // Once that process is gone, the dev server starts its own.
+      holder.kill();
+      await new Promise((resolve) => holder.once('exit', resolve));
+      await pipeline.start();
+      expect(pipeline.server).toBeDefined();
+    } finally {
+      holder.kill();
+      await pipeline.close();
+      await other.close();
     }
   });
 });
