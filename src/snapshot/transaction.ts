@@ -212,6 +212,7 @@ export async function openForReading(dir: string, waitMs = WAIT_FOR_COMMIT_MS): 
     const mark = await ReaderMark.leave(dir).catch((err: NodeJS.ErrnoException) => {
       // A directory this process may not write (a read-only copy): nobody else writes it either, as a rule.
       if (err.code === 'EROFS' || err.code === 'EACCES' || err.code === 'EPERM') return undefined;
+      if (err.code === 'ENOTDIR') throw new Error(`${dir} is a file, not a snapshot or space directory`);
       throw err;
     });
     if (!committing(dir)) return { close: async () => mark?.remove() };

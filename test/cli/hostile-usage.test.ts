@@ -117,6 +117,18 @@ describe('content-sync signals', () => {
 });
 
 describe('content-sync small things', () => {
+  it('serve --data and compile --snapshot naming a file say so (not ENOTDIR of a file of their own)', async () => {
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'not a directory\n');
+    const served = await runCli(['serve', '--data', file, '--port', '0']);
+    expect(served.code).not.toBe(0);
+    expect(served.stderr).toContain(`${file} is a file, not a snapshot or space directory`);
+    const compiled = await runCli(['compile', '--snapshot', file, '--out', path.join(dir, 'out-of-a-file')]);
+    expect(compiled.code).not.toBe(0);
+    expect(compiled.stderr).toContain(`${file} is a file, not a snapshot or space directory`);
+    expect(readFileSync(file, 'utf8')).toBe('not a directory\n');
+  });
+
   it('serve refuses an empty token (which would lock every reader out)', async () => {
     const data = path.join(dir, 'space');
     expect((await runCli(['demo', '--out', data, '--stories', '10'])).code).toBe(0);
