@@ -338,6 +338,12 @@ export function parseOptions(input: unknown): ResolvedOptions {
       `vite-plugin-content-sync: option "${where}": ${missing ? `required (${issue.expected})` : issue.message}`,
     );
   }
+  // The embedded service is the API: a base URL or token given beside it would be ignored without a word.
+  const { embedded, baseUrl, token } = result.data;
+  if (embedded && (baseUrl !== undefined || token !== undefined))
+    throw new OptionsError(
+      `vite-plugin-content-sync: option "${baseUrl !== undefined ? 'baseUrl' : 'token'}": the embedded service is the API when "embedded" is set; remove one of the two`,
+    );
   return result.data;
 }
 

@@ -46,6 +46,17 @@ describe('plugin options', () => {
     expect((error as Error).message).toContain('resolveLink');
   });
 
+  it('refuses a base URL or token beside the embedded service (they would be ignored)', () => {
+    const embedded = { data: 'content/space' };
+    expect(() => contentSync({ embedded, baseUrl: 'https://api.example.com' })).toThrow(
+      /option "baseUrl": the embedded service is the API when "embedded" is set/,
+    );
+    expect(() => contentSync({ embedded, token: 'real-token' })).toThrow(
+      /option "token": the embedded service is the API/,
+    );
+    expect(() => contentSync({ embedded })).not.toThrow();
+  });
+
   it('refuses an unknown key inside webhook and names it', () => {
     expect(() => contentSync({ webhook: { secrets: 'x' } } as never)).toThrow(/secrets/);
   });
