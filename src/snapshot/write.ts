@@ -4,7 +4,7 @@
  * the new one, and a crash leaves the old one in place.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import fse from 'fs-extra';
 import { FILES, FORMAT_VERSION, type Manifest, type SpaceData } from './format.js';
@@ -107,7 +107,7 @@ async function replaceable(target: string): Promise<string[]> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
     if (code === 'ENOTDIR')
-      throw new Error(`${target} is a file: a space directory is written only where there is none`);
+      throw new Error(`${fileOnTheWay(target)} is a file: a space directory is written only where there is none`);
     throw err;
   }
   const hidden = entries.filter((e) => e.startsWith('.'));
@@ -152,4 +152,11 @@ async function finishSwap(target: string): Promise<void> {
         await fs.rename(path.join(old, entry), path.join(target, entry));
     await fse.remove(old);
   }
+}
+
+/** The path itself or the first of its parents that exists, for a path that ENOTDIR says goes through a file. */
+function fileOnTheWay(target: string): string {
+  let at = target;
+  while (!existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
 }

@@ -160,6 +160,9 @@ describe('where the demo is written', () => {
       /theirs holds other files and is not a space directory \(no space\.json\).*choose a new directory/,
     );
     expect(await fs.readdir(theirs)).toEqual(['playground.json']);
+    // Under a file: that file is named, not the path that would go through it.
+    const afile = path.join(theirs, 'playground.json');
+    await expect(writeDemoSpace(path.join(afile, 'sub'), { stories: 10 })).rejects.toThrow(`${afile} is a file:`);
     expect((await fs.readdir(tmp)).filter((f) => f.includes('staging'))).toEqual([]);
     // An empty directory, then the space directory it became: written, readable as mkdir makes them.
     const empty = path.join(tmp, 'empty');
