@@ -26,7 +26,7 @@
  * output directory (output.ts) and the backlinks (backlinks.ts); this module
  * runs them in order.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Tag, View } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
@@ -534,11 +534,20 @@ const TOP_FILES = [
  * refused before anything is written. The directory is looked at when no compile's state is there.
  */
 function refuseForeignFiles(out: string, declaration: string | undefined, fresh: boolean): void {
+  // Only the header is read: the declarations are looked at on every compile, and can be large.
+  const header = Buffer.from(GENERATED_HEADER);
   const foreign = (file: string): boolean => {
+    let fd: number;
     try {
-      return !readFileSync(file, 'utf8').startsWith(GENERATED_HEADER);
+      fd = openSync(file, 'r');
     } catch {
       return false;
+    }
+    try {
+      const start = Buffer.alloc(header.length);
+      return readSync(fd, start, 0, header.length, 0) < header.length || !start.equals(header);
+    } finally {
+      closeSync(fd);
     }
   };
   if (declaration !== undefined && foreign(declaration))

@@ -62,16 +62,17 @@ export async function push(
   // against the digest read here.
   const reading = await openForReading(path.resolve(dir));
   let version: ReturnType<typeof localVersion>;
+  let key: string;
   let files: Map<string, string>;
   try {
     version = localVersion(dir);
     if (!version) throw new Error(`${dir} holds no snapshot to publish`);
-    if (!repair.length && (await keeps(store, manifestKey(version, version.cv), version.partial))) return undefined;
+    key = manifestKey(version, version.cv);
+    if (!repair.length && (await keeps(store, key, version.partial))) return undefined;
     files = await snapshotDigests(dir);
   } finally {
     await reading.close();
   }
-  const key = manifestKey(version, version.cv);
   // Objects the newest manifest of this kind names are in the store (prune keeps them). Every
   // other object is uploaded, even when the store has it: the upload makes it young, which
   // protects it from a prune running until this manifest is written (see prune.ts).
