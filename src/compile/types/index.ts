@@ -4,7 +4,7 @@
  */
 import type { Story } from '../../api/index.js';
 import { emitTypes } from './emit.js';
-import { buildModel } from './model.js';
+import { buildModel } from './build-model.js';
 import type { TypeModel } from './model.js';
 import { parseSchema } from './schema.js';
 import type { Schema } from './schema.js';

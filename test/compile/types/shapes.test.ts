@@ -245,3 +245,15 @@ describe('names', () => {
     expect(after).toContainEqual(['Article', 'Article2Content']);
   });
 });
+
+describe('content keys named like Object.prototype members', () => {
+  it('types a nested object key `__proto__` by its values (a plain object inherits one)', () => {
+    const m = infer([
+      story({ component: 'page', meta: JSON.parse('{"__proto__": "x", "constructor": 1, "title": "t"}') }),
+      story({ component: 'page', meta: JSON.parse('{"__proto__": "y", "constructor": 2, "title": "u"}') }),
+    ]);
+    expect(field(m, 'page', 'meta').replace(/\s+/g, ' ')).toBe(
+      '{ "__proto__": string; constructor: number; title: string; }',
+    );
+  });
+});
