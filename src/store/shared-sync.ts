@@ -2,8 +2,7 @@
  * A sync that shares its snapshot with other builders through a store. Anything the store does wrong (unreachable, damaged) costs sharing, never the
  * snapshot: the sync goes to the API and says so.
  */
-import { ContentClient } from '../client/index.js';
-import { type SyncOptions, type SyncResult, sync } from '../sync/index.js';
+import { type SyncOptions, type SyncResult, sync, syncClient } from '../sync/index.js';
 import { localVersion, manifestKey, newestManifest, type SnapshotKind } from './manifest.js';
 import type { ObjectStore } from './s3.js';
 import { pull, push, StoreIntegrityError, type Transfer } from './transfer.js';
@@ -28,14 +27,7 @@ const sameViews = (a: readonly string[], b: readonly string[]): boolean =>
 
 /** The space as the API has it now (one request): its id and cache version. */
 async function currentSpace(options: SyncOptions): Promise<{ id: number; version: number }> {
-  const client = new ContentClient({
-    baseUrl: options.baseUrl,
-    token: options.token,
-    api: options.api ?? 'v2',
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...options.client,
-  });
-  return client.space();
+  return syncClient(options).space();
 }
 
 /**

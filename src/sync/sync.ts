@@ -649,19 +649,24 @@ async function refuseForeignDirectory(out: string): Promise<void> {
     );
 }
 
-export async function sync(options: SyncOptions): Promise<SyncResult> {
-  const started = performance.now();
-  const now = options.now ?? (() => new Date());
-  const views: View[] = [...new Set(options.views ?? ['published'])].sort().reverse() as View[];
-  if (!views.length) throw new SyncError('no view to sync; choose published, draft or both');
-  const out = path.resolve(options.out);
-  const client = new ContentClient({
+/** The client a sync with these options reads the space through. */
+export function syncClient(options: SyncOptions): ContentClient {
+  return new ContentClient({
     baseUrl: options.baseUrl,
     token: options.token,
     api: options.api ?? 'v2',
     ...(options.signal ? { signal: options.signal } : {}),
     ...options.client,
   });
+}
+
+export async function sync(options: SyncOptions): Promise<SyncResult> {
+  const started = performance.now();
+  const now = options.now ?? (() => new Date());
+  const views: View[] = [...new Set(options.views ?? ['published'])].sort().reverse() as View[];
+  if (!views.length) throw new SyncError('no view to sync; choose published, draft or both');
+  const out = path.resolve(options.out);
+  const client = syncClient(options);
   await refuseForeignDirectory(out);
   const maxPasses = options.maxPasses ?? 5;
   const progress: SyncProgress = {
