@@ -660,9 +660,21 @@ export function syncClient(options: SyncOptions): ContentClient {
   });
 }
 
+/** What every pass of one sync shares: its options, client, clock and progress. */
+interface SyncRun {
+  options: SyncOptions;
+  /** The snapshot directory, absolute. */
+  out: string;
+  views: View[];
+  client: ContentClient;
+  started: number;
+  now: () => Date;
+  progress: SyncProgress;
+  report: () => void;
+}
+
 export async function sync(options: SyncOptions): Promise<SyncResult> {
   const started = performance.now();
-  const now = options.now ?? (() => new Date());
   const views: View[] = [...new Set(options.views ?? ['published'])].sort().reverse() as View[];
   if (!views.length) throw new SyncError('no view to sync; choose published, draft or both');
   const out = path.resolve(options.out);
@@ -680,6 +692,16 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     progress.requests = client.stats.requests;
     options.onProgress?.(progress);
   };
+  const run: SyncRun = {
+    options,
+    out,
+    views,
+    client,
+    started,
+    now: options.now ?? (() => new Date()),
+    progress,
+    report,
+  };
 
   for (let passNo = 1; ; passNo++) {
     // The lock first: the state read next is then the one this sync's commit replaces.
@@ -693,168 +715,246 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       },
     });
     try {
-      return await syncPass(txn, passNo);
+      return await syncPass(run, txn, passNo);
     } catch (err) {
       await txn.abort();
-      // Answers that do not add up: content changed while it was read (where no cache version tells), or a service that lies.
-      const unsure =
-        err instanceof InconsistentListing || err instanceof MismatchedAnswer || err instanceof UntrustedCount;
-      if ((err instanceof Moved || unsure) && passNo < maxPasses) continue;
+      if (passAgain(err) && passNo < maxPasses) continue;
       forgetState(out);
-      if (err instanceof Moved) {
-        throw new SyncError(
-          `published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`,
-        );
-      }
-      if (err instanceof InconsistentListing) {
-        throw new SyncError(
-          `${err.message}, in each of ${maxPasses} passes (its pages overlap: the space kept changing, or the service repeats itself); nothing was concluded from it and the previous snapshot in ${out} is untouched; try again`,
-        );
-      }
-      if (err instanceof MismatchedAnswer || err instanceof UntrustedCount) {
-        throw new SyncError(
-          `${err.message}, in each of ${maxPasses} passes; nothing was concluded from it and the previous snapshot in ${out} is untouched; try again, and if it persists, what answers for the service (a proxy, a cache) is not answering what it is asked`,
-        );
-      }
-      throw err;
+      throw givenUp(err, maxPasses, out);
     }
   }
+}
 
-  async function syncPass(txn: SnapshotTransaction, passNo: number): Promise<SyncResult> {
-    // Read even with --full: the old index names the files of stories that are gone.
-    const state = await loadState(out);
-    progress.phase = 'space';
-    progress.stories = 0;
-    progress.storiesTotal = undefined;
-    const space = await client.space();
-    report();
-    if (state) {
-      if (state.manifest.space.id !== space.id) {
-        throw new SyncError(
-          `the token reads space ${space.id} (${space.name}) but ${out} holds a snapshot of space ${state.manifest.space.id} (${state.manifest.space.name}); use another --out directory or the token of that space`,
-        );
-      }
-    }
-    const changed = state && shapeChange(state.manifest, client.api, views, space);
-    const sameShape = state !== undefined && changed === undefined;
-    // A cache version lower than the snapshot's: the space went back (restored, or a local service
-    // restarted without the edits made through its control plane). A census asks what was published
-    // since, and events name what changed since: neither sees content that went back, so all is read.
-    const wentBack = state !== undefined && space.version < state.manifest.cv;
-    // Events naming stories or datasources narrow the sync to them. Asset events alone (a replaced
-    // asset changes no story) have the held files asked after again, with asset downloads, and
-    // narrow nothing: the sync looks for changes as one without events would (a census), except
-    // where that would read the whole space (the draft view), where the events are known to name
-    // every change there is, or where there is no change to look for and files to ask after (the
-    // last complete sync is at the space's version).
-    const events = options.events ?? [];
-    const assetEvents = events.some(isAssetEvent);
-    const revalidating = options.assets !== undefined && assetEvents;
-    /** The last sync that read every change is at the space's version: nothing changed since. */
-    const current = state !== undefined && lastCompleteOf(state.manifest).cv === space.version;
-    const narrowing =
-      events.some((e) => !isAssetEvent(e)) ||
-      (assetEvents && (views.includes('draft') || options.eventsNameEverything === true || (revalidating && current)));
-    const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
-    // Said with a full sync the snapshot did not ask for (its views, say, change with it).
-    const why =
-      changed ??
-      (wentBack ? `the space's version went back (${space.version}, the snapshot's ${state!.manifest.cv})` : undefined);
-    const fullBecause = state && !options.full ? why : undefined;
-    const result = (mode: SyncResult['mode'], pass?: Pass, tagsChanged = false): SyncResult => ({
-      mode,
-      ...(mode === 'full' && fullBecause ? { fullBecause } : {}),
-      space,
-      cv: space.version,
-      counts: {
-        stories: pass ? pass.stories.size : state!.stories.size,
-        datasources: pass ? pass.datasources.size : state!.datasources.size,
-      },
-      changed: {
-        stories: pass ? [...pass.changed].sort((a, b) => a - b) : [],
-        removed: pass ? [...pass.removed].sort((a, b) => a - b) : [],
-        datasources: pass ? [...pass.changedDatasources].sort((a, b) => a - b) : [],
-        tags: tagsChanged,
-      },
-      files: pass
-        ? { written: pass.txn.changes.puts.length, deleted: pass.txn.changes.deletes.length }
-        : { written: 0, deleted: 0 },
-      requests: client.stats.requests,
-      retries: client.stats.retries,
-      throttled: client.stats.throttled,
-      redirects: client.stats.redirects,
-      bytes: client.stats.bytes,
-      passes: passNo,
-      durationMs: performance.now() - started,
-    });
-    // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
-    const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
-    // Unchanged only when the last sync that read every change is at the space's version (asset
-    // events to revalidate by then narrow the sync).
-    if (incremental && !narrowing && current && !assetsMissing) {
-      await addMissingRows(txn, state!);
-      return result('unchanged');
-    }
+/**
+ * Whether a failed pass is worth another: published content moved while it was read, or answers
+ * did not add up (content changed where no cache version tells, or a service that lies).
+ */
+function passAgain(err: unknown): boolean {
+  return (
+    err instanceof Moved ||
+    err instanceof InconsistentListing ||
+    err instanceof MismatchedAnswer ||
+    err instanceof UntrustedCount
+  );
+}
 
-    const pass: Pass = {
-      client,
-      fetcher: new SpaceFetcher(client, space),
-      space,
-      views,
-      txn,
-      stories: new Map(state && sameShape ? state.stories : []),
-      datasources: new Map(state && sameShape ? state.datasources : []),
-      changed: new Set(),
-      removed: new Set(),
-      changedDatasources: new Set(),
-      progress,
-      report,
-      previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
-      previousIndex: state?.index,
-      verify: options.full === true && state !== undefined,
-      committed: state?.stories ?? new Map(),
-      assetRefs: options.assets ? new Map() : undefined,
-      now: now(),
-    };
-    if (!incremental && state) {
-      // A full pass over an existing snapshot still skips files whose bytes are unchanged.
-      for (const [id, e] of state.stories) pass.stories.set(id, e);
-      for (const [id, d] of state.datasources) pass.datasources.set(id, d);
-    }
-    let tagsText: string | undefined;
-    if (narrowing && incremental) {
-      const named = await applyEvents(pass, state!, options.events!);
-      if (named.census) await census(pass, state!);
-      else
-        pass.lastComplete = options.eventsNameEverything
-          ? state!.manifest.last_complete
-          : lastCompleteOf(state!.manifest);
-      // After a census, every datasource and the tags as a sync without events reads them: the
-      // snapshot is then taken as complete.
-      if (named.census || named.datasources.size) {
-        pass.progress.phase = 'datasources';
-        await fetchDatasources(pass, named.census ? undefined : named.datasources);
-      }
-      if (named.census || pass.changed.size || pass.removed.size) {
-        pass.progress.phase = 'tags';
-        tagsText = await fetchTags(pass);
-      }
-    } else {
-      // Datasources and tags are a few requests: asked for beside the stories they take slots the
-      // pacer has to spare, instead of adding a tail of round trips after the last page.
-      [, , tagsText] = await settleAll([
-        incremental ? census(pass, state!) : fetchAllStories(pass),
-        fetchDatasources(pass),
-        fetchTags(pass),
-      ] as const);
-    }
-    checkMoved(pass);
-    // v1 answers carry no cache version and never redirect: ask the space again before committing.
-    if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
-    const assets = options.assets && (await localizeAssets(pass, out, options, revalidating));
-    const { tagsChanged } = await finish(pass, out, tagsText, now());
-    return { ...result(incremental ? 'incremental' : 'full', pass, tagsChanged), ...(assets ? { assets } : {}) };
+/** The error a sync ends with when its last pass failed with `err`. */
+function givenUp(err: unknown, maxPasses: number, out: string): unknown {
+  if (err instanceof Moved) {
+    return new SyncError(
+      `published content kept changing during ${maxPasses} passes; the previous snapshot in ${out} is untouched; try again`,
+    );
   }
+  if (err instanceof InconsistentListing) {
+    return new SyncError(
+      `${err.message}, in each of ${maxPasses} passes (its pages overlap: the space kept changing, or the service repeats itself); nothing was concluded from it and the previous snapshot in ${out} is untouched; try again`,
+    );
+  }
+  if (err instanceof MismatchedAnswer || err instanceof UntrustedCount) {
+    return new SyncError(
+      `${err.message}, in each of ${maxPasses} passes; nothing was concluded from it and the previous snapshot in ${out} is untouched; try again, and if it persists, what answers for the service (a proxy, a cache) is not answering what it is asked`,
+    );
+  }
+  return err;
+}
+
+/** How a pass goes about the snapshot it found: see planPass. */
+interface PassPlan {
+  /** The snapshot is taken as the base (same shape, version not gone back, not --full; the draft view only with narrowing events). */
+  incremental: boolean;
+  /** Events narrow the pass to what they name. */
+  narrowing: boolean;
+  /** Asset events have the held asset files asked after again. */
+  revalidating: boolean;
+  /** The last sync that read every change is at the space's version: nothing changed since. */
+  current: boolean;
+  /** The snapshot's stories and datasources are the base of the index built (its shape is unchanged). */
+  sameShape: boolean;
+  /** Why a sync over an existing snapshot reads the whole space although not asked to. */
+  fullBecause: string | undefined;
+}
+
+function planPass(run: SyncRun, state: SnapshotState | undefined, space: Space): PassPlan {
+  const { options, views } = run;
+  const changed = state && shapeChange(state.manifest, run.client.api, views, space);
+  const sameShape = state !== undefined && changed === undefined;
+  // A cache version lower than the snapshot's: the space went back (restored, or a local service
+  // restarted without the edits made through its control plane). A census asks what was published
+  // since, and events name what changed since: neither sees content that went back, so all is read.
+  const wentBack = state !== undefined && space.version < state.manifest.cv;
+  // Events naming stories or datasources narrow the sync to them. Asset events alone (a replaced
+  // asset changes no story) have the held files asked after again, with asset downloads, and
+  // narrow nothing: the sync looks for changes as one without events would (a census), except
+  // where that would read the whole space (the draft view), where the events are known to name
+  // every change there is, or where there is no change to look for and files to ask after (the
+  // last complete sync is at the space's version).
+  const events = options.events ?? [];
+  const assetEvents = events.some(isAssetEvent);
+  const revalidating = options.assets !== undefined && assetEvents;
+  const current = state !== undefined && lastCompleteOf(state.manifest).cv === space.version;
+  const narrowing =
+    events.some((e) => !isAssetEvent(e)) ||
+    (assetEvents && (views.includes('draft') || options.eventsNameEverything === true || (revalidating && current)));
+  const incremental = !options.full && sameShape && !wentBack && !(views.includes('draft') && !narrowing);
+  // Said with a full sync the snapshot did not ask for (its views, say, change with it).
+  const why =
+    changed ??
+    (wentBack ? `the space's version went back (${space.version}, the snapshot's ${state!.manifest.cv})` : undefined);
+  return {
+    incremental,
+    narrowing,
+    revalidating,
+    current,
+    sameShape,
+    fullBecause: state && !options.full ? why : undefined,
+  };
+}
+
+async function syncPass(run: SyncRun, txn: SnapshotTransaction, passNo: number): Promise<SyncResult> {
+  const { options, out, client, progress } = run;
+  // Read even with --full: the old index names the files of stories that are gone.
+  const state = await loadState(out);
+  progress.phase = 'space';
+  progress.stories = 0;
+  progress.storiesTotal = undefined;
+  const space = await client.space();
+  run.report();
+  if (state && state.manifest.space.id !== space.id) {
+    throw new SyncError(
+      `the token reads space ${space.id} (${space.name}) but ${out} holds a snapshot of space ${state.manifest.space.id} (${state.manifest.space.name}); use another --out directory or the token of that space`,
+    );
+  }
+  const plan = planPass(run, state, space);
+  // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
+  const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
+  // Unchanged only when the last sync that read every change is at the space's version (asset
+  // events to revalidate by then narrow the sync).
+  if (plan.incremental && !plan.narrowing && plan.current && !assetsMissing) {
+    await addMissingRows(txn, state!);
+    return syncResult(run, 'unchanged', passNo, space, plan, state!);
+  }
+  const pass = newPass(run, txn, space, state, plan);
+  const tagsText = await readChanges(pass, state, plan, options);
+  checkMoved(pass);
+  // v1 answers carry no cache version and never redirect: ask the space again before committing.
+  if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
+  const assets = options.assets && (await localizeAssets(pass, out, options, plan.revalidating));
+  const { tagsChanged } = await finish(pass, out, tagsText, run.now());
+  const mode = plan.incremental ? 'incremental' : 'full';
+  return { ...syncResult(run, mode, passNo, space, plan, state, pass, tagsChanged), ...(assets ? { assets } : {}) };
+}
+
+/** A pass over `state` (the snapshot as found): the index it builds starts as the snapshot's. */
+function newPass(
+  run: SyncRun,
+  txn: SnapshotTransaction,
+  space: Space,
+  state: SnapshotState | undefined,
+  plan: PassPlan,
+): Pass {
+  const pass: Pass = {
+    client: run.client,
+    fetcher: new SpaceFetcher(run.client, space),
+    space,
+    views: run.views,
+    txn,
+    stories: new Map(state && plan.sameShape ? state.stories : []),
+    datasources: new Map(state && plan.sameShape ? state.datasources : []),
+    changed: new Set(),
+    removed: new Set(),
+    changedDatasources: new Set(),
+    progress: run.progress,
+    report: run.report,
+    previousIndexDigest: (state?.manifest.digests as Record<string, string> | undefined)?.stories,
+    previousIndex: state?.index,
+    verify: run.options.full === true && state !== undefined,
+    committed: state?.stories ?? new Map(),
+    assetRefs: run.options.assets ? new Map() : undefined,
+    now: run.now(),
+  };
+  if (!plan.incremental && state) {
+    // A full pass over an existing snapshot still skips files whose bytes are unchanged.
+    for (const [id, e] of state.stories) pass.stories.set(id, e);
+    for (const [id, d] of state.datasources) pass.datasources.set(id, d);
+  }
+  return pass;
+}
+
+/**
+ * Reads what changed into the pass: what events name, else a census of the snapshot, else the
+ * whole space. The tags' text, when they were read.
+ */
+async function readChanges(
+  pass: Pass,
+  state: SnapshotState | undefined,
+  plan: PassPlan,
+  options: SyncOptions,
+): Promise<string | undefined> {
+  if (plan.narrowing && plan.incremental) {
+    const named = await applyEvents(pass, state!, options.events!);
+    if (named.census) await census(pass, state!);
+    else
+      pass.lastComplete = options.eventsNameEverything
+        ? state!.manifest.last_complete
+        : lastCompleteOf(state!.manifest);
+    // After a census, every datasource and the tags as a sync without events reads them: the
+    // snapshot is then taken as complete.
+    if (named.census || named.datasources.size) {
+      pass.progress.phase = 'datasources';
+      await fetchDatasources(pass, named.census ? undefined : named.datasources);
+    }
+    if (!named.census && !pass.changed.size && !pass.removed.size) return undefined;
+    pass.progress.phase = 'tags';
+    return fetchTags(pass);
+  }
+  // Datasources and tags are a few requests: asked for beside the stories they take slots the
+  // pacer has to spare, instead of adding a tail of round trips after the last page.
+  const [, , tagsText] = await settleAll([
+    plan.incremental ? census(pass, state!) : fetchAllStories(pass),
+    fetchDatasources(pass),
+    fetchTags(pass),
+  ] as const);
+  return tagsText;
+}
+
+/** What a pass did (`pass` absent: nothing changed, counted from `state`). */
+function syncResult(
+  run: SyncRun,
+  mode: SyncResult['mode'],
+  passNo: number,
+  space: Space,
+  plan: PassPlan,
+  state: SnapshotState | undefined,
+  pass?: Pass,
+  tagsChanged = false,
+): SyncResult {
+  const stats = run.client.stats;
+  return {
+    mode,
+    ...(mode === 'full' && plan.fullBecause ? { fullBecause: plan.fullBecause } : {}),
+    space,
+    cv: space.version,
+    counts: {
+      stories: pass ? pass.stories.size : state!.stories.size,
+      datasources: pass ? pass.datasources.size : state!.datasources.size,
+    },
+    changed: {
+      stories: pass ? [...pass.changed].sort((a, b) => a - b) : [],
+      removed: pass ? [...pass.removed].sort((a, b) => a - b) : [],
+      datasources: pass ? [...pass.changedDatasources].sort((a, b) => a - b) : [],
+      tags: tagsChanged,
+    },
+    files: pass
+      ? { written: pass.txn.changes.puts.length, deleted: pass.txn.changes.deletes.length }
+      : { written: 0, deleted: 0 },
+    requests: stats.requests,
+    retries: stats.retries,
+    throttled: stats.throttled,
+    redirects: stats.redirects,
+    bytes: stats.bytes,
+    passes: passNo,
+    durationMs: performance.now() - run.started,
+  };
 }
 
 /** Stages the assets the stories of this pass reference, in the pass's transaction. */
