@@ -31,9 +31,10 @@ const HELP = `usage: content-sync watch --port P --secret S [options] -- <build 
   --concurrency N    requests in flight at most (default 12)
 
 The build command runs without a shell, with the webhook payloads of its run in
-$CONTENT_WEBHOOK_PAYLOAD (a JSON array). Never two runs at once. SIGTERM or SIGINT
-drops queued runs (saying how many webhooks), ends a sync under way at its next
-step, passes the signal to a build under way, and exits once it has ended.`;
+$CONTENT_WEBHOOK_PAYLOAD (a JSON array, each payload once; [] when over 100 KiB).
+Never two runs at once. SIGTERM or SIGINT drops queued runs (saying how many
+webhooks), ends a sync under way at its next step, passes the signal to a build
+under way, and exits once it has ended.`;
 
 export interface WatchSyncOptions {
   baseUrl: string;
@@ -52,6 +53,19 @@ export function splitCommand(argv: readonly string[]): { flags: string[]; comman
 
 const clock = () => new Date().toISOString().slice(11, 23);
 const log = (line: string) => process.stderr.write(`${clock()} ${line}\n`);
+
+/**
+ * Linux starts no program whose environment holds a string over 128 KiB (E2BIG): a bulk publish of
+ * a thousand stories would keep the build from starting. A longer payload is passed as `[]`, which
+ * names nothing: a sync given it checks every change, so none is missed.
+ */
+const MAX_PAYLOAD_BYTES = 100 * 1024;
+
+/** The build's CONTENT_WEBHOOK_PAYLOAD: the run's webhooks, each once; undefined when too long. */
+export function payloadOf(events: readonly WebhookEvent[]): string | undefined {
+  const text = `[${[...new Set(events.map((e) => JSON.stringify(e)))].join(',')}]`;
+  return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : undefined;
+}
 
 function describeEvent(e: WebhookEvent): string {
   if ('story_id' in e) return `${e.action} story ${e.story_id}${e.full_slug ? ` (${e.full_slug})` : ''}`;
@@ -243,13 +257,24 @@ class Watcher {
     const n = ++this.#builds;
     const started = performance.now();
     log(`build ${n} started: ${this.command.join(' ')}`);
+    const payload = payloadOf(events);
+    if (payload === undefined)
+      log(
+        `build ${n}: the payloads of ${count(events.length, 'webhook')} are over 100 KiB, more than an environment variable holds: CONTENT_WEBHOOK_PAYLOAD is [] (naming nothing: a sync given it checks every change)`,
+      );
     const code = await new Promise<string>((resolve) => {
-      const child = spawn(this.command[0]!, this.command.slice(1), {
-        shell: false,
-        // The build's output goes to standard error with the logs; standard output stays ours.
-        stdio: ['ignore', 2, 2],
-        env: { ...process.env, CONTENT_WEBHOOK_PAYLOAD: JSON.stringify(events) },
-      });
+      let child: ReturnType<typeof spawn>;
+      try {
+        child = spawn(this.command[0]!, this.command.slice(1), {
+          shell: false,
+          // The build's output goes to standard error with the logs; standard output stays ours.
+          stdio: ['ignore', 2, 2],
+          env: { ...process.env, CONTENT_WEBHOOK_PAYLOAD: payload ?? '[]' },
+        });
+      } catch (err) {
+        // Refused at once (an environment too large, say): said as a build that could not start.
+        return resolve(`could not start (${(err as Error).message})`);
+      }
       this.#child = child;
       child.once('error', (err) => resolve(`could not start (${err.message})`));
       child.once('exit', (exitCode, signal) =>

@@ -183,6 +183,33 @@ describe('content-sync watch', () => {
     expect((await w.done).code).toBe(0);
   });
 
+  it('runs the build after more webhooks than an environment variable holds, passing each webhook once', async () => {
+    const log = path.join(dir, 'many.log');
+    const release = path.join(dir, 'many.release');
+    await fs.writeFile(release, '');
+    const w = await startWatch(['--coalesce-ms', '50', '--max-bytes', '1000000', ...build(log, release)]);
+    try {
+      // A bulk publish: 1,500 stories (about 200 KiB of payloads, over the 128 KiB Linux allows one
+      // variable), then the same story told of twice.
+      const bulk = Array.from({ length: 1500 }, (_, i) => JSON.parse(published(100_000 + i, `bulk/story-${i}`)));
+      expect((await postWebhook(`${w.url}/`, JSON.stringify(bulk))).status).toBe(202);
+      await waitFor('the build to end', () => /build 1 ended|run failed/.test(w.stderr()));
+      expect(w.stderr()).toMatch(/build 1 ended: exit code 0/);
+      expect(w.stderr()).toMatch(/the payloads of 1500 webhooks are over 100 KiB.*CONTENT_WEBHOOK_PAYLOAD is \[\]/);
+      // Given as naming nothing: a sync given it checks every change.
+      expect((await builds(log)).lines[0]).toMatch(/^start \d+ \[\]$/);
+
+      await postWebhook(`${w.url}/`, published(12, 'blog/first-post'));
+      await postWebhook(`${w.url}/`, published(12, 'blog/first-post'));
+      await waitFor('the second build to end', () => /build 2 ended/.test(w.stderr()));
+      const payload = JSON.parse((await builds(log)).lines[2]!.split(' ').slice(2).join(' '));
+      expect(payload).toEqual([JSON.parse(published(12, 'blog/first-post'))]);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    expect((await w.done).code).toBe(0);
+  });
+
   it('starts a build during a steady stream of webhooks, at most the maximum wait after the first', async () => {
     const log = path.join(dir, 'stream.log');
     const release = path.join(dir, 'stream.release');
