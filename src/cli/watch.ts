@@ -31,10 +31,10 @@ const HELP = `usage: content-sync watch --port P --secret S [options] -- <build 
   --concurrency N    requests in flight at most (default 12)
 
 The build command runs without a shell, with the webhook payloads of its run in
-$CONTENT_WEBHOOK_PAYLOAD (a JSON array, each payload once; [] when over 100 KiB).
-Never two runs at once. SIGTERM or SIGINT drops queued runs (saying how many
-webhooks), ends a sync under way at its next step, passes the signal to a build
-under way, and exits once it has ended.`;
+$CONTENT_WEBHOOK_PAYLOAD (a JSON array, each payload once; [] when over 100 KiB),
+and those of a failed run before it. Never two runs at once. SIGTERM or SIGINT
+drops queued runs (saying how many webhooks), ends a sync under way at its next
+step, passes the signal to a build under way, and exits once it has ended.`;
 
 export interface WatchSyncOptions {
   baseUrl: string;
@@ -180,7 +180,7 @@ class Watcher {
   #builds = 0;
   /** What syncs that failed were asked for: the next sync fetches it too. */
   readonly #unsynced = new Unsynced();
-  /** The webhooks of runs whose sync failed (their builds skipped): the next build is given them too. */
+  /** The webhooks of runs whose sync or build failed: the next build is given them too. */
   #unbuilt: WebhookEvent[] = [];
 
   constructor(
@@ -282,7 +282,12 @@ class Watcher {
       );
     });
     this.#child = undefined;
-    log(`build ${n} ended: ${code} in ${((performance.now() - started) / 1000).toFixed(2)}s`);
+    // A build that failed did not act on its webhooks (its own sync of them, say): the next build is given them too.
+    const ok = code === 'exit code 0';
+    this.#unbuilt = ok ? [] : events;
+    log(
+      `build ${n} ended: ${code} in ${((performance.now() - started) / 1000).toFixed(2)}s${ok || this.#stopping ? '' : ` (the next build is given its ${count(events.length, 'webhook')} too)`}`,
+    );
   }
 
   /** Drops what is queued (saying so), lets the sync end at its next step, passes the signal to the build. */

@@ -210,6 +210,31 @@ describe('content-sync watch', () => {
     expect((await w.done).code).toBe(0);
   });
 
+  it('gives the build after a failed one the webhooks of the failed one too', async () => {
+    const log = path.join(dir, 'failing.log');
+    const failed = path.join(dir, 'failing.once');
+    // Fails the first time (its own sync met the service down, say), then succeeds.
+    const script = [
+      "const fs = require('node:fs');",
+      'const [log, failed] = process.argv.slice(1);',
+      "fs.appendFileSync(log, `start ${process.pid} ${process.env.CONTENT_WEBHOOK_PAYLOAD ?? ''}\\nend ${process.pid}\\n`);",
+      "if (!fs.existsSync(failed)) { fs.writeFileSync(failed, ''); process.exit(1); }",
+    ].join('\n');
+    const w = await startWatch(['--coalesce-ms', '0', '--', process.execPath, '-e', script, log, failed]);
+    try {
+      expect((await postWebhook(`${w.url}/`, published(13, 'blog/second-post'))).status).toBe(202);
+      await waitFor('the first build to fail', () => /build 1 ended: exit code 1/.test(w.stderr()));
+      expect((await postWebhook(`${w.url}/`, published(14, 'blog/third-post'))).status).toBe(202);
+      await waitFor('the second build to end', () => /build 2 ended: exit code 0/.test(w.stderr()));
+      const { lines } = await builds(log);
+      const second = JSON.parse(lines[2]!.split(' ').slice(2).join(' ')) as Array<{ story_id: number }>;
+      expect(second.map((e) => e.story_id)).toEqual([13, 14]);
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    expect((await w.done).code).toBe(0);
+  });
+
   it('starts a build during a steady stream of webhooks, at most the maximum wait after the first', async () => {
     const log = path.join(dir, 'stream.log');
     const release = path.join(dir, 'stream.release');
