@@ -258,11 +258,14 @@ export class SnapshotTransaction {
   #done = false;
   /** The first directory this transaction's open made (the snapshot's, or a parent): removed again, empty, when nothing is committed. */
   readonly #created: string | undefined;
+  /** Ends the commit's wait for readers too, as it ends the wait for another writer (a watch stopping). */
+  readonly #signal: AbortSignal | undefined;
 
-  private constructor(dir: string, lock: WriterLock, created: string | undefined) {
+  private constructor(dir: string, lock: WriterLock, created: string | undefined, signal: AbortSignal | undefined) {
     this.#dir = dir;
     this.#lock = lock;
     this.#created = created;
+    this.#signal = signal;
   }
 
   /**
@@ -273,7 +276,7 @@ export class SnapshotTransaction {
   static async begin(
     dir: string,
     waitMs = 0,
-    /** While another writer holds the snapshot: what ends the wait, and who is told whom it waits for. */
+    /** While another writer (or, at the commit, a reader) holds the snapshot: what ends the wait, and who is told whom it waits for. */
     waiting: { signal?: AbortSignal; onWait?: (holder: string) => void } = {},
   ): Promise<SnapshotTransaction> {
     try {
@@ -308,7 +311,7 @@ export class SnapshotTransaction {
       await lock.release();
       throw err;
     }
-    return new SnapshotTransaction(dir, lock, created);
+    return new SnapshotTransaction(dir, lock, created, waiting.signal);
   }
 
   /** Runs a write to the staging; its failure names the snapshot and says the previous one is intact. */
@@ -470,6 +473,8 @@ export class SnapshotTransaction {
     for (;;) {
       const readers = liveReaders(this.#dir);
       if (!readers.length) return;
+      // Before the commit point: ended here, nothing is committed.
+      this.#signal?.throwIfAborted();
       if (Date.now() > deadline) {
         throw new SnapshotBusyError(
           `cannot commit the snapshot in ${this.#dir}: ${readers.join(', ')} still reading it after ${Math.round(waitMs / 1000)} s; nothing was committed: the previous snapshot is intact; sync again when the compile is done`,

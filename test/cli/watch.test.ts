@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestStats, RunningServer } from '../../src/server/index.js';
 import { collect, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
 import { WriterLock } from '../../src/snapshot/lock.js';
+import { openForReading } from '../../src/snapshot/transaction.js';
 import { reply, startHostile } from '../client/hostile.js';
 import { PUBLIC_TOKEN, SECRET, admin, postWebhook, publishTitle, startService, waitFor } from '../vite/support.js';
 
@@ -331,6 +332,30 @@ describe('content-sync watch', () => {
       expect(end.stderr).toMatch(/sync stopped: stopping; the snapshot is unchanged and 1 webhook not built/);
     } finally {
       await lock.release();
+    }
+  });
+
+  it('stops at once on SIGTERM while its commit waits for a compile reading the snapshot, committing nothing', async () => {
+    const { w, log } = await syncingWatch(service.url, 'read');
+    // A compile of another process (a dev server's, say) reads the snapshot: a commit waits for it.
+    const reading = await openForReading(out);
+    try {
+      await publishTitle(service, 14, 'Gamma, held back by a reader');
+      expect((await postWebhook(`${w.url}/hook`, published(14, 'blog/third-post'))).status).toBe(202);
+      // The plan is written just before the commit waits for the readers.
+      await waitFor('the commit to wait for the reader', () => existsSync(path.join(out, '.txn', 'plan.json')));
+      const asked = performance.now();
+      w.child.kill('SIGTERM');
+      const end = await Promise.race([w.done, new Promise<undefined>((r) => setTimeout(r, 8_000))]);
+      expect(end, 'watch still running 8 s after SIGTERM').toBeDefined();
+      expect(performance.now() - asked).toBeLessThan(5_000);
+      expect(end!.code).toBe(0);
+      expect(end!.stderr).toMatch(/sync stopped: stopping; the snapshot is unchanged and 1 webhook not built/);
+      expect(await fs.readFile(path.join(out, 'stories', '14.json'), 'utf8')).not.toContain('held back by a reader');
+      expect((await builds(log)).starts).toBe(0);
+    } finally {
+      w.child.kill('SIGKILL');
+      await reading.close();
     }
   });
 
