@@ -19,6 +19,8 @@ import { ContentClient, UntrustedCount, type ClientOptions } from '../client/ind
 import {
   ASSET_INDEX,
   DEFAULT_LANG,
+  assetIndexText,
+  readAssetIndex,
   FILES,
   INDEX_FILES,
   StoryRecord,
@@ -839,6 +841,7 @@ async function syncPass(run: SyncRun, txn: SnapshotTransaction, passNo: number):
   // v1 answers carry no cache version and never redirect: ask the space again before committing.
   if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
   const assets = options.assets && (await localizeAssets(pass, out, options, plan.revalidating));
+  if (!options.assets) await forgetAssetUses(pass, out);
   const { tagsChanged } = await finish(pass, out, tagsText, run.now());
   const mode = plan.incremental ? 'incremental' : 'full';
   return { ...syncResult(run, mode, passNo, space, plan, state, pass, tagsChanged), ...(assets ? { assets } : {}) };
@@ -981,6 +984,22 @@ function localizeAssets(
     },
     options.assets,
   );
+}
+
+/**
+ * A sync without assets into a snapshot that has them (`watch --out` into the plugin's snapshot):
+ * the asset index would go on naming what the stories it wrote used before, and a sync with assets
+ * reads the references of the stories it writes itself only, so their new assets would never be
+ * downloaded. Their entries are dropped: the next sync with assets reads their references again.
+ */
+async function forgetAssetUses(pass: Pass, out: string): Promise<void> {
+  if (!pass.changed.size) return;
+  const index = await readAssetIndex(out);
+  if (!index) return;
+  const stale = [...pass.changed].map(String).filter((id) => id in index.stories);
+  if (!stale.length) return;
+  for (const id of stale) delete index.stories[id];
+  await pass.txn.put(ASSET_INDEX, assetIndexText(index));
 }
 
 /** Whether a snapshot directory holds a complete manifest. */

@@ -260,6 +260,36 @@ describe('sync with assets', () => {
     expect(files[0]!.file).toBe(files[1]!.file);
   });
 
+  it('a story a sync without assets wrote (watch --out into the plugin’s snapshot) gets its new asset from the next sync with assets', async () => {
+    const server = await serve();
+    const out = await tempDir('assets-between');
+    await run(server, out);
+    const id = Number(Object.keys((await readAssetIndex(out))!.stories)[0]);
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#0033aa' } })
+      .png()
+      .toBuffer();
+    const added = await admin(server.url, 'POST', '/assets', { name: 'between.png', data: png.toString('base64') });
+    const { record } = await admin(server.url, 'GET', `/stories/${id}`);
+    const story = record.published.story;
+    await admin(server.url, 'PUT', `/stories/${id}`, {
+      name: story.name,
+      slug: story.slug,
+      content: { ...story.content, extra: { ...added.asset, fieldtype: 'asset' } },
+    });
+    await admin(server.url, 'POST', `/stories/${id}/publish`);
+
+    const event = { action: 'published' as const, space_id: server.service.store.space.id, story_id: id };
+    const between = await sync({ baseUrl: server.url, token: PUBLIC, out, ...unpaced(), events: [event] });
+    expect(between.changed.stories).toEqual([id]);
+    // The build's sync, with assets: the story is unchanged since, its new asset still to download.
+    const result = await run(server, out);
+    expect(result.assets).toMatchObject({ downloaded: 1 });
+    const index = (await readAssetIndex(out))!;
+    const fresh = new URL(added.asset.filename).pathname;
+    expect(index.stories[String(id)]).toContain(fresh);
+    expect(await fs.readFile(path.join(out, index.files[fresh]!.file))).toEqual(png);
+  });
+
   it('an incremental sync downloads only the new asset and removes the one no story uses any more', async () => {
     const server = await serve();
     const out = await tempDir('assets-incremental');
