@@ -61,8 +61,17 @@ const version = z.enum(['published', 'draft'], { error: 'version must be publish
 const bool01 = (what: string) =>
   z.enum(['0', '1', 'true', 'false'], { error: `${what} must be 0 or 1` }).transform((v) => v === '1' || v === 'true');
 
-export const resolveLinksV1 = z.enum(['story', 'url'], { error: 'resolve_links must be story or url' });
-export const resolveLinksV2 = z.enum(['story', 'url', 'link'], { error: 'resolve_links must be story, url or link' });
+/**
+ * `resolve_links`. `1` is the parameter's first value (the whole story, as `story` now) and `0`
+ * resolves nothing: the official JavaScript client still types both and sends them as given.
+ */
+const legacyLinks = (v: string) => (v === '1' ? 'story' : v === '0' ? undefined : v);
+export const resolveLinksV1 = z
+  .enum(['story', 'url', '0', '1'], { error: 'resolve_links must be story or url' })
+  .transform((v) => legacyLinks(v) as 'story' | 'url' | undefined);
+export const resolveLinksV2 = z
+  .enum(['story', 'url', 'link', '0', '1'], { error: 'resolve_links must be story, url or link' })
+  .transform((v) => legacyLinks(v) as 'story' | 'url' | 'link' | undefined);
 
 const RELATION_ITEM = /^[^.,\s]+\.[^.,\s]+$/;
 const resolveRelations = z

@@ -79,6 +79,19 @@ describe('storyblok-js-client against the local service', () => {
     ]);
   });
 
+  it("resolve_links '1' and '0', values the client types: the whole story, and nothing", async () => {
+    const one = await client.get('cdn/stories/home', { resolve_links: '1' });
+    expect(one.data.links.map((l: { uuid: string }) => l.uuid)).toEqual([uuidOf(12)]);
+    expect(one.data.story.content.cta.story).toMatchObject({ id: 12, content: { title: 'Alpha news' } });
+    const zero = await client.get('cdn/stories/home', { resolve_links: '0' });
+    expect(zero.data.links).toEqual([]);
+    expect(zero.data.story.content.cta).not.toHaveProperty('story');
+    // Version 1 took `1` first: the link nests the story.
+    const v1 = await server.api('/v1/cdn/stories/home', { resolve_links: '1' });
+    expect(v1.status).toBe(200);
+    expect(v1.body.story.content.cta).toMatchObject({ cached_url: 'blog/first-post', story: { id: 12 } });
+  });
+
   it('getAll(cdn/datasource_entries) pages through all 30 entries', async () => {
     const entries: Array<{ name: string }> = await client.getAll('cdn/datasource_entries', { datasource: 'countries' });
     expect(entries).toHaveLength(30);
