@@ -528,11 +528,12 @@ export class SpaceStore {
     if (next.full_slug !== before) this.#assertFreeSlug(next.full_slug, folder.id);
     this.#folders.set(folder.id, next);
     if (next.full_slug === before) {
+      // A folder has no draft: a link to it shows its name and position in the published view too.
       this.#invalidate();
+      if (JSON.stringify(next) !== JSON.stringify(folder)) this.#advanceVersion();
       return { story: folderAsStory(next, this.#now()) };
     }
     // Every descendant folder and story moves with it.
-    let publishedChanged = false;
     const folders = [...this.#folders.values()].sort((a, b) => a.full_slug.length - b.full_slug.length);
     for (const f of folders) {
       if (f.id !== folder.id && this.#isInside(f.id, folder.id)) {
@@ -548,7 +549,6 @@ export class SpaceStore {
         const copy = clone(v);
         this.#restructure(copy);
         record[key] = copy;
-        if (key === 'published') publishedChanged = true;
       }
       if (record.releases)
         for (const [rid, v] of Object.entries(record.releases)) {
@@ -562,7 +562,8 @@ export class SpaceStore {
       story_id: folder.id,
       full_slug: next.full_slug,
       name: next.name,
-      publishedChanged,
+      // Links to the folder show its new path in the published view, stories in it or none.
+      publishedChanged: true,
     });
     return { story: folderAsStory(next, this.#now()), event };
   }
@@ -642,7 +643,8 @@ export class SpaceStore {
           story_id: id,
           full_slug: folder.full_slug,
           name: folder.name,
-          publishedChanged: false,
+          // Links to it stop resolving in the published view.
+          publishedChanged: true,
         }),
       };
     }

@@ -200,6 +200,33 @@ describe('control plane', () => {
     expect(bad.body.error).toMatch(/parent_id/);
   });
 
+  it('a folder renamed, moved or deleted advances the version: links to it show it in the published view', async () => {
+    const folder = (await admin('POST', '/stories', { name: 'Empty', slug: 'empty', is_folder: true })).body.story;
+    const link = { fieldtype: 'multilink', linktype: 'story', id: folder.uuid, url: '', cached_url: 'empty' };
+    const hub = (await admin('POST', '/stories', { name: 'Hub', slug: 'hub', content: { component: 'page', link } }))
+      .body.story;
+    await admin('POST', `/stories/${hub.id}/publish`);
+    const shown = async () => (await published('hub', { resolve_links: 'url' })).body.links;
+    // Answered once, so that a stale answer would come from the CDN cache.
+    expect(await shown()).toMatchObject([{ name: 'Empty', full_slug: 'empty' }]);
+
+    const v0 = await spaceVersion();
+    await admin('PUT', `/stories/${folder.id}`, { name: 'Renamed' });
+    const v1 = await spaceVersion();
+    expect(v1).toBeGreaterThan(v0);
+    expect(await shown()).toMatchObject([{ name: 'Renamed', full_slug: 'empty' }]);
+
+    // A folder with no story in it moves too.
+    await admin('PUT', `/stories/${folder.id}`, { slug: 'moved' });
+    const v2 = await spaceVersion();
+    expect(v2).toBeGreaterThan(v1);
+    expect(await shown()).toMatchObject([{ name: 'Renamed', full_slug: 'moved', url: 'moved' }]);
+
+    expect((await admin('DELETE', `/stories/${folder.id}`)).status).toBe(200);
+    expect(await spaceVersion()).toBeGreaterThan(v2);
+    expect(await shown()).toEqual([]);
+  });
+
   it('a slug already taken in the folder is refused with 422, and nothing changes', async () => {
     const v0 = await spaceVersion();
     const cases: Array<[string, string, unknown]> = [
