@@ -20,7 +20,7 @@ import {
   type ApiVersion,
   type Story,
 } from '../api/index.js';
-import { DEFAULT_LANG } from '../snapshot/index.js';
+import { DEFAULT_LANG, type Folder } from '../snapshot/index.js';
 import { QueryError, excludeFields, parseFilterQuery, selectStories, type Candidate } from './query/index.js';
 import { resolveV1, resolveV2, type ResolveOptions, type ResolveSource } from './resolve/index.js';
 import { errorReply, notFound, reply, type Reply } from './respond.js';
@@ -181,13 +181,23 @@ function sourceFor(store: SpaceStore, sel: Selection): ResolveSource {
   return {
     byUuid: (uuid) => store.byUuid(sel, uuid)?.story,
     byId: (id) => store.byId(sel, id)?.story,
-    folderByUuid: (uuid) => store.folderByUuid(uuid),
+    folderByUuid: (uuid) => folderIn(store.folderByUuid(uuid), sel.lang),
     // Whether the target has a published version: in the draft view, a draft-only target is not published.
     published: (story) => {
       const entry = store.byUuid(sel, story.uuid);
       return entry ? Boolean(entry.record.published) : undefined;
     },
   };
+}
+
+/**
+ * A folder as links show it in a language: under `<lang>/` and its translated path, as every story
+ * of that language is (see materialize), so that a link to a folder and links to its stories agree.
+ */
+function folderIn(folder: Folder | undefined, lang: string): Folder | undefined {
+  if (!folder || lang === DEFAULT_LANG) return folder;
+  const translated = folder.translated_slugs?.find((t) => t.lang === lang)?.path;
+  return { ...folder, full_slug: `${lang}/${translated ?? folder.full_slug}` };
 }
 
 function needsResolution(o: ResolveOptions): boolean {

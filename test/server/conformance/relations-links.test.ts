@@ -205,4 +205,50 @@ describe('contract "Versioning": version 1 nests resolved references inside the 
     });
     expect(cta.cached_url).toBe('blog/first-post');
   });
+
+  it('contract "language": a link to a folder shows its path in the language, as links to its stories do', async () => {
+    const folder = (
+      await admin('POST', '/stories', {
+        name: 'Guides',
+        slug: 'guides',
+        is_folder: true,
+        translated_slugs: [{ lang: 'de', path: 'anleitungen', name: 'Anleitungen' }],
+      })
+    ).story;
+    const child = (
+      await admin('POST', '/stories', {
+        name: 'Setup',
+        slug: 'setup',
+        parent_id: folder.id,
+        content: { component: 'page' },
+        translated_slugs: [{ lang: 'de', path: 'anleitungen/einrichtung', name: 'Einrichtung' }],
+      })
+    ).story;
+    await admin('POST', `/stories/${child.id}/publish`);
+    const plain = await admin('POST', '/stories', { name: 'Plain', slug: 'plain', is_folder: true });
+    const ml = (uuid: string) => ({ fieldtype: 'multilink', linktype: 'story', id: uuid, url: '', cached_url: '' });
+    const hub = await createPublished('Guide hub', 'guide-hub', {
+      component: 'page',
+      folder: ml(folder.uuid),
+      child: ml(child.uuid),
+      plain: ml(plain.story.uuid),
+    });
+
+    const v1 = (await server.api(`/v1/cdn/stories/${hub.id}`, { resolve_links: 'url', language: 'de' })).body.story;
+    expect(v1.content.child.cached_url).toBe('de/anleitungen/einrichtung');
+    expect(v1.content.folder.cached_url).toBe('de/anleitungen');
+    expect(v1.content.folder.story).toMatchObject({ full_slug: 'de/anleitungen', url: 'de/anleitungen' });
+    // A folder without a translated path: under the language, as an untranslated story is.
+    expect(v1.content.plain.cached_url).toBe('de/plain');
+
+    const v2 = await server.api('/v2/cdn/stories/guide-hub', { resolve_links: 'link', language: 'de' });
+    const paths = Object.fromEntries(
+      v2.body.links.map((l: { name: string; real_path: string }) => [l.name, l.real_path]),
+    );
+    expect(paths).toEqual({ Guides: '/de/anleitungen', Setup: '/de/anleitungen/einrichtung', Plain: '/de/plain' });
+
+    // The default language is as before.
+    const plainV1 = (await server.api(`/v1/cdn/stories/${hub.id}`, { resolve_links: 'url' })).body.story;
+    expect(plainV1.content.folder.cached_url).toBe('guides');
+  });
 });
