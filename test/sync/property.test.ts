@@ -303,16 +303,16 @@ const envSeed = process.env.SYNC_PROPERTY_SEED;
 const seedOf = (fallback: number) => (envSeed !== undefined && /^\d+$/.test(envSeed) ? Number(envSeed) : fallback);
 
 describe('incremental sync equals a fresh full sync after any changes', () => {
-  it(`census mode (no events), ${ROUNDS} rounds`, { timeout: 60_000 }, async () => {
+  it(`census mode (no events), ${ROUNDS} rounds`, { timeout: 180_000 }, async () => {
     await expect(runProperty('census', seedOf(20240611))).resolves.toBeUndefined();
   });
 
-  it(`events mode (the service's webhooks), ${ROUNDS} rounds`, { timeout: 60_000 }, async () => {
+  it(`events mode (the service's webhooks), ${ROUNDS} rounds`, { timeout: 180_000 }, async () => {
     await expect(runProperty('events', seedOf(19700101))).resolves.toBeUndefined();
   });
 
   // Fewer rounds: each sync of both views reads every story (twice as long as a census).
-  it(`both views (no events: drafts have no cache version), ${BOTH_ROUNDS} rounds`, { timeout: 60_000 }, async () => {
+  it(`both views (no events: drafts have no cache version), ${BOTH_ROUNDS} rounds`, { timeout: 180_000 }, async () => {
     await expect(runProperty('both views', seedOf(31337), BOTH_ROUNDS)).resolves.toBeUndefined();
   });
 });
