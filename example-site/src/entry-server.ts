@@ -61,8 +61,9 @@ export async function render(pathname: string): Promise<Rendered> {
 
 /** Fills the HTML template (index.html after Vite has processed it) with a rendered page. */
 export function fillTemplate(template: string, page: Rendered): string {
+  // Replaced by functions: a replacement string reads `$$`, `$&` and `$'` in content as patterns.
   return template
-    .replace('<!--app-lang-->', page.lang)
-    .replace('<!--app-head-->', page.head)
-    .replace('<!--app-html-->', page.html);
+    .replace('<!--app-lang-->', () => page.lang)
+    .replace('<!--app-head-->', () => page.head)
+    .replace('<!--app-html-->', () => page.html);
 }

@@ -33,6 +33,10 @@ const TAGGED = 610000021;
 /** The home story. */
 const HOME = 610000005;
 
+/** A story whose title holds what String.replace reads as patterns in a replacement string. */
+const DOLLARS = 610000024;
+const DOLLAR_TITLE = 'Prices $$ and $& and $` stay';
+
 /** The story whose page must be reached by its link. */
 const REACHABLE = 610000020;
 
@@ -57,6 +61,8 @@ function poisonLinks(node: unknown, count = { n: 0 }): number {
 
 /** The title of each story edited (its published one). */
 const titles = new Map<number, string>();
+/** The full slug of each story edited (its published one). */
+const slugs = new Map<number, string>();
 
 /** Edits a story file of the space: its slug in every view, and its links; how many links it changed. */
 async function makeHostile(space: string, id: number): Promise<number> {
@@ -66,8 +72,12 @@ async function makeHostile(space: string, id: number): Promise<number> {
     const story = (record[view] as { story?: Json } | undefined)?.story;
     if (!story) continue;
     if (id in SLUGS) story.full_slug = SLUGS[id];
+    if (id === DOLLARS) (story.content as Json).title = DOLLAR_TITLE;
     if (id === TAGGED) story.tag_list = [...((story.tag_list as string[] | undefined) ?? []), SLASHED_TAG];
-    if (view === 'published') titles.set(id, String((story.content as Json).title));
+    if (view === 'published') {
+      titles.set(id, String((story.content as Json).title));
+      slugs.set(id, String(story.full_slug));
+    }
   }
   const poisoned = poisonLinks(record);
   await fs.writeFile(file, JSON.stringify(record));
@@ -127,6 +137,13 @@ describe('the example site built over hostile slugs and links', () => {
     expect(titleOf(await pageOf('/fr/'))).toBe('Bienvenue · Demo site');
     const notFound = await fs.readFile(path.join(site.outDir, '404.html'), 'utf8');
     expect(notFound).toContain('<code>/404</code>');
+  });
+
+  it('shows a title holding $$, $& and $` as it is', async () => {
+    const html = await pageOf(`/${slugs.get(DOLLARS)}/`);
+    const escaped = DOLLAR_TITLE.replaceAll('&', '&amp;');
+    expect(titleOf(html)).toBe(`${escaped} · Demo site`);
+    expect(html).toContain(`<h1>${escaped}</h1>`);
   });
 
   it('refuses the pages that clash or cannot be files, warns naming the story, and builds the rest', () => {
