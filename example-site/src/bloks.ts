@@ -20,6 +20,7 @@ type KnownBlok = CtaBlok | FeatureBlok | GalleryBlok | GridBlok | HeroBlok | Quo
 const KNOWN = new Set(['cta', 'feature', 'gallery', 'grid', 'hero', 'quote', 'teaser', 'text']);
 const isKnown = (blok: Blok): blok is Blok & KnownBlok => KNOWN.has(blok.component);
 
+/** A blok's fields may be missing whatever the types observed so far say (one added and never filled in). */
 export function renderBlok(blok: Blok, lang: string): string {
   const one = (b: Blok) => renderBlok(b, lang);
   if (!isKnown(blok)) return `<!-- unknown component ${esc(blok.component)} -->`;
@@ -31,11 +32,11 @@ export function renderBlok(blok: Blok, lang: string): string {
     case 'text':
       return `<section class="text">${richText(blok.text, lang, one)}</section>`;
     case 'grid':
-      return `<section class="grid">${blok.columns.map(one).join('')}</section>`;
+      return `<section class="grid">${(blok.columns ?? []).map(one).join('')}</section>`;
     case 'feature':
-      return `<article class="feature"><h3><span class="icon">${esc(blok.icon.icon)}</span> ${esc(blok.title)}</h3><p>${esc(blok.description)}</p></article>`;
+      return `<article class="feature"><h3><span class="icon">${esc(blok.icon?.icon)}</span> ${esc(blok.title)}</h3><p>${esc(blok.description)}</p></article>`;
     case 'teaser': {
-      const target = blok.story.linktype === 'story' ? blok.story : undefined;
+      const target = blok.story?.linktype === 'story' ? blok.story : undefined;
       const href = hrefOf(blok.story, lang);
       if (!href) return '';
       const label = target?.story?.name ?? blok.headline;
@@ -59,7 +60,9 @@ export function renderBloks(list: readonly Blok[] | undefined, lang: string): st
 /** A table field. */
 export function renderTable(table: Table | undefined, caption: string): string {
   if (!table?.tbody?.length) return '';
-  const head = table.thead.map((h) => `<th>${esc(h.value)}</th>`).join('');
-  const rows = table.tbody.map((r) => `<tr>${r.body.map((c) => `<td>${esc(c.value)}</td>`).join('')}</tr>`).join('');
+  const head = (table.thead ?? []).map((h) => `<th>${esc(h.value)}</th>`).join('');
+  const rows = table.tbody
+    .map((r) => `<tr>${(r.body ?? []).map((c) => `<td>${esc(c.value)}</td>`).join('')}</tr>`)
+    .join('');
   return `<table><caption>${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }

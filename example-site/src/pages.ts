@@ -42,6 +42,16 @@ function related<S extends Story>(
   return out;
 }
 
+/**
+ * A story's title, else its name. Content fields may be missing whatever the types observed so far
+ * say: a story created and published before its fields were filled in has none of them.
+ */
+export function titleOf(story: { name: string; content: object }): string {
+  const c = story.content as { title?: unknown; name?: unknown };
+  const title = 'title' in c ? c.title : c.name;
+  return (typeof title === 'string' && title) || story.name;
+}
+
 const storyLink = (name: string, url: string, rel?: string): string =>
   `<a${attrs({ href: url, rel })}>${esc(name)}</a>`;
 
@@ -110,17 +120,17 @@ function page(story: PageStory, entry: StoryEntry, ctx: PageContext): string {
   const c = story.content;
   const section = entry.is_startpage ? folderContents(entry) : undefined;
   return join([
-    `<h1>${esc(c.title)}</h1>`,
+    `<h1>${esc(titleOf(story))}</h1>`,
     c.intro && `<p class="intro">${esc(c.intro)}</p>`,
     renderBloks(c.body, lang),
     list(
       t('featuredArticles', lang),
-      related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)),
+      related(c.featured_articles, lang).map((r) => storyLink(titleOf(r.story), r.url)),
       'featured-articles',
     ),
     list(
       t('featuredProducts', lang),
-      related(c.featured_products, lang).map((r) => storyLink(r.story.content.name, r.url)),
+      related(c.featured_products, lang).map((r) => storyLink(titleOf(r.story), r.url)),
       'featured-products',
     ),
     section &&
@@ -141,7 +151,7 @@ function article(story: ArticleStory, ctx: PageContext): string {
   const meta = join(
     [
       author &&
-        `<span class="author">${esc(t('by', lang))} <a rel="author" href="${esc(author.url)}">${esc(author.story.content.name)}</a></span>`,
+        `<span class="author">${esc(t('by', lang))} <a rel="author" href="${esc(author.url)}">${esc(titleOf(author.story))}</a></span>`,
       c.published_date && formatDate(c.published_date, lang),
       c.reading_time && `<span>${esc(c.reading_time)} ${esc(t('readingTime', lang))}</span>`,
       colour &&
@@ -151,17 +161,17 @@ function article(story: ArticleStory, ctx: PageContext): string {
   );
   const renderOne = (b: Parameters<typeof renderBlok>[0]) => renderBlok(b, lang);
   return join([
-    `<h1>${esc(c.title)}</h1>`,
+    `<h1>${esc(titleOf(story))}</h1>`,
     c.subtitle && `<p class="subtitle">${esc(c.subtitle)}</p>`,
     `<p class="meta">${meta}</p>`,
     categories.length > 0 &&
-      `<p class="categories">${esc(t('categories', lang))}: ${categories.map((r) => `<a class="category" href="${esc(r.url)}">${esc(r.story.content.title)}</a>`).join(', ')}</p>`,
-    image(c.image, c.title, 'lead-image'),
+      `<p class="categories">${esc(t('categories', lang))}: ${categories.map((r) => `<a class="category" href="${esc(r.url)}">${esc(titleOf(r.story))}</a>`).join(', ')}</p>`,
+    image(c.image, titleOf(story), 'lead-image'),
     `<p class="teaser">${esc(c.teaser)}</p>`,
     richText(c.intro, lang, renderOne),
     richText(c.body, lang, renderOne),
     renderTable(c.facts, 'Facts'),
-    images(c.gallery, c.title),
+    images(c.gallery, titleOf(story)),
     renderBloks(c.blocks, lang),
     `<p class="more">${linkTo(c.link, lang, moreLabel(c.link, ctx))}</p>`,
     tagLinks(story.tag_list, lang),
@@ -173,18 +183,18 @@ function author(story: AuthorStory, ctx: PageContext): string {
   const c = story.content;
   const country = label('countries', c.country, dimension(lang));
   return join([
-    `<h1>${esc(c.name)}</h1>`,
+    `<h1>${esc(titleOf(story))}</h1>`,
     `<p class="role">${esc(c.role)}</p>`,
-    image(c.avatar, c.name, 'avatar'),
+    image(c.avatar, titleOf(story), 'avatar'),
     richText(c.bio, lang, (b) => renderBlok(b, lang)),
     `<dl class="facts">`,
     country && `<dt>${esc(t('country', lang))}</dt><dd class="datasource-label">${esc(country)}</dd>`,
-    `<dt>E-mail</dt><dd>${linkTo(c.email, lang, c.email.linktype === 'email' ? c.email.email : 'E-mail')}</dd>`,
-    `<dt>${esc(t('website', lang))}</dt><dd>${linkTo(c.website, lang, c.website.url || c.website.cached_url)}</dd>`,
+    `<dt>E-mail</dt><dd>${linkTo(c.email, lang, (c.email?.linktype === 'email' && c.email.email) || 'E-mail')}</dd>`,
+    `<dt>${esc(t('website', lang))}</dt><dd>${linkTo(c.website, lang, c.website?.url || c.website?.cached_url || '')}</dd>`,
     `</dl>`,
     list(
       t('featuredArticles', lang),
-      related(c.featured_articles, lang).map((r) => storyLink(r.story.content.title, r.url)),
+      related(c.featured_articles, lang).map((r) => storyLink(titleOf(r.story), r.url)),
       'featured-articles',
     ),
     referencedBy(story, ctx),
@@ -196,10 +206,10 @@ function category(story: CategoryStory, ctx: PageContext): string {
   const c = story.content;
   const colour = label('colors', c.color, dimension(lang));
   return join([
-    `<h1>${esc(c.title)}</h1>`,
+    `<h1>${esc(titleOf(story))}</h1>`,
     `<p class="intro">${esc(c.description)}</p>`,
     colour && `<p class="color">${esc(t('color', lang))}: <span class="datasource-label">${esc(colour)}</span></p>`,
-    image(c.image, c.title, 'lead-image'),
+    image(c.image, titleOf(story), 'lead-image'),
     referencedBy(story, ctx),
   ]);
 }
@@ -208,28 +218,29 @@ function product(story: ProductStory, ctx: PageContext): string {
   const { lang } = ctx;
   const c = story.content;
   const categoryLabel = label('product-categories', c.category, dimension(lang));
-  const colours = c.colors.map((name) => label('colors', name, dimension(lang)) ?? name);
-  const price = formatPrice(c.price, lang);
-  const variants = c.variants
+  const colours = (c.colors ?? []).map((name) => label('colors', name, dimension(lang)) ?? name);
+  const price = c.price ? formatPrice(c.price, lang) : '';
+  const variants = (c.variants ?? [])
     .map(
       (v) =>
         `<tr><td>${esc(v.name)}</td><td>${esc(v.sku)}</td><td>${esc(v.size)}</td><td>${esc(label('colors', v.color, dimension(lang)) ?? v.color)}</td><td>${esc(v.in_stock ? t('inStock', lang) : t('soldOut', lang))}</td></tr>`,
     )
     .join('');
   return join([
-    `<h1>${esc(c.name)}</h1>`,
+    `<h1>${esc(titleOf(story))}</h1>`,
     `<p class="tagline">${esc(c.tagline)}</p>`,
-    `<p class="price">${esc(t('price', lang))}: <strong>${esc(price)}</strong>${c.on_sale ? ` <span class="badge">${esc(t('onSale', lang))}</span>` : ''}</p>`,
+    price &&
+      `<p class="price">${esc(t('price', lang))}: <strong>${esc(price)}</strong>${c.on_sale ? ` <span class="badge">${esc(t('onSale', lang))}</span>` : ''}</p>`,
     `<p class="meta">${esc(t('category', lang))}: <span class="datasource-label">${esc(categoryLabel ?? c.category)}</span> · ${esc(t('colors', lang))}: ${esc(colours.join(', '))}</p>`,
-    images(c.images, c.name),
+    images(c.images, titleOf(story)),
     richText(c.description, lang, (b) => renderBlok(b, lang)),
     variants &&
       `<table class="variants"><caption>${esc(t('variants', lang))}</caption><tbody>${variants}</tbody></table>`,
     renderTable(c.specs, 'Specifications'),
-    c.manual.linktype === 'asset' && c.manual.url && `<p>${linkTo(c.manual, lang, t('manual', lang))}</p>`,
+    c.manual?.linktype === 'asset' && c.manual.url && `<p>${linkTo(c.manual, lang, t('manual', lang))}</p>`,
     list(
       t('related', lang),
-      related(c.related_products, lang).map((r) => storyLink(r.story.content.name, r.url)),
+      related(c.related_products, lang).map((r) => storyLink(titleOf(r.story), r.url)),
       'related-products',
     ),
     tagLinks(story.tag_list, lang),
@@ -237,8 +248,8 @@ function product(story: ProductStory, ctx: PageContext): string {
 }
 
 /** The label of a "more" link: the target's title when it is a published story. */
-function moreLabel(link: Multilink, ctx: PageContext): string {
-  if (link.linktype !== 'story') return 'More';
+function moreLabel(link: Multilink | undefined, ctx: PageContext): string {
+  if (link?.linktype !== 'story') return 'More';
   const entry = byUuid(link.id, ctx.lang);
   return entry ? ctx.title(entry) : 'More';
 }
@@ -261,11 +272,6 @@ export function storyBody(story: AnyStory, entry: StoryEntry, ctx: PageContext):
 
 export async function loadStory(entry: StoryEntry): Promise<AnyStory> {
   return load(entry);
-}
-
-export function titleOf(story: AnyStory): string {
-  const c = story.content;
-  return 'title' in c ? c.title : c.name;
 }
 
 /** The stories carrying a tag, in a language. */

@@ -37,6 +37,13 @@ const HOME = 610000005;
 const DOLLARS = 610000024;
 const DOLLAR_TITLE = 'Prices $$ and $& and $` stay';
 
+/**
+ * Stories published before any of their fields was filled in (content holds only `component` and
+ * `_uid`): an article, the author articles embed, a product; and bloks added and never filled in.
+ */
+const EMPTIED = [610000025, 610000011, 610000031];
+const UNFILLED_BLOKS = 610000026;
+
 /** The story whose page must be reached by its link. */
 const REACHABLE = 610000020;
 
@@ -61,8 +68,9 @@ function poisonLinks(node: unknown, count = { n: 0 }): number {
 
 /** The title of each story edited (its published one). */
 const titles = new Map<number, string>();
-/** The full slug of each story edited (its published one). */
+/** The full slug and the name of each story edited (its published one). */
 const slugs = new Map<number, string>();
+const names = new Map<number, string>();
 
 /** Edits a story file of the space: its slug in every view, and its links; how many links it changed. */
 async function makeHostile(space: string, id: number): Promise<number> {
@@ -73,16 +81,33 @@ async function makeHostile(space: string, id: number): Promise<number> {
     if (!story) continue;
     if (id in SLUGS) story.full_slug = SLUGS[id];
     if (id === DOLLARS) (story.content as Json).title = DOLLAR_TITLE;
+    const content = story.content as Json;
+    if (EMPTIED.includes(id)) story.content = { component: content.component, _uid: content._uid };
+    if (id === UNFILLED_BLOKS)
+      content.blocks = ['grid', 'feature', 'teaser', 'cta', 'quote', 'gallery'].map((component, i) => ({
+        component,
+        _uid: `unfilled-${i}`,
+      }));
     if (id === TAGGED) story.tag_list = [...((story.tag_list as string[] | undefined) ?? []), SLASHED_TAG];
     if (view === 'published') {
       titles.set(id, String((story.content as Json).title));
       slugs.set(id, String(story.full_slug));
+      names.set(id, String(story.name));
     }
   }
   const poisoned = poisonLinks(record);
   await fs.writeFile(file, JSON.stringify(record));
   return poisoned;
 }
+
+/** Text as the site escapes it. */
+const esc = (text: string): string =>
+  text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
 
 const titleOf = (html: string): string => /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '';
 
@@ -144,6 +169,21 @@ describe('the example site built over hostile slugs and links', () => {
     const escaped = DOLLAR_TITLE.replaceAll('&', '&amp;');
     expect(titleOf(html)).toBe(`${escaped} · Demo site`);
     expect(html).toContain(`<h1>${escaped}</h1>`);
+  });
+
+  it('renders the pages of stories and bloks whose fields were never filled in, titled by the name', async () => {
+    for (const id of EMPTIED) {
+      const html = await pageOf(`/${slugs.get(id)}/`);
+      expect(titleOf(html), String(id)).toBe(`${esc(names.get(id)!)} · Demo site`);
+      expect(html).toContain(`<h1>${esc(names.get(id)!)}</h1>`);
+    }
+    // The articles that embed the emptied author name it.
+    expect(await pageOf(`/${slugs.get(UNFILLED_BLOKS)}/`)).toContain('<p class="more">');
+    const author = `/${slugs.get(EMPTIED[1]!)}/">${esc(names.get(EMPTIED[1]!)!)}</a>`;
+    let embedding = 0;
+    for (const file of await filesUnder(site.outDir))
+      if (file.endsWith('.html') && (await fs.readFile(file, 'utf8')).includes(author)) embedding++;
+    expect(embedding).toBeGreaterThan(0);
   });
 
   it('refuses the pages that clash or cannot be files, warns naming the story, and builds the rest', () => {
