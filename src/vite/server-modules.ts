@@ -56,11 +56,16 @@ export function externalModule(
 export function relativeImports(environment: Environment, code: string, chunkFile: string): string | undefined {
   const outDir = outDirOf(environment);
   const absolute = `${path.join(outDir, CONTENT_DIR)}/`;
-  if (!code.includes(absolute)) return undefined;
+  // As the bundler writes it in a string: a path holding `"` or `\` has them escaped there.
+  const escaped = JSON.stringify(absolute).slice(1, -1);
+  if (!code.includes(absolute) && !code.includes(escaped)) return undefined;
   let relative = path.relative(path.dirname(path.join(outDir, chunkFile)), path.join(outDir, CONTENT_DIR));
   relative = relative.split(path.sep).join('/');
   if (!relative.startsWith('.')) relative = `./${relative}`;
-  return code.replaceAll(`"${absolute}`, `"${relative}/`).replaceAll(`'${absolute}`, `'${relative}/`);
+  let out = code;
+  for (const written of new Set([absolute, escaped]))
+    out = out.replaceAll(`"${written}`, `"${relative}/`).replaceAll(`'${written}`, `'${relative}/`);
+  return out;
 }
 
 /** Every generated `.js` file under `dir`, relative to it. */

@@ -210,3 +210,27 @@ describe("a server build with ssrModules: 'external'", () => {
     expect((await fs.readdir(assetsDir)).filter((f) => /-(480|960|1440|1920)w\./.test(f))).toEqual([]);
   }, 120_000);
 });
+
+describe("a server build with ssrModules: 'external' in a folder whose name holds a double quote", () => {
+  let tmp: string;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    tmp = await project('');
+  });
+  afterAll(() => removeDir(tmp));
+
+  it('imports the content relative to the chunk all the same, so that the output can move', async () => {
+    // The bundler writes the quote escaped (`\"`) in the import specifiers.
+    const root = path.join(tmp, 'say "cheese"');
+    await fs.mkdir(root);
+    await fs.writeFile(path.join(root, 'server.js'), SERVER);
+    await build(config(root, capturingLogger()));
+    const bundle = await fs.readFile(path.join(root, 'out', ENTRY_FILE), 'utf8');
+    expect(bundle).toContain('"../content/index.js"');
+    expect(bundle).not.toContain('/out/content/'); // no machine path in the imports
+    const moved = path.join(tmp, 'moved');
+    await fs.rename(path.join(root, 'out'), moved);
+    expect((await renderIn(moved)).length).toBeGreaterThan(0);
+  }, 60_000);
+});
