@@ -63,6 +63,12 @@ function outputFiles(output: Awaited<ReturnType<typeof build>>): string[] {
   return outputs.flatMap((o) => o.output.map((chunk) => chunk.fileName));
 }
 
+/** The files under `dir`, relative to it; none when it is missing. */
+async function filesIn(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => !e.isDirectory()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
 /** Removes every file under `dir` that is not in `keep` (absolute paths), and the folders left empty. */
 async function prune(dir: string, keep: ReadonlySet<string>): Promise<void> {
   // Listed synchronously: nothing else runs meanwhile, and the asynchronous listing of 40,000
@@ -102,9 +108,14 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   const { config, content } = siteConfig({ stories, contentDir });
   const tokens: string[] = [];
   let modulesDir = '';
+  /** The folder whose files the client build copies to the output as they are (Vite's `publicDir`). */
+  let publicDir: string | undefined;
   const phases: Phase[] = [];
   const readTokens: Plugin = {
     name: 'example-site:service-tokens',
+    configResolved(resolved) {
+      if (resolved.publicDir && resolved.build.copyPublicDir) publicDir = resolved.publicDir;
+    },
     renderStart() {
       const pipeline = content.api?.pipeline;
       const service = pipeline?.server?.service;
@@ -154,6 +165,8 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   });
   endPhase('server bundle');
   const keep = new Set(outputFiles(client).map((f) => path.join(outDir, f)));
+  // The client build copied these too, though its output does not name them.
+  if (publicDir) for (const file of await filesIn(publicDir)) keep.add(path.join(outDir, file));
   // Only the images and documents pages show: no server code (an older layout put chunks there).
   const ssrAssets = (await fs.readdir(path.join(ssrDir, 'assets')).catch(() => [])).filter((f) => !f.endsWith('.js'));
   await fs.mkdir(path.join(outDir, 'assets'), { recursive: true });

@@ -196,6 +196,11 @@ describe('the built example site', () => {
     for (const file of scripts) expect(await fs.readFile(file, 'utf8'), file).not.toContain('renderNotFound');
   });
 
+  it('publishes the files of public/ as they are (robots.txt)', async () => {
+    const published = await fs.readFile(path.join(site.outDir, 'robots.txt'), 'utf8');
+    expect(published).toBe(await fs.readFile(path.join(SITE_ROOT, 'public', 'robots.txt'), 'utf8'));
+  });
+
   it('writes no token of the content service to the site or the generated modules', async () => {
     expect(site.tokens.length).toBe(2);
     for (const token of site.tokens) expect(token.length).toBeGreaterThan(8);
