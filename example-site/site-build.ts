@@ -51,10 +51,11 @@ export interface Phase {
 /** Stale files removed at once. */
 const PRUNE_CONCURRENCY = 32;
 
-const exists = (file: string): Promise<boolean> =>
-  fs.access(file).then(
-    () => true,
-    () => false,
+/** The size of a file, or undefined when there is none. */
+const sizeOf = (file: string): Promise<number | undefined> =>
+  fs.stat(file).then(
+    (stat) => stat.size,
+    () => undefined,
   );
 
 /** The files a Vite build wrote, relative to its output directory. */
@@ -173,8 +174,11 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
   for (const file of ssrAssets) {
     const to = path.join(outDir, 'assets', file);
     keep.add(to);
-    // Asset names carry a digest of their bytes: one already there is the same file.
-    if (!(await exists(to))) await fs.copyFile(path.join(ssrDir, 'assets', file), to);
+    // Asset names carry a digest of their bytes: one already there is the same file, unless a build
+    // stopped while copying it left it cut short.
+    const from = path.join(ssrDir, 'assets', file);
+    const [size, there] = await Promise.all([sizeOf(from), sizeOf(to)]);
+    if (there !== size) await fs.copyFile(from, to);
   }
 
   const template = await fs.readFile(path.join(outDir, 'index.html'), 'utf8');

@@ -123,6 +123,16 @@ describe('the example site rebuilt where the last build is in the way', () => {
     other = folder;
   }, 180_000);
 
+  it('copies again an image file that a build stopped while copying it left cut short', async () => {
+    const ssrAssets = path.join(contentDir, 'ssr', 'assets');
+    const name = (await fs.readdir(ssrAssets)).find((f) => /\.(jpe?g|png|webp)$/.test(f))!;
+    const whole = await fs.readFile(path.join(ssrAssets, name));
+    // What a build stopped in the middle of copying the file to the site's assets leaves there.
+    await fs.writeFile(path.join(outDir, 'assets', name), whole.subarray(0, whole.length >> 1));
+    await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
+    expect((await fs.readFile(path.join(outDir, 'assets', name))).equals(whole)).toBe(true);
+  }, 60_000);
+
   it('does so after a build that stopped once it had taken the stamps of the last one', async () => {
     const { folder } = await startPageGoes(other);
     // What a build that stopped in the middle of its pages leaves: the stamps taken, none kept.
