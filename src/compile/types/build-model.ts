@@ -295,9 +295,10 @@ class ModelBuilder {
     const sf = ctx?.schema;
     const relation = ctx && s.uuid === nonEmpty ? this.#relationType(s, ctx) : undefined;
     if (relation) return union([...members, relation]);
+    // The datasources that have every value held as an entry name.
+    const named = ctx ? this.#namingDatasources(vals) : [];
     // Every value held (none past the cap) and each an entry name of the datasource.
-    const datasource = ctx && exact && vals.length > 0 ? this.#datasourceType(vals, sf) : undefined;
-    if (datasource) return union([...members, datasource]);
+    if (exact && vals.length > 0 && named.length > 0) return union([...members, this.#datasourceType(named, sf)]);
     const options = sf?.options && sf.options.length > 0 && vals.every((v) => sf.options!.includes(v));
     if (options && exact) return union([...members, this.#literals(sf.options!)]);
     const vetoed = sf !== undefined && TEXT_TYPES.has(sf.type);
@@ -312,7 +313,7 @@ class ModelBuilder {
       (inArray || s.numeric < nonEmpty);
     if (literal && exact) return union([...members, this.#literals(vals)]);
     // Where the unknown values could have made either of those, the type is in doubt.
-    if (unknown && (options || literal)) this.#undecided = true;
+    if (unknown && (named.length > 0 || options || literal)) this.#undecided = true;
     if (s.date === nonEmpty) members.push(ref('DateString'));
     else if (s.numeric === nonEmpty && !inArray) members.push(ref('NumericString'));
     else members.push(STRING);
@@ -331,15 +332,19 @@ class ModelBuilder {
     return undefined;
   }
 
-  /** The entry names of the smallest datasource holding every value (the schema's, when it is one of them). */
-  #datasourceType(vals: string[], sf: SchemaField | undefined): TypeExpr | undefined {
-    const candidates = this.#opts.datasources
-      .filter((d) => vals.every((v) => this.#dsSets.get(d.slug)!.has(v)))
-      .map((d) => d.slug)
-      .sort((a, b) => this.#dsNames.get(a)!.length - this.#dsNames.get(b)!.length || compare(a, b));
+  /** The datasources whose entry names include every one of `vals`. */
+  #namingDatasources(vals: readonly string[]): string[] {
+    return this.#opts.datasources.filter((d) => vals.every((v) => this.#dsSets.get(d.slug)!.has(v))).map((d) => d.slug);
+  }
+
+  /** The entry names of the smallest of the `named` datasources (the schema's, when it is one of them). */
+  #datasourceType(named: string[], sf: SchemaField | undefined): TypeExpr {
+    const candidates = named.sort(
+      (a, b) => this.#dsNames.get(a)!.length - this.#dsNames.get(b)!.length || compare(a, b),
+    );
     const preferred =
-      sf?.datasourceSlug !== undefined && candidates.includes(sf.datasourceSlug) ? sf.datasourceSlug : candidates[0];
-    return preferred === undefined ? undefined : this.#literals(this.#dsNames.get(preferred)!);
+      sf?.datasourceSlug !== undefined && candidates.includes(sf.datasourceSlug) ? sf.datasourceSlug : candidates[0]!;
+    return this.#literals(this.#dsNames.get(preferred)!);
   }
 
   #slotType(slot: Slot, mode: 'content' | 'record', ctx?: FieldCtx, inArray = false): TypeExpr {
