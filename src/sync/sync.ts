@@ -442,23 +442,56 @@ async function missingRowsText(out: string, state: SnapshotState): Promise<strin
   return text;
 }
 
-/** Splits entries into batches whose by_ids + by_slugs fit a URL comfortably. */
-function censusBatches(entries: StoryIndexEntry[], maxChars = 6000): StoryIndexEntry[][] {
-  const out: StoryIndexEntry[][] = [];
-  let batch: StoryIndexEntry[] = [];
-  let size = 0;
+/** The last segment of a story's path ('' for a start page): a moved folder changes the others, never this one. */
+const ownSlug = (fullSlug: string) => fullSlug.slice(fullSlug.lastIndexOf('/') + 1);
+
+/**
+ * Splits entries into batches whose by_ids + by_slugs fit a URL comfortably, as many as their
+ * length needs. No two stories of a batch end in the same segment: folders that swap names (or
+ * paths) have such stories trade paths without an update of their own, and a count of a batch
+ * holding both could not tell. Those that find no batch without their last segment (a space's
+ * many start pages) are `listed`: their paths are read, not counted.
+ */
+function censusBatches(
+  entries: StoryIndexEntry[],
+  maxChars = 6000,
+): { batches: StoryIndexEntry[][]; listed: StoryIndexEntry[] } {
+  const costOf = (e: StoryIndexEntry) => String(e.id).length + encodeURIComponent(e.full_slug).length + 6;
+  const limit = Math.ceil(entries.reduce((n, e) => n + costOf(e), 0) / maxChars) + 1;
+  const batches: Array<{ entries: StoryIndexEntry[]; size: number }> = [];
+  const listed: StoryIndexEntry[] = [];
+  /** By last segment: the first batch that holds no story ending in it. */
+  const free = new Map<string, number>();
+  /** The batches before it have no room left to speak of: not looked through again. */
+  let open = 0;
   for (const e of entries) {
-    const cost = String(e.id).length + encodeURIComponent(e.full_slug).length + 6;
-    if (batch.length && size + cost > maxChars) {
-      out.push(batch);
-      batch = [];
-      size = 0;
+    const cost = costOf(e);
+    const slug = ownSlug(e.full_slug);
+    let b = Math.max(open, free.get(slug) ?? 0);
+    while (b < batches.length && batches[b]!.entries.length && batches[b]!.size + cost > maxChars) b++;
+    if (b === batches.length) {
+      if (b >= limit) {
+        listed.push(e);
+        continue;
+      }
+      batches.push({ entries: [], size: 0 });
     }
-    batch.push(e);
-    size += cost;
+    batches[b]!.entries.push(e);
+    batches[b]!.size += cost;
+    free.set(slug, b + 1);
+    while (open < batches.length && batches[open]!.size > maxChars - 64) open++;
   }
-  if (batch.length) out.push(batch);
-  return out;
+  return { batches: batches.map((b) => b.entries), listed };
+}
+
+/** The entries no longer at their id and slug among those the census reads (see censusBatches). */
+async function movedListed(pass: Pass, listed: StoryIndexEntry[]): Promise<StoryIndexEntry[]> {
+  const found = new Map<number, string>();
+  for (let i = 0; i < listed.length; i += 100) {
+    const ids = listed.slice(i, i + 100).map((e) => e.id);
+    for (const s of await pass.fetcher.bases('published', { by_ids: ids.join(',') })) found.set(s.id, s.full_slug);
+  }
+  return listed.filter((e) => found.get(e.id) !== e.full_slug);
 }
 
 /** The entries of a batch no longer at their id and slug, by bisection. */
@@ -529,7 +562,8 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
   }
   // Unpublished, deleted or moved: no longer at their id and slug.
   const rest = [...state.stories.values()].filter((e) => e.published && !pass.changed.has(e.id));
-  const lost = (await Promise.all(censusBatches(rest).map((b) => missing(pass, b)))).flat();
+  const { batches, listed: unbatched } = censusBatches(rest);
+  const lost = (await Promise.all([...batches.map((b) => missing(pass, b)), movedListed(pass, unbatched)])).flat();
   if (lost.length) {
     const found = await pass.fetcher.byIds(
       'published',
