@@ -26,7 +26,17 @@
  * output directory (output.ts) and the backlinks (backlinks.ts); this module
  * runs them in order.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { Tag, View } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
@@ -554,11 +564,33 @@ function refuseForeignFiles(out: string, declaration: string | undefined, fresh:
     throw new Error(
       `${declaration} was not written by content-sync: a compile replaces only its own declarations; choose another --declaration (or dir)`,
     );
-  const theirs = fresh ? TOP_FILES.filter((name) => foreign(path.join(out, name))) : [];
+  const theirs = fresh ? foreignEntries(out, foreign) : [];
   if (theirs.length)
     throw new Error(
       `${out} holds files content-sync did not write (${theirs.join(', ')}): a compile writes into a new or empty directory or its own output; choose another --out (or dir)`,
     );
+}
+
+/**
+ * What a compile would overwrite in an output directory and did not write, or, in one holding
+ * nothing of a compile's, whatever it holds: a project's `src` is refused whatever its files are
+ * named. A directory with a compile's files in it (its state lost: a compile killed) is its own
+ * output, other files there left alone. Hidden entries (a `.gitkeep`, the compile's lock) are not looked at.
+ */
+function foreignEntries(out: string, foreign: (file: string) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(out);
+  } catch {
+    return []; // missing (the compile creates it) or not a directory (the writer says so)
+  }
+  const colliding = TOP_FILES.filter((name) => foreign(path.join(out, name)));
+  if (colliding.length || generatedFiles(out).length || TOP_FILES.some((name) => existsSync(path.join(out, name))))
+    return colliding;
+  return names
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+    .slice(0, 3);
 }
 
 /** The files besides the stories' modules and the chunks: types, runtime, index, datasources, tags, backlinks. */

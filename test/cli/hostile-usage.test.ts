@@ -57,6 +57,26 @@ describe("content-sync with other people's files", () => {
     expect(d.code).not.toBe(0);
     expect(readFileSync(pkg, 'utf8')).toBe('{"name":"mine"}\n');
   }, 120_000);
+
+  it("compile refuses a project's src whose files bear no name the compile writes, writing nothing there", async () => {
+    const snap = path.join(dir, 'snap-for-src');
+    expect((await runCli(syncArgs(snap))).code).toBe(0);
+    const src = path.join(dir, 'vite-app', 'src');
+    mkdirSync(path.join(src, 'assets'), { recursive: true });
+    writeFileSync(path.join(src, 'main.ts'), 'import "./style.css";\n');
+    writeFileSync(path.join(src, 'style.css'), 'body {}\n');
+    const r = await runCli(['compile', '--snapshot', snap, '--out', src, '--declaration', 'none']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/did not write \(assets, main\.ts, style\.css\)/);
+    expect(readdirSync(src).sort()).toEqual(['assets', 'main.ts', 'style.css']);
+
+    // Its own output, declarations inside, compiles again when its state is gone (a compile killed on the way leaves none).
+    const mods = path.join(dir, 'vite-app', 'mods');
+    const own = ['compile', '--snapshot', snap, '--out', mods, '--declaration', path.join(mods, 'content.d.ts')];
+    expect((await runCli(own)).code).toBe(0);
+    rmSync(path.join(mods, '.content-sync-compile.json'));
+    expect((await runCli(own)).code).toBe(0);
+  }, 120_000);
 });
 
 describe('content-sync base URLs', () => {
