@@ -674,7 +674,9 @@ async function refuseForeignDirectory(out: string): Promise<void> {
   if (entries.includes(FILES.manifest)) {
     try {
       const m = JSON.parse(await fs.readFile(path.join(out, FILES.manifest), 'utf8')) as unknown;
-      manifestForeign = typeof m !== 'object' || m === null || !('cv' in m) || !('space' in m);
+      // A space directory `demo` wrote (or one of a space's own) has a manifest too, without the API
+      // version a sync records: its records, folders and releases would stay among the synced ones.
+      manifestForeign = typeof m !== 'object' || m === null || !('cv' in m) || !('space' in m) || !('api' in m);
     } catch {
       // Unreadable: a damaged snapshot, which a sync repairs.
     }

@@ -41,6 +41,20 @@ describe("content-sync with other people's files", () => {
     expect(readdirSync(pub).sort()).toEqual(['index.html', 'manifest.json']);
   }, 120_000);
 
+  it('sync refuses a space directory that demo wrote, which it would have mixed with the synced space', async () => {
+    const space = path.join(dir, 'demo-space');
+    expect((await runCli(['demo', '--out', space, '--stories', '10'])).code).toBe(0);
+    const listing = readdirSync(space).sort();
+    const records = readdirSync(path.join(space, 'stories')).sort();
+    const manifest = readFileSync(path.join(space, 'manifest.json'), 'utf8');
+    const r = await runCli(syncArgs(space));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not a snapshot/);
+    expect(readdirSync(space).sort()).toEqual(listing);
+    expect(readdirSync(path.join(space, 'stories')).sort()).toEqual(records);
+    expect(readFileSync(path.join(space, 'manifest.json'), 'utf8')).toBe(manifest);
+  }, 120_000);
+
   it('compile refuses to overwrite a project file in --out or at --declaration', async () => {
     const snap = path.join(dir, 'snap-for-compile');
     expect((await runCli(syncArgs(snap))).code).toBe(0);
