@@ -258,10 +258,11 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     configureServer(server) {
       // Without a secret of the user's, the embedded service's control plane still reaches this server:
-      // through a secret made here, which only the service in this process is given.
+      // through a secret made here, which only the service in this process is given. An empty
+      // CONTENT_WEBHOOK_SECRET is no secret (as an empty CONTENT_STORE is no store).
       const secret =
         options.webhook.secret ??
-        process.env.CONTENT_WEBHOOK_SECRET ??
+        (process.env.CONTENT_WEBHOOK_SECRET || undefined) ??
         (options.embedded?.admin ? randomBytes(24).toString('hex') : undefined);
       /** The server closed: an update that began just before does not start a pipeline or sync again. */
       let stopped = false;

@@ -1,8 +1,8 @@
 /**
  * The plugin at the edges of a Vite setup: option values the schema must refuse, configuration
- * errors said without the plugin's stack, control-plane edits reaching a dev server over https or
- * on a LAN address, a webhook path that takes its own path only, a `dir` holding the app's files,
- * and `server.watch: null`.
+ * errors said without the plugin's stack, control-plane edits reaching a dev server over https, on
+ * a LAN address or with CONTENT_WEBHOOK_SECRET set empty, a webhook path that takes its own path
+ * only, a `dir` holding the app's files, and `server.watch: null`.
  */
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -141,6 +141,15 @@ describe('control-plane edits reach the dev server', () => {
     },
     60_000,
   );
+
+  it('with CONTENT_WEBHOOK_SECRET set empty (a CI variable left blank), as with it unset', async () => {
+    process.env.CONTENT_WEBHOOK_SECRET = '';
+    try {
+      await seesEdit({ host: '127.0.0.1' });
+    } finally {
+      delete process.env.CONTENT_WEBHOOK_SECRET;
+    }
+  }, 60_000);
 });
 
 describe('webhook.path', () => {
