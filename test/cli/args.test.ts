@@ -3,6 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PREVIEW_TOKEN, DEFAULT_PUBLIC_TOKEN } from '../../src/server/index.js';
 import { runCli } from '../helpers/cli.js';
 
 describe('content-sync flags', () => {
@@ -39,6 +40,9 @@ describe('content-sync flags', () => {
     expect(serve.stdout).toMatch(/^usage: content-sync serve --data DIR/);
     for (const flag of ['--port', '--latency', '--no-rate-limit', '--faults', '--admin', '--webhook-url'])
       expect(serve.stdout).toContain(flag);
+    // The tokens a client needs to read the service it starts.
+    expect(serve.stdout).toContain(`(default ${DEFAULT_PUBLIC_TOKEN})`);
+    expect(serve.stdout).toContain(`(default ${DEFAULT_PREVIEW_TOKEN})`);
     expect(demo.code).toBe(0);
     expect(demo.stdout).toMatch(/^usage: content-sync demo --out DIR/);
     expect(unknown.code).toBe(2);
