@@ -62,6 +62,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
   const out = values.out as string | undefined;
   if (!snapshot) throw new UsageError('compile needs --snapshot DIR');
   if (!out) throw new UsageError('compile needs --out DIR');
+  if (values.declaration === '') throw new UsageError('--declaration must name a file (or none: not written)');
   const version = choice(ContentView, values.version as string | undefined, 'version');
   const links = choice(LinkMode, values['resolve-links'] as string | undefined, 'resolve-links');
   const relations = (values['resolve-relations'] as string | undefined)

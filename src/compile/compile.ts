@@ -35,6 +35,7 @@ import {
   readSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -523,21 +524,6 @@ function typeModel(
   return { inferrer, model: inferrer.model() };
 }
 
-/** The files a compile writes at the top of its output directory. */
-const TOP_FILES = [
-  'types.ts',
-  RUNTIME_FILE,
-  'stories.d.ts',
-  'index.js',
-  'index.d.ts',
-  'datasources.js',
-  'datasources.d.ts',
-  'tags.js',
-  'tags.d.ts',
-  'backlinks.js',
-  'backlinks.d.ts',
-];
-
 /**
  * A compile replaces only files it wrote (each starts with GENERATED_HEADER): an output directory
  * or declarations file that is a project's own (`--out src`, `--declaration package.json`) is
@@ -560,6 +546,11 @@ function refuseForeignFiles(out: string, declaration: string | undefined, fresh:
       closeSync(fd);
     }
   };
+  // A directory opens for reading on Linux and fails the read with a bare EISDIR that names neither it nor the flag.
+  if (declaration !== undefined && isDirectory(declaration))
+    throw new Error(
+      `${declaration} is a directory: the declarations are written to a file; choose one with --declaration FILE (or none)`,
+    );
   if (declaration !== undefined && foreign(declaration))
     throw new Error(
       `${declaration} was not written by content-sync: a compile replaces only its own declarations; choose another --declaration (or dir)`,
@@ -570,6 +561,29 @@ function refuseForeignFiles(out: string, declaration: string | undefined, fresh:
       `${out} holds files content-sync did not write (${theirs.join(', ')}): a compile writes into a new or empty directory or its own output; choose another --out (or dir)`,
     );
 }
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The files a compile writes at the top of its output directory. */
+const TOP_FILES = [
+  'types.ts',
+  RUNTIME_FILE,
+  'stories.d.ts',
+  'index.js',
+  'index.d.ts',
+  'datasources.js',
+  'datasources.d.ts',
+  'tags.js',
+  'tags.d.ts',
+  'backlinks.js',
+  'backlinks.d.ts',
+];
 
 /**
  * What a compile would overwrite in an output directory and did not write, or, in one holding

@@ -93,6 +93,39 @@ describe("content-sync with other people's files", () => {
   }, 120_000);
 });
 
+describe('content-sync compile --declaration', () => {
+  it('names a directory given as --declaration, and refuses an empty one as a usage error', async () => {
+    const snap = path.join(dir, 'snap-for-declaration');
+    expect((await runCli(syncArgs(snap))).code).toBe(0);
+    const types = path.join(dir, 'types-dir');
+    mkdirSync(types);
+    const r = await runCli([
+      'compile',
+      '--snapshot',
+      snap,
+      '--out',
+      path.join(dir, 'decl-mods'),
+      '--declaration',
+      types,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${types} is a directory`);
+    expect(r.stderr).not.toMatch(/EISDIR/);
+    expect(readdirSync(types)).toEqual([]);
+    const empty = await runCli([
+      'compile',
+      '--snapshot',
+      snap,
+      '--out',
+      path.join(dir, 'decl-mods'),
+      '--declaration',
+      '',
+    ]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--declaration must name a file/);
+  }, 120_000);
+});
+
 describe('content-sync base URLs', () => {
   it('sync refuses a base URL that is not http(s) at once, as a usage error naming the flag', async () => {
     const started = performance.now();
