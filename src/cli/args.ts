@@ -74,6 +74,15 @@ export function syncFlags(values: ParsedFlags['values']): {
   return { api, views, concurrency };
 }
 
+/**
+ * The address `serve` and `watch` listen on (default loopback). An empty `--host` (a `--host "$HOST"`
+ * with HOST unset) would have Node listen on every interface: refused, as the default is meant.
+ */
+export function hostFlag(value: string | undefined): string {
+  if (value === '') throw new UsageError('--host must not be empty (leave it out to listen on 127.0.0.1)');
+  return value ?? '127.0.0.1';
+}
+
 /** The service origin, checked before any request: an http(s) URL. `source` names where it came from. */
 export function baseUrlOf(value: string, source: string): string {
   let url: URL;

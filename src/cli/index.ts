@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
-import { integer, listenError, parse, UsageError } from './args.js';
+import { hostFlag, integer, listenError, parse, UsageError } from './args.js';
 import { count } from '../text/index.js';
 
 export { UsageError };
@@ -102,6 +102,7 @@ async function serve(argv: string[]): Promise<number> {
   for (const flag of ['public-token', 'preview-token'] as const)
     if (values[flag] === '') throw new UsageError(`--${flag} must not be empty (leave it out for the default)`);
   const port = integer(values.port as string | undefined, 'port', 3210, 0, 65535);
+  const host = hostFlag(values.host as string | undefined);
   const latencyMs = integer(values.latency as string | undefined, 'latency', 0, 0, 60_000);
   const { FaultSpecError, parseFaultSpec, startServer } = await import('../server/index.js');
   const { readSpaceDirectory } = await import('../snapshot/read.js');
@@ -128,7 +129,7 @@ async function serve(argv: string[]): Promise<number> {
   const server = await startServer({
     space,
     port,
-    host: (values.host as string | undefined) ?? '127.0.0.1',
+    host,
     publicToken: values['public-token'] as string | undefined,
     previewToken: values['preview-token'] as string | undefined,
     latencyMs,

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { View } from '../api/index.js';
 import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
-import { UsageError, baseUrlOf, integer, listenError, parse, syncFlags } from './args.js';
+import { UsageError, baseUrlOf, hostFlag, integer, listenError, parse, syncFlags } from './args.js';
 import { summaryLine } from './sync.js';
 import { count } from '../text/index.js';
 
@@ -95,7 +95,7 @@ export async function watchCommand(argv: string[]): Promise<number> {
   }
   if (values.port === undefined) throw new UsageError('watch needs --port P');
   const port = integer(values.port as string, 'port', 0, 0, 65535);
-  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const host = hostFlag(values.host as string | undefined);
   const secret = (values.secret as string | undefined) ?? process.env.CONTENT_WEBHOOK_SECRET;
   if (!secret)
     throw new UsageError('watch needs --secret S (or CONTENT_WEBHOOK_SECRET): the secret webhooks are signed with');

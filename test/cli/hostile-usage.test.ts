@@ -161,6 +161,31 @@ describe('content-sync base URLs', () => {
   }, 120_000);
 });
 
+describe('content-sync --host', () => {
+  /** The command's output, stopped after 8 s if it is still running (listening). */
+  const run = async (args: string[]) => {
+    const child = spawnCli(args);
+    const timer = setTimeout(() => child.kill('SIGTERM'), 8_000);
+    const r = await collect(child);
+    clearTimeout(timer);
+    return r;
+  };
+
+  it('serve and watch refuse an empty --host, which would listen on every interface', async () => {
+    const space = path.join(dir, 'host-space');
+    expect((await runCli(['demo', '--out', space, '--stories', '10'])).code).toBe(0);
+    const [serve, watch] = await Promise.all([
+      run(['serve', '--data', space, '--port', '0', '--admin', '--host', '']),
+      run(['watch', '--port', '0', '--secret', 's', '--host', '', '--', process.execPath, '-e', '0']),
+    ]);
+    for (const r of [serve, watch]) {
+      expect(r.stdout).not.toMatch(/listening on/);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--host must not be empty/);
+    }
+  }, 120_000);
+});
+
 describe('content-sync signals', () => {
   it('sync stopped by SIGTERM ends as 143 and leaves no staging behind', async () => {
     const out = path.join(dir, 'term');
