@@ -6,9 +6,10 @@
  * then hard-linked to `.txn.lock`, which fails if that name exists. So no
  * instant exists at which the lock is there without its owner's pid, and the
  * rule for a stale lock is exact: a lock is stale when it names a process of
- * this host that is not running. A lock of another host is never taken as
- * stale (its pid means nothing here); a lock that is not one this code wrote
- * is never removed either (the message says so and what to do).
+ * this host that is not running. A lock of another host (whose pid means
+ * nothing here) is stale only once untouched for STALE_MS, its live holder
+ * touching it every HEARTBEAT_MS; a lock that is not one this code wrote is
+ * never removed (the message says so and what to do).
  *
  * Breaking a stale lock: several processes may find the same stale lock at
  * once, and one that removed it by name after another had removed it and
