@@ -34,10 +34,12 @@ import {
   readFileSync,
   readSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Tag, View } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
@@ -472,7 +474,15 @@ function writeIfChanged(file: string, text: string): boolean {
     // None yet.
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, text);
+  // Renamed into place: tsc, an editor or another compile reading it meanwhile never sees half of it.
+  const staged = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(staged, text);
+    renameSync(staged, file);
+  } catch (err) {
+    rmSync(staged, { force: true });
+    throw err;
+  }
   return true;
 }
 
