@@ -11,6 +11,13 @@ import PQueue from 'p-queue';
 const isMachinery = (name: string): boolean =>
   name.startsWith('.txn') || name.startsWith('.reader') || name.includes('~');
 
+/**
+ * Whether `rel` (as a manifest in the store names it) can be a file of a snapshot: relative, inside
+ * it, and none of its machinery (a lock or reader's mark planted by a pull would stall every writer).
+ */
+export const isSnapshotPath = (rel: string): boolean =>
+  rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !isMachinery(part));
+
 export const digestOf = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 async function relativeFiles(dir: string): Promise<string[]> {

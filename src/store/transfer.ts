@@ -9,7 +9,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
 import { openForReading } from '../snapshot/transaction.js';
-import { digestOf, snapshotDigests } from './files.js';
+import { digestOf, isSnapshotPath, snapshotDigests } from './files.js';
 import {
   localVersion,
   manifestKey,
@@ -131,6 +131,11 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
 export async function pull(store: ObjectStore, dir: string, key: string): Promise<Transfer> {
   const manifest = await readManifest(store, key);
   if (!manifest) throw new Error(`${store.url}/${key} is gone (pruned?)`);
+  const foreign = Object.keys(manifest.files).filter((rel) => !isSnapshotPath(rel));
+  if (foreign.length)
+    throw new Error(
+      `${store.url}/${key} names ${foreign.length} path(s) no snapshot holds (${foreign.slice(0, 2).join(', ')}); nothing was committed`,
+    );
   const txn = await SnapshotTransaction.begin(dir);
   try {
     const local = await snapshotDigests(dir);

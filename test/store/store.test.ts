@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../src/demo/index.js';
+import { canonicalJson } from '../../src/snapshot/index.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { digestOf, snapshotDigests } from '../../src/store/files.js';
 import { type FleetOptions, ObjectStore, prune } from '../../src/store/index.js';
@@ -155,6 +156,28 @@ describe('store', () => {
     const c = await builder(service, await tempDir('c'), store);
     expect(c.pulled?.cv).toBe(a.sync?.cv);
     expect(c.warnings).toEqual([]);
+  });
+
+  it("a manifest naming the snapshot's lock is refused whole: no pull plants a lock that stalls its writers", async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const key = a.pushed!.manifest;
+    // The lock of a live-looking process of another host: every writer of the snapshot would wait for it.
+    const lock = JSON.stringify({ host: 'elsewhere', pid: 1, nonce: 'planted' });
+    await withStore(store, async (s) => {
+      const manifest = (await readManifest(s, key))!;
+      await s.put(`${OBJECTS}${digestOf(Buffer.from(lock))}`, lock);
+      await s.put(
+        key,
+        canonicalJson({ ...manifest, files: { ...manifest.files, '.txn.lock': digestOf(Buffer.from(lock)) } }),
+      );
+    });
+    const bDir = await tempDir('b');
+    const b = await builder(service, bDir, store);
+    expect(b.pulled).toBeUndefined();
+    expect(b.warnings.join('\n')).toMatch(/names 1 path\(s\) no snapshot holds \(\.txn\.lock\).*syncing from the API/);
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
+    await expect(fs.access(path.join(bDir, '.txn.lock'))).rejects.toThrow();
   });
 
   it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {
