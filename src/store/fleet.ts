@@ -106,7 +106,7 @@ async function coordinated(
     if (took) {
       try {
         const result = await syncThroughStore(store, options, log);
-        if (result.published) await announce(redis, publishedKey, result.published, log);
+        if (result.published) await announce(redis, publishedKey, result.published, lease.owner, log);
         return { role: 'syncer', ...result };
       } finally {
         await lease.release();
@@ -135,12 +135,20 @@ async function coordinated(
 }
 
 /**
- * Tells the builders waiting that `published` is in the store. When Redis fails, they are not
- * told (each syncs itself when the lease ends), and this builder's sync stands.
+ * Tells the builders waiting that `published` is in the store. The announcement names its syncer
+ * too: one that publishes the version announced before (nothing changed since the last build) still
+ * tells the waiters something new. When Redis fails, they are not told (each syncs itself when the
+ * lease ends), and this builder's sync stands.
  */
-async function announce(redis: Redis, publishedKey: string, published: string, log: (m: string) => void) {
+async function announce(
+  redis: Redis,
+  publishedKey: string,
+  published: string,
+  syncer: string,
+  log: (m: string) => void,
+) {
   try {
-    await redis.set(publishedKey, published, 'EX', PUBLISHED_TTL_S);
+    await redis.set(publishedKey, `${published} ${syncer}`, 'EX', PUBLISHED_TTL_S);
   } catch (err) {
     log(
       `content-sync: could not tell other builders of ${published} through Redis (${reason(err)}); the snapshot is complete`,
@@ -165,8 +173,9 @@ async function awaitPublished(
   for (;;) {
     const holder = await lease.holder();
     // Read after the holder: a syncer publishes before it lets the lease go.
-    const published = await redis.get(publishedKey);
-    if (published && published !== before) return published;
+    const announced = await redis.get(publishedKey);
+    // The manifest's key has no space; the syncer's name follows it (see announce).
+    if (announced && announced !== before) return announced.split(' ')[0];
     if (!holder) return undefined;
     if (Date.now() > deadline) return 'timeout';
     if (Date.now() - told >= PROGRESS_MS) {

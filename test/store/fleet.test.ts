@@ -71,6 +71,17 @@ describe('a fleet coordinated through Redis', () => {
     }
   });
 
+  it('the fleet started again with nothing changed: one syncs, the others take its snapshot', async () => {
+    const store = freshStore();
+    await Promise.all([builder(service, store), builder(service, store)]);
+    // The syncer of this build publishes the very version the last build announced.
+    await admin(service.url, 'POST', '/stats/reset');
+    const again = await Promise.all([builder(service, store), builder(service, store), builder(service, store)]);
+    expect(again.map((b) => b.role).sort()).toEqual(['follower', 'follower', 'syncer']);
+    // The syncer's two: the space (to find the store's snapshots) and the sync that finds nothing changed.
+    expect(await requests(service)).toBe(2);
+  });
+
   it('Redis unreachable: the builder syncs through the store alone, with a warning', async () => {
     const r = await builder(service, freshStore(), { redis: 'redis://127.0.0.1:9' });
     expect(r.role).toBe('syncer');
