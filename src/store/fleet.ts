@@ -83,7 +83,9 @@ async function coordinated(
   const lease = new Lease(redis, `${key}:lease`, options.leaseMs ?? 15_000, log);
   const publishedKey = `${key}:published`;
   // Redis failing (gone, or not answering) never fails the builder: it syncs through the store alone.
+  // A builder stopped (its signal) does neither: it ends, its snapshot untouched.
   const alone = async (err: unknown): Promise<FleetResult> => {
+    options.signal?.throwIfAborted();
     log(`content-sync: Redis failed (${reason(err)}): syncing without coordination`);
     return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
   };
@@ -97,6 +99,7 @@ async function coordinated(
   const started = Date.now();
   const deadline = started + (options.waitMs ?? 600_000);
   for (;;) {
+    options.signal?.throwIfAborted();
     let took: boolean;
     try {
       took = await lease.take();
@@ -114,7 +117,7 @@ async function coordinated(
     }
     let published: Awaited<ReturnType<typeof awaitPublished>>;
     try {
-      published = await awaitPublished(redis, lease, publishedKey, before, started, deadline, log);
+      published = await awaitPublished(redis, lease, publishedKey, before, started, deadline, log, options.signal);
     } catch (err) {
       return alone(err);
     }
@@ -126,8 +129,9 @@ async function coordinated(
     }
     if (published === undefined) continue; // The lease is free (its holder died): take it.
     try {
-      return { role: 'follower', pulled: await pull(store, options.out, published), published };
+      return { role: 'follower', pulled: await pull(store, options.out, published, options.signal), published };
     } catch (err) {
+      options.signal?.throwIfAborted();
       log(`content-sync: could not take the snapshot ${published} (${reason(err)}): syncing instead`);
       return { role: 'syncer', ...(await syncThroughStore(store, options, log)) };
     }
@@ -168,9 +172,11 @@ async function awaitPublished(
   started: number,
   deadline: number,
   log: (m: string) => void,
+  signal: AbortSignal | undefined,
 ): Promise<string | undefined | 'timeout'> {
   let told = Date.now();
   for (;;) {
+    signal?.throwIfAborted();
     const holder = await lease.holder();
     // Read after the holder: a syncer publishes before it lets the lease go.
     const announced = await redis.get(publishedKey);
@@ -182,6 +188,6 @@ async function awaitPublished(
       told = Date.now();
       log(`content-sync: waiting for ${holder} to sync and publish (${Math.round((told - started) / 1000)} s)`);
     }
-    await sleep(POLL_MS);
+    await sleep(POLL_MS, undefined, signal ? { signal } : {});
   }
 }

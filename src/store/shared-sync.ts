@@ -76,8 +76,9 @@ async function startFromStore(
     return { repair: [] };
   }
   try {
-    return { pulled: await pull(store, options.out, newest), repair: [] };
+    return { pulled: await pull(store, options.out, newest, options.signal), repair: [] };
   } catch (err) {
+    options.signal?.throwIfAborted();
     log(`content-sync: could not start from ${store.url}/${newest} (${reason(err)}): syncing from the API instead`);
     return { repair: err instanceof StoreIntegrityError ? err.digests : [] };
   }

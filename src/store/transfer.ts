@@ -128,7 +128,7 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
  * file the local snapshot does not hold, verifies each, and commits in one transaction. A
  * StoreIntegrityError (nothing committed) when an object is missing or damaged.
  */
-export async function pull(store: ObjectStore, dir: string, key: string): Promise<Transfer> {
+export async function pull(store: ObjectStore, dir: string, key: string, signal?: AbortSignal): Promise<Transfer> {
   const manifest = await readManifest(store, key);
   if (!manifest) throw new Error(`${store.url}/${key} is gone (pruned?)`);
   const foreign = Object.keys(manifest.files).filter((rel) => !isSnapshotPath(rel));
@@ -152,6 +152,8 @@ export async function pull(store: ObjectStore, dir: string, key: string): Promis
     );
     if (damaged.length) throw new StoreIntegrityError(store.url, [...new Set(damaged)]);
     for (const rel of local.keys()) if (!(rel in manifest.files)) txn.delete(rel);
+    // A sync stopped while it pulled leaves the previous snapshot, as any stopped sync does.
+    signal?.throwIfAborted();
     await txn.commit();
     forgetState(dir);
     return { manifest: key, cv: manifest.cv, objects: wanted.length, bytes };

@@ -136,6 +136,32 @@ describe('a fleet whose syncer is killed', () => {
   }, 60_000);
 });
 
+describe('a builder stopped while it waits for the syncer', () => {
+  it('ends at once, without taking the snapshot published after', async () => {
+    // Slow answers keep the syncer at work while the waiter is stopped.
+    const service = await serveDemo(30, { latencyMs: 300 });
+    const watcher = await connectRedis(redis.url);
+    try {
+      const store = freshStore();
+      const syncer = builder(service, store);
+      while ((await watcher.keys('content-sync:*:lease')).length === 0) await new Promise((r) => setTimeout(r, 20));
+      const controller = new AbortController();
+      const out = await tempDir('stopped');
+      const waiter = runBuilder(service, out, { store, redis: redis.url, signal: controller.signal });
+      await new Promise((r) => setTimeout(r, 200));
+      const stoppedAt = Date.now();
+      controller.abort(new Error('interrupted (SIGTERM)'));
+      await expect(waiter).rejects.toThrow('interrupted (SIGTERM)');
+      expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+      expect((await syncer).role).toBe('syncer');
+      expect([...(await readTree(out)).keys()]).toEqual([]);
+    } finally {
+      watcher.disconnect();
+      await service.close();
+    }
+  });
+});
+
 describe('a fleet whose Redis fails mid-sync', () => {
   /** Two builders started together on a Redis of their own; `fail` is done to it once one holds the lease. */
   async function fleetWhile(fail: (own: TestRedis) => void | Promise<void>) {
