@@ -2,7 +2,9 @@
  * A sync that shares its snapshot with other builders through a store. Anything the store does wrong (unreachable, damaged) costs sharing, never the
  * snapshot: the sync goes to the API and says so.
  */
+import path from 'node:path';
 import { type SyncOptions, type SyncResult, sync, syncClient } from '../sync/index.js';
+import { refuseForeignDirectory } from '../sync/sync.js';
 import { localVersion, manifestKey, newestManifest, type SnapshotKind } from './manifest.js';
 import type { ObjectStore } from './s3.js';
 import { pull, push, StoreIntegrityError, type Transfer } from './transfer.js';
@@ -95,6 +97,8 @@ export async function syncThroughStore(
   options: SyncOptions,
   log: (m: string) => void,
 ): Promise<SharedSync> {
+  // Refused before anything is pulled into it, as the sync would refuse it.
+  await refuseForeignDirectory(path.resolve(options.out));
   // The API's own failures (the space request) propagate as the sync's would.
   const { kind, version } = await kindOf(options);
   let newest: string | undefined;

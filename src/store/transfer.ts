@@ -9,6 +9,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
 import { openForReading } from '../snapshot/transaction.js';
+import { refuseForeignDirectory } from '../sync/sync.js';
 import { digestOf, isSnapshotPath, snapshotDigests } from './files.js';
 import {
   localVersion,
@@ -131,6 +132,8 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
 export async function pull(store: ObjectStore, dir: string, key: string, signal?: AbortSignal): Promise<Transfer> {
   const manifest = await readManifest(store, key);
   if (!manifest) throw new Error(`${store.url}/${key} is gone (pruned?)`);
+  // A pull replaces every file of the directory: one of someone else's (--out src) is refused, untouched, as a sync refuses it.
+  await refuseForeignDirectory(path.resolve(dir));
   const foreign = Object.keys(manifest.files).filter((rel) => !isSnapshotPath(rel));
   if (foreign.length)
     throw new Error(

@@ -662,7 +662,7 @@ const SNAPSHOT_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'i
  * A sync writes only into a new or empty directory or an earlier snapshot: a directory holding
  * someone's files (a project's `public/` with its own manifest.json) is refused, untouched.
  */
-async function refuseForeignDirectory(out: string): Promise<void> {
+export async function refuseForeignDirectory(out: string): Promise<void> {
   let entries: string[];
   try {
     entries = await fs.readdir(out);

@@ -11,6 +11,7 @@ import { type RunningServer, startServer } from '../../src/server/index.js';
 import { digestOf, snapshotDigests } from '../../src/store/files.js';
 import { type FleetOptions, ObjectStore, prune } from '../../src/store/index.js';
 import { manifestFolder, OBJECTS, readManifest } from '../../src/store/manifest.js';
+import { pull } from '../../src/store/transfer.js';
 import { sync } from '../../src/sync/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
@@ -178,6 +179,21 @@ describe('store', () => {
     expect(b.warnings.join('\n')).toMatch(/names 1 path\(s\) no snapshot holds \(\.txn\.lock\).*syncing from the API/);
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
     await expect(fs.access(path.join(bDir, '.txn.lock'))).rejects.toThrow();
+  });
+
+  it("a directory of someone else's is refused untouched, though the store has a snapshot to pull into it", async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const src = await tempDir('src');
+    await fs.writeFile(path.join(src, 'main.ts'), 'export {};\n');
+    await fs.mkdir(path.join(src, 'lib'));
+    await fs.writeFile(path.join(src, 'lib', 'util.ts'), 'export const x = 1;\n');
+    const held = await readTree(src);
+    await expect(builder(service, src, store)).rejects.toThrow(/holds files that are not a snapshot's/);
+    expect(await readTree(src)).toEqual(held);
+    // A follower's pull (the snapshot another builder announced) refuses it too.
+    await expect(withStore(store, (s) => pull(s, src, a.pushed!.manifest))).rejects.toThrow(/not a snapshot's/);
+    expect(await readTree(src)).toEqual(held);
   });
 
   it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {
