@@ -125,6 +125,25 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
 }
 
 /**
+ * A path of `rels` that `dir` holds as a directory, or one of their folders that it holds as a
+ * file: the commit could not move the file into place, and it would fail past its point of no
+ * return, where every later writer of the snapshot resumes it and fails the same way.
+ */
+async function collision(dir: string, rels: readonly string[]): Promise<string | undefined> {
+  const stat = (rel: string) => fs.lstat(path.join(dir, rel)).catch(() => undefined);
+  const folders = new Set<string>();
+  for (const rel of rels) {
+    if ((await stat(rel))?.isDirectory()) return rel;
+    for (let folder = path.posix.dirname(rel); folder !== '.'; folder = path.posix.dirname(folder)) folders.add(folder);
+  }
+  for (const folder of folders) {
+    const found = await stat(folder);
+    if (found && !found.isDirectory()) return folder;
+  }
+  return undefined;
+}
+
+/**
  * Makes the snapshot in `dir` the one the manifest `key` names: downloads only the objects whose
  * file the local snapshot does not hold, verifies each, and commits in one transaction. A
  * StoreIntegrityError (nothing committed) when an object is missing or damaged.
@@ -143,6 +162,12 @@ export async function pull(store: ObjectStore, dir: string, key: string, signal?
   try {
     const local = await snapshotDigests(dir);
     const wanted = Object.entries(manifest.files).filter(([rel, digest]) => local.get(rel) !== digest);
+    const clash = await collision(
+      dir,
+      wanted.map(([rel]) => rel),
+    );
+    if (clash)
+      throw new Error(`${store.url}/${key} puts a file where ${dir} holds a directory, or under a file (${clash})`);
     const damaged: string[] = [];
     let bytes = 0;
     await new PQueue({ concurrency: CONCURRENCY }).addAll(

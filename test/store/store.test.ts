@@ -196,6 +196,24 @@ describe('store', () => {
     expect(await readTree(src)).toEqual(held);
   });
 
+  it('a manifest putting a file where the snapshot holds a folder is refused before the commit: the snapshot stays writable', async () => {
+    const store = freshStore();
+    const aDir = await tempDir('a');
+    const key = (await builder(service, aDir, store)).pushed!.manifest;
+    const body = 'a file named as the folder';
+    await withStore(store, async (s) => {
+      const manifest = (await readManifest(s, key))!;
+      const files = Object.fromEntries(Object.entries(manifest.files).filter(([rel]) => !rel.startsWith('indexes/')));
+      await s.put(`${OBJECTS}${digestOf(Buffer.from(body))}`, body);
+      await s.put(key, canonicalJson({ ...manifest, files: { ...files, indexes: digestOf(Buffer.from(body)) } }));
+      await expect(pull(s, aDir, key)).rejects.toThrow(
+        /puts a file where .* holds a directory, or under a file \(indexes\)/,
+      );
+    });
+    expect(treeDiff(await readTree(aDir), await direct(service))).toEqual([]);
+    expect((await builder(service, aDir, store)).sync?.mode).toBe('unchanged');
+  });
+
   it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {
     const store = freshStore();
     const serve = (port = 0) =>
