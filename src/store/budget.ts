@@ -9,7 +9,11 @@
 import { type RateBudget, SERVICE_BUCKET_MS, serviceBudget } from '../client/index.js';
 import type { Redis } from './redis.js';
 
-/** KEYS[1]: the bucket; ARGV: cost, capacity (ms), pause (ms, after a 429), refill per ms. Returns the wait in ms. */
+/**
+ * KEYS[1]: the bucket; ARGV: cost, capacity (ms), pause (ms, after a 429), refill per ms. Returns the wait in ms.
+ * The bucket is kept a minute past its debt: a pause longer than that (Retry-After: 120) still holds
+ * for a process that starts during it.
+ */
 const SPEND = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -22,7 +26,7 @@ local pause = tonumber(ARGV[3])
 if pause > 0 then level = math.min(level, -pause) end
 level = level - tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'level', level, 'at', now)
-redis.call('PEXPIRE', KEYS[1], 60000)
+redis.call('PEXPIRE', KEYS[1], 60000 + math.max(0, math.ceil(-level)))
 if level >= 0 then return 0 end
 return math.ceil(-level)
 `;

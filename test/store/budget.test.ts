@@ -56,6 +56,15 @@ describe('a rate budget shared through Redis', () => {
     return stats.by_status['429'] ?? 0;
   }
 
+  it('a pause longer than a minute (Retry-After) outlives no key: it holds for a process that starts during it', async () => {
+    const key = 'content-sync:budget:long-pause';
+    const warnings: string[] = [];
+    new RedisBudget(connection, key, (m) => warnings.push(m)).throttled(120);
+    while ((await connection.exists(key)) === 0 && !warnings.length) await sleep(10);
+    expect(warnings).toEqual([]);
+    expect(await connection.pttl(key)).toBeGreaterThan(120_000);
+  });
+
   it('keeps any number of clients on one token within the contract: no 429', async () => {
     expect(ids.length).toBeGreaterThanOrEqual(CLIENTS * EACH);
     const warnings: string[] = [];
