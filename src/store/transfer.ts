@@ -115,10 +115,20 @@ async function keeps(store: ObjectStore, key: string, partial: boolean): Promise
   return stored !== undefined && !stored.partial;
 }
 
-/** An object's bytes, checked against its digest; fetched a second time when they do not match. */
+/**
+ * An object's bytes, checked against its digest; fetched a second time when they do not match, or
+ * when the download broke off (a connection dropped mid-body, which the SDK does not retry): one
+ * such object would otherwise send the whole pull back to the API.
+ */
 async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8Array | undefined> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const bytes = await store.get(objectKey(digest));
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await store.get(objectKey(digest));
+    } catch (err) {
+      if (attempt === 1) throw err;
+      continue;
+    }
     if (bytes && digestOf(bytes) === digest) return bytes;
   }
   return undefined;

@@ -15,7 +15,7 @@ import { pull } from '../../src/store/transfer.js';
 import { sync } from '../../src/sync/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
-import { BUCKET, runBuilder, serveDemo, startS3, type TestS3, TOKEN, useEnv } from './support.js';
+import { BUCKET, cuttingProxy, runBuilder, serveDemo, startS3, type TestS3, TOKEN, useEnv } from './support.js';
 
 let s3: TestS3;
 let restoreEnv: () => void;
@@ -212,6 +212,23 @@ describe('store', () => {
     });
     expect(treeDiff(await readTree(aDir), await direct(service))).toEqual([]);
     expect((await builder(service, aDir, store)).sync?.mode).toBe('unchanged');
+  });
+
+  it('a download broken off mid-body is fetched again: the pull still takes the snapshot, without the API', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const proxy = await cuttingProxy(s3.endpoint, 1);
+    const restore = useEnv({ AWS_ENDPOINT_URL_S3: proxy.endpoint });
+    try {
+      const b = await builder(service, await tempDir('b'), store);
+      expect(proxy.cut()).toBe(1);
+      expect(b.warnings).toEqual([]);
+      expect(b.pulled?.cv).toBe(a.sync?.cv);
+      expect(b.sync?.mode).toBe('unchanged');
+    } finally {
+      restore();
+      await proxy.close();
+    }
   });
 
   it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {

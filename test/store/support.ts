@@ -63,6 +63,57 @@ export async function startS3(): Promise<TestS3> {
   };
 }
 
+export interface CuttingProxy {
+  endpoint: string;
+  /** Downloads broken off so far. */
+  cut(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy to the S3 server at `endpoint` that breaks off the first `cuts` object downloads
+ * (GET .../objects/...): their headers and a few bytes of body pass, then the connection drops.
+ */
+export async function cuttingProxy(endpoint: string, cuts: number): Promise<CuttingProxy> {
+  const target = new URL(endpoint);
+  let cut = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    let cutting = false;
+    client.on('data', (chunk: Buffer) => {
+      if (cut < cuts && /^GET \S*\/objects\//m.test(chunk.toString('latin1'))) {
+        cut++;
+        cutting = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!cutting) return void client.write(chunk);
+      const headers = chunk.indexOf('\r\n\r\n');
+      client.write(chunk.subarray(0, headers < 0 ? chunk.length : headers + 4 + 10));
+      client.destroy();
+      upstream.destroy();
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => cut,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 /** Sets the store's environment for in-process builders; returns a function that restores it. */
 export function useEnv(env: Record<string, string>): () => void {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
