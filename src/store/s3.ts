@@ -31,6 +31,7 @@ export class ObjectStore {
     readonly url: string,
     sdk: Sdk,
     where: StoreLocation,
+    timeoutMs: number,
   ) {
     this.#sdk = sdk;
     this.#where = where;
@@ -41,7 +42,13 @@ export class ObjectStore {
       ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION ? { region: 'us-east-1' } : {}),
       maxAttempts: 3,
       // A request without an answer for a minute fails (and is tried again): by default the SDK only warns, and waits on.
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000, throwOnRequestTimeout: true },
+      // The request timeout ends with the headers: a body that stops arriving is failed by the socket's.
+      requestHandler: {
+        connectionTimeout: 5_000,
+        requestTimeout: timeoutMs,
+        throwOnRequestTimeout: true,
+        socketTimeout: timeoutMs,
+      },
       // Every object is checked against its sha256 by the reader; the SDK's own default checksums
       // are not understood by every S3-compatible service.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -49,11 +56,11 @@ export class ObjectStore {
     });
   }
 
-  /** Opens `s3://bucket/prefix` (no request is made yet). */
-  static async open(url: string): Promise<ObjectStore> {
+  /** Opens `s3://bucket/prefix` (no request is made yet); `timeoutMs`: how long a request may go without an answer. */
+  static async open(url: string, { timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<ObjectStore> {
     const where = parseStoreUrl(url);
     const sdk = await loadOptional('@aws-sdk/client-s3', `the store ${url}`, () => import('@aws-sdk/client-s3'));
-    return new ObjectStore(url, sdk, where);
+    return new ObjectStore(url, sdk, where, timeoutMs);
   }
 
   #key(key: string): string {

@@ -231,6 +231,28 @@ describe('store', () => {
     }
   });
 
+  it('a download that stalls mid-body fails once the timeout passes (the request timeout ends with the headers)', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const manifest = await withStore(store, (s) => readManifest(s, a.pushed!.manifest));
+    const digest = Object.values(manifest!.files)[0]!;
+    const proxy = await cuttingProxy(s3.endpoint, 1, 'stall');
+    const restore = useEnv({ AWS_ENDPOINT_URL_S3: proxy.endpoint });
+    const s = await ObjectStore.open(store, { timeoutMs: 1_000 });
+    try {
+      const started = Date.now();
+      await expect(s.get(`${OBJECTS}${digest}`)).rejects.toThrow(/timed out/);
+      expect(proxy.cut()).toBe(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // Nothing is left stalled: the next download passes.
+      expect(digestOf((await s.get(`${OBJECTS}${digest}`))!)).toBe(digest);
+    } finally {
+      s.close();
+      restore();
+      await proxy.close();
+    }
+  });
+
   it('a snapshot in the store newer than the space (its cache version went back) is never taken', async () => {
     const store = freshStore();
     const serve = (port = 0) =>

@@ -72,9 +72,14 @@ export interface CuttingProxy {
 
 /**
  * A TCP proxy to the S3 server at `endpoint` that breaks off the first `cuts` object downloads
- * (GET .../objects/...): their headers and a few bytes of body pass, then the connection drops.
+ * (GET .../objects/...): their headers and a few bytes of body pass, then the connection drops
+ * (`drop`) or stays open with nothing more on it (`stall`).
  */
-export async function cuttingProxy(endpoint: string, cuts: number): Promise<CuttingProxy> {
+export async function cuttingProxy(
+  endpoint: string,
+  cuts: number,
+  how: 'drop' | 'stall' = 'drop',
+): Promise<CuttingProxy> {
   const target = new URL(endpoint);
   let cut = 0;
   const sockets = new Set<net.Socket>();
@@ -86,6 +91,7 @@ export async function cuttingProxy(endpoint: string, cuts: number): Promise<Cutt
       s.on('error', () => undefined);
     }
     let cutting = false;
+    let stalled = false;
     client.on('data', (chunk: Buffer) => {
       if (cut < cuts && /^GET \S*\/objects\//m.test(chunk.toString('latin1'))) {
         cut++;
@@ -94,14 +100,19 @@ export async function cuttingProxy(endpoint: string, cuts: number): Promise<Cutt
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (stalled) return;
       if (!cutting) return void client.write(chunk);
       const headers = chunk.indexOf('\r\n\r\n');
       client.write(chunk.subarray(0, headers < 0 ? chunk.length : headers + 4 + 10));
-      client.destroy();
-      upstream.destroy();
+      if (how === 'stall') stalled = true;
+      else {
+        client.destroy();
+        upstream.destroy();
+      }
     });
     client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    // A stalled download stays open whatever the server does: only the client's timeout ends it.
+    upstream.on('close', () => stalled || client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
