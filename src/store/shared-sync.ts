@@ -3,8 +3,7 @@
  * snapshot: the sync goes to the API and says so.
  */
 import path from 'node:path';
-import { type SyncOptions, type SyncResult, sync, syncClient } from '../sync/index.js';
-import { refuseForeignDirectory } from '../sync/sync.js';
+import { type SyncOptions, type SyncResult, refuseForeignDirectory, sync, syncClient } from '../sync/index.js';
 import { localVersion, manifestKey, newestManifest, type SnapshotKind } from './manifest.js';
 import type { ObjectStore } from './s3.js';
 import { pull, push, StoreIntegrityError, type Transfer } from './transfer.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
 import { openForReading } from '../snapshot/transaction.js';
-import { refuseForeignDirectory } from '../sync/sync.js';
+import { refuseForeignDirectory } from '../sync/index.js';
 import { digestOf, isSnapshotPath, snapshotDigests } from './files.js';
 import {
   localVersion,

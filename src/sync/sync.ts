@@ -67,6 +67,8 @@ import { MismatchedAnswer } from './mismatched-answer.js';
 import { buildManifest, buildRecord, buildVersion, publicationTime, type TagsSnapshot } from './records.js';
 import type { View } from '../api/index.js';
 import { isAssetEvent, type WebhookEvent } from './events.js';
+import { refuseForeignDirectory } from './destination.js';
+import { SyncError } from './sync-error.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -137,10 +139,6 @@ export interface SyncResult {
 const WAIT_FOR_WRITER_MS = 120_000;
 
 class Moved extends Error {}
-
-export class SyncError extends Error {
-  override name = 'SyncError';
-}
 
 interface Pass {
   client: ContentClient;
@@ -653,38 +651,6 @@ function childrenOfFolder(state: SnapshotState, folderId: number): number[] | un
   if (!direct) return undefined;
   const prefix = direct.is_startpage ? direct.full_slug : `${direct.full_slug.split('/').slice(0, -1).join('/')}/`;
   return [...state.stories.values()].filter((s) => s.full_slug.startsWith(prefix)).map((s) => s.id);
-}
-
-/** The names a snapshot directory holds besides hidden ones (the staging, the lock). */
-const SNAPSHOT_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);
-
-/**
- * A sync writes only into a new or empty directory or an earlier snapshot: a directory holding
- * someone's files (a project's `public/` with its own manifest.json) is refused, untouched.
- */
-export async function refuseForeignDirectory(out: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(out);
-  } catch {
-    return; // missing (created by the commit) or not a directory (the transaction says so)
-  }
-  const foreign = entries.filter((e) => !e.startsWith('.') && !SNAPSHOT_NAMES.has(e));
-  let manifestForeign = false;
-  if (entries.includes(FILES.manifest)) {
-    try {
-      const m = JSON.parse(await fs.readFile(path.join(out, FILES.manifest), 'utf8')) as unknown;
-      // A space directory `demo` wrote (or one of a space's own) has a manifest too, without the API
-      // version a sync records: its records, folders and releases would stay among the synced ones.
-      manifestForeign = typeof m !== 'object' || m === null || !('cv' in m) || !('space' in m) || !('api' in m);
-    } catch {
-      // Unreadable: a damaged snapshot, which a sync repairs.
-    }
-  }
-  if (foreign.length || manifestForeign)
-    throw new SyncError(
-      `${out} holds files that are not a snapshot's (${(manifestForeign ? [FILES.manifest, ...foreign] : foreign).slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}): a sync writes only into a new or empty directory or an earlier snapshot; choose another --out (or dir)`,
-    );
 }
 
 /** The client a sync with these options reads the space through. */
