@@ -24,6 +24,7 @@ import { withDeadline } from './deadline.js';
 import {
   ContentApiError,
   isUnreachable,
+  refusedPort,
   networkMessage,
   SchemaError,
   statusMessage,
@@ -296,6 +297,16 @@ export class ContentClient {
           ),
         );
       }
+      // A port fetch never connects to (the Fetch standard's "bad ports"): no attempt can succeed.
+      if (refusedPort(err))
+        throw new AbortError(
+          new ContentApiError(
+            `${networkMessage(err, url)} (${endpoint}): fetch refuses to connect to port ${new URL(url).port}, whatever listens there; serve the API on another port`,
+            undefined,
+            endpoint,
+            false,
+          ),
+        );
       const failure = new ContentApiError(
         `${networkMessage(err, url)} (${endpoint}, attempt ${attempt})`,
         undefined,

@@ -62,6 +62,11 @@ export function statusMessage(
   }
 }
 
+/** Whether fetch refused the URL's port itself (a "bad port"), before any connection. */
+export function refusedPort(err: unknown): boolean {
+  return /bad port/i.test((err as { cause?: { message?: string } }).cause?.message ?? '');
+}
+
 export function isUnreachable(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (err as { code?: string }).code;

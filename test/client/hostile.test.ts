@@ -244,3 +244,12 @@ describe('redirects', { timeout: 30_000 }, () => {
     expect(proxy.requests.filter((r) => r.startsWith('/v2/cdn/stories')).length).toBe(9);
   });
 });
+
+describe('an address fetch never connects to', () => {
+  it('fails at once, naming the port, instead of retrying a "bad port"', async () => {
+    // Port 6000 is on the Fetch standard's list: fetch refuses it before any connection.
+    const c = client('http://127.0.0.1:6000');
+    await expect(c.space()).rejects.toThrow(/fetch refuses to connect to port 6000/);
+    expect(c.stats.retries).toBe(0);
+  });
+});
