@@ -78,6 +78,8 @@ export async function compileCommand(argv: string[]): Promise<number> {
   const fieldsProblem = entryFieldsProblem(entryFields ?? []);
   if (fieldsProblem) throw new UsageError(`--entry-fields: ${fieldsProblem}`);
   let schema: unknown;
+  if (values.schema === '')
+    throw new UsageError('--schema needs a file (a component schema export); it was given an empty value');
   if (values.schema) {
     try {
       schema = JSON.parse(await fs.readFile(values.schema as string, 'utf8'));

@@ -134,6 +134,7 @@ async function readEvents(file: string): Promise<WebhookEvent[]> {
  * datasource (an asset event) does not narrow: the sync finds changes itself.
  */
 async function eventsFor(file: string | undefined): Promise<WebhookEvent[] | undefined> {
+  if (file === '') throw new UsageError('--events needs a file (of webhook payloads); it was given an empty value');
   if (file) return readEvents(file);
   const payload = process.env.CONTENT_WEBHOOK_PAYLOAD;
   if (payload === undefined || payload.trim() === '') return undefined;

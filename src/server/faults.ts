@@ -37,6 +37,8 @@ export function parseFaultSpec(spec: string): FaultPlan {
     if (key === 'seed') {
       plan.seed = Math.trunc(value);
     } else if (key === 'slowms') {
+      // A timer holds at most 2^31-1 ms: a longer delay would fire after 1 ms, not be slow at all.
+      if (value > 2 ** 31 - 1) throw new FaultSpecError(`--faults: slowms is at most ${2 ** 31 - 1} (about 24.8 days)`);
       plan.slowMs = value;
     } else if ((FAULT_KINDS as readonly string[]).includes(key)) {
       if (value < 0 || value > 1) throw new FaultSpecError(`--faults: the rate of ${key} must be between 0 and 1`);

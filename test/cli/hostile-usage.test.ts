@@ -126,6 +126,49 @@ describe('content-sync compile --declaration', () => {
   }, 120_000);
 });
 
+describe('content-sync flags given an empty value', () => {
+  it('sync --events and compile --schema refuse an empty value as a usage error (it was silently ignored)', async () => {
+    const events = await runCli([
+      'sync',
+      '--base-url',
+      'http://127.0.0.1:1',
+      '--token',
+      't',
+      '--out',
+      path.join(dir, 'ev'),
+      '--events',
+      '',
+    ]);
+    expect(events.code).toBe(2);
+    expect(events.stderr).toMatch(/--events needs a file/);
+    const schema = await runCli([
+      'compile',
+      '--snapshot',
+      path.join(dir, 'none'),
+      '--out',
+      path.join(dir, 'sc'),
+      '--schema',
+      '',
+    ]);
+    expect(schema.code).toBe(2);
+    expect(schema.stderr).toMatch(/--schema needs a file/);
+  }, 120_000);
+
+  it('serve refuses a slowms longer than a timer holds (it fired after 1 ms)', async () => {
+    const r = await runCli([
+      'serve',
+      '--data',
+      path.join(dir, 'none'),
+      '--port',
+      '0',
+      '--faults',
+      'slow=1,slowms=3000000000',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/slowms is at most 2147483647/);
+  }, 120_000);
+});
+
 describe('content-sync base URLs', () => {
   it('sync refuses a base URL that is not http(s) at once, as a usage error naming the flag', async () => {
     const started = performance.now();
