@@ -79,7 +79,12 @@ async function coordinated(
   options: FleetOptions,
   log: (m: string) => void,
 ): Promise<FleetResult> {
-  const key = fleetKey({ ...options, api: options.api ?? 'v2', views: options.views ?? ['published'] });
+  const key = fleetKey({
+    ...options,
+    api: options.api ?? 'v2',
+    views: options.views ?? ['published'],
+    assets: options.assets !== undefined,
+  });
   const lease = new Lease(redis, `${key}:lease`, options.leaseMs ?? 15_000, log);
   const publishedKey = `${key}:published`;
   // Redis failing (gone, or not answering) never fails the builder: it syncs through the store alone.

@@ -42,6 +42,8 @@ export function fleetKey(parts: {
   api: string;
   views: readonly string[];
   store?: string;
+  /** Whether the builders download assets into the snapshot: one that does takes no snapshot of one that does not. */
+  assets?: boolean;
 }): string {
   const id = createHash('sha256')
     .update(
@@ -51,6 +53,8 @@ export function fleetKey(parts: {
         parts.api,
         [...parts.views].sort().join('+'),
         parts.store ?? '',
+        // Appended only when on: the keys of fleets without assets stay as they were.
+        ...(parts.assets ? ['assets'] : []),
       ].join('\n'),
     )
     .digest('hex')

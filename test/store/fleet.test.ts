@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import type { FleetOptions } from '../../src/store/index.js';
 import { Lease } from '../../src/store/lease.js';
-import { connectRedis } from '../../src/store/redis.js';
+import { connectRedis, fleetKey } from '../../src/store/redis.js';
+import { ASSET_INDEX } from '../../src/snapshot/index.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from '../sync/support.js';
 import {
@@ -80,6 +83,28 @@ describe('a fleet coordinated through Redis', () => {
     expect(again.map((b) => b.role).sort()).toEqual(['follower', 'follower', 'syncer']);
     // The syncer's two: the space (to find the store's snapshots) and the sync that finds nothing changed.
     expect(await requests(service)).toBe(2);
+  });
+
+  it('a builder downloading assets takes no snapshot of a fleet that does not: it syncs them itself', async () => {
+    const store = freshStore();
+    const plain = await builder(service, store);
+    expect(plain.published).toBeDefined();
+    // A builder without assets holds the fleet's lease, then announces the snapshot it published.
+    const client = await connectRedis(redis.url);
+    try {
+      const key = fleetKey({ baseUrl: service.url, token: TOKEN, api: 'v2', views: ['published'], store });
+      const held = new Lease(client, `${key}:lease`, 15_000, () => {});
+      expect(await held.take()).toBe(true);
+      const withAssets = builder(service, store, { assets: { minBackoffMs: 10 } });
+      await new Promise((r) => setTimeout(r, 500));
+      await client.set(`${key}:published`, `${plain.published} ${held.owner}`, 'EX', 60);
+      await held.release();
+      const b = await withAssets;
+      expect(b.role).toBe('syncer');
+      expect(existsSync(path.join(b.out, ASSET_INDEX))).toBe(true);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('Redis unreachable: the builder syncs through the store alone, with a warning', async () => {
