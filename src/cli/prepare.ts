@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ConfigEnv, UserConfig } from 'vite';
 import type { ContentSyncApi } from '../vite/index.js';
 import { PLUGIN_NAME } from '../vite/plugin.js';
-import { parse } from './args.js';
+import { parse, UsageError } from './args.js';
 import { count } from '../text/index.js';
 
 const HELP = `usage: content-sync prepare [--config FILE] [--mode M]
@@ -80,7 +80,7 @@ export async function prepareCommand(argv: string[]): Promise<number> {
   const mode = (values.mode as string | undefined) ?? 'production';
   const configFlag = values.config as string | undefined;
   if (configFlag !== undefined && !existsSync(configFlag))
-    throw new PrepareError(`--config ${configFlag}: no such file`);
+    throw new UsageError(`--config ${configFlag}: no such file`);
 
   // The app's own Vite (a peer dependency), so its config loads as `vite` itself loads it.
   const vite = await import('vite');

@@ -171,7 +171,8 @@ describe('content-sync prepare', () => {
       );
       expect(b.code).toBe(1);
       expect(b.stderr).toMatch(/no Vite config in .*: pass --config FILE/);
-      expect(c.code).toBe(1);
+      // A flag naming nothing is a usage error, as every command's is.
+      expect(c.code).toBe(2);
       expect(c.stderr).toMatch(/--config missing\.config\.mjs: no such file/);
     },
     SLOW,
