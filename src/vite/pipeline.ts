@@ -41,6 +41,8 @@ export class ContentPipeline {
   /** The embedded service, when this pipeline runs one. */
   #embedded: EmbeddedService | undefined;
   #closed: Promise<void> | undefined;
+  /** Stops a sync under way when the pipeline closes (its commit may wait minutes for another process's compile). */
+  readonly #stopping = new AbortController();
   /** Where syncs read from when this pipeline runs no service: the one configured, or another process's embedded one. */
   #baseUrl: string | undefined;
   #token: string | undefined;
@@ -190,7 +192,9 @@ export class ContentPipeline {
   }
 
   async #close(): Promise<void> {
-    await this.idle();
+    // A sync stopped before its commit leaves the snapshot as it was; the next start syncs again.
+    this.#stopping.abort(new PipelineError('vite-plugin-content-sync: the pipeline closed'));
+    await this.idle().catch(() => undefined);
     await this.#embedded?.close();
     this.#embedded = undefined;
   }
@@ -305,6 +309,7 @@ export class ContentPipeline {
       baseUrl,
       token,
       out: this.snapshotDir,
+      signal: this.#stopping.signal,
       api: this.options.api,
       views: [this.options.version],
       // The embedded service posts a webhook for each change, and its directory's changes are
