@@ -33,16 +33,23 @@ export interface Transfer {
   bytes: number;
 }
 
-/** Objects of the store whose bytes are not what their key says. */
+/** Objects a store's manifest names that it lacks, or whose bytes are not what their key says. */
 export class StoreIntegrityError extends Error {
   override name = 'StoreIntegrityError';
   constructor(
     readonly store: string,
+    /** Every object to publish again: the missing and the damaged. */
     readonly digests: string[],
+    missing: readonly string[] = [],
   ) {
-    super(
-      `${digests.length} object(s) of ${store} do not match their digest (${digests.slice(0, 2).join(', ')}): the store is damaged; nothing was committed`,
-    );
+    const damaged = digests.filter((d) => !missing.includes(d));
+    const parts = [
+      missing.length &&
+        `${missing.length} object(s) its manifest names are missing (${missing.slice(0, 2).join(', ')}: pruned while this pull ran, or never uploaded)`,
+      damaged.length &&
+        `${damaged.length} object(s) do not match their digest (${damaged.slice(0, 2).join(', ')}: the store is damaged)`,
+    ].filter(Boolean);
+    super(`${store}: ${parts.join('; ')}; nothing was committed`);
   }
 }
 
@@ -118,9 +125,11 @@ async function keeps(store: ObjectStore, key: string, partial: boolean): Promise
 /**
  * An object's bytes, checked against its digest; fetched a second time when they do not match, or
  * when the download broke off (a connection dropped mid-body, which the SDK does not retry): one
- * such object would otherwise send the whole pull back to the API.
+ * such object would otherwise send the whole pull back to the API. Else what was wrong with it: none
+ * there (a prune, or an upload that never finished), or other bytes.
  */
-async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8Array | undefined> {
+async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8Array | 'missing' | 'damaged'> {
+  let found: 'missing' | 'damaged' = 'missing';
   for (let attempt = 0; attempt < 2; attempt++) {
     let bytes: Uint8Array | undefined;
     try {
@@ -130,8 +139,9 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
       continue;
     }
     if (bytes && digestOf(bytes) === digest) return bytes;
+    found = bytes ? 'damaged' : 'missing';
   }
-  return undefined;
+  return found;
 }
 
 /**
@@ -179,16 +189,19 @@ export async function pull(store: ObjectStore, dir: string, key: string, signal?
     if (clash)
       throw new Error(`${store.url}/${key} puts a file where ${dir} holds a directory, or under a file (${clash})`);
     const damaged: string[] = [];
+    const missing: string[] = [];
     let bytes = 0;
     await new PQueue({ concurrency: CONCURRENCY }).addAll(
       wanted.map(([rel, digest]) => async () => {
         const body = await fetchVerified(store, digest);
-        if (!body) return void damaged.push(digest);
+        if (body === 'missing') return void missing.push(digest);
+        if (body === 'damaged') return void damaged.push(digest);
         bytes += body.length;
         await txn.putPieces(rel, [body]);
       }),
     );
-    if (damaged.length) throw new StoreIntegrityError(store.url, [...new Set(damaged)]);
+    if (damaged.length || missing.length)
+      throw new StoreIntegrityError(store.url, [...new Set([...missing, ...damaged])], [...new Set(missing)]);
     for (const rel of local.keys()) if (!(rel in manifest.files)) txn.delete(rel);
     // A sync stopped while it pulled leaves the previous snapshot, as any stopped sync does.
     signal?.throwIfAborted();

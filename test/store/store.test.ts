@@ -159,6 +159,20 @@ describe('store', () => {
     expect(c.warnings).toEqual([]);
   });
 
+  it('an object gone from the store (pruned while a pull ran) is named missing, not damaged, and published again', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const manifest = await withStore(store, (s) => readManifest(s, a.pushed!.manifest));
+    const digest = manifest!.files[Object.keys(manifest!.files).find((k) => k.startsWith('stories/'))!]!;
+    await withStore(store, (s) => s.delete([`${OBJECTS}${digest}`]));
+    const b = await builder(service, await tempDir('b'), store);
+    expect(b.pulled).toBeUndefined();
+    const said = b.warnings.join('\n');
+    expect(said).toMatch(/1 object\(s\) its manifest names are missing .*pruned while this pull ran/);
+    expect(said).not.toMatch(/do not match their digest/);
+    expect(await withStore(store, (s) => s.has(`${OBJECTS}${digest}`))).toBe(true);
+  });
+
   it("a manifest naming the snapshot's lock is refused whole: no pull plants a lock that stalls its writers", async () => {
     const store = freshStore();
     const a = await builder(service, await tempDir('a'), store);
