@@ -144,6 +144,11 @@ export interface CompileResult {
   warnings: string[];
   /** The declarations file (absolute), when this compile wrote it. */
   declaration?: string;
+  /**
+   * With a cache: another compile wrote the output since this cache's last one, so files may have
+   * changed beyond `written` and `deleted` (what this compile changed from the other's output).
+   */
+  writtenElsewhere?: true;
   durationMs: number;
 }
 
@@ -275,6 +280,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
   // The last compile's state: resumed from when it applies, and in any case the list of files it wrote
   // (a full compile, or one with other options, still removes the files it no longer writes).
+  const elsewhere = options.cache?.writtenElsewhere(stateFile, stamp) ? { writtenElsewhere: true as const } : {};
   const last = await readState(stateFile, stamp, options.cache);
   const previous = last.state;
   refuseForeignFiles(out, declaration, previous === undefined);
@@ -304,6 +310,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   ) {
     // Nothing changed since the last compile: every file is as it should be.
     if (last.kept && stamp !== undefined) options.cache?.keep(stateFile, last.kept, stamp);
+    else options.cache?.saw(stateFile, stamp);
     return {
       mode: 'incremental',
       stories: index.length,
@@ -312,6 +319,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
       written: [],
       deleted: [],
       warnings: [],
+      ...elsewhere,
       durationMs: performance.now() - started,
     };
   }
@@ -434,6 +442,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     deleted,
     warnings: [...languagesListed, ...renamedTypes(types.model.components), ...(warning ? [warning] : [])],
     ...(declared ? { declaration } : {}),
+    ...elsewhere,
     durationMs: performance.now() - started,
   };
 }

@@ -241,6 +241,8 @@ export interface LastCompile {
  */
 export class CompileCache {
   readonly #last = new Map<string, LastCompile & { stamp: string }>();
+  /** The stamp each state file had when a compile with this cache last ended (kept or not). */
+  readonly #seen = new Map<string, string | undefined>();
 
   /** The state kept for `stateFile` if that file still has `stamp`; taken out (a compile changes it in place). */
   take(stateFile: string, stamp: string | undefined): LastCompile | undefined {
@@ -249,9 +251,23 @@ export class CompileCache {
     return kept && stamp !== undefined && kept.stamp === stamp ? kept : undefined;
   }
 
+  /**
+   * Whether another compile (another process's: a build of the project) wrote `stateFile` since
+   * the last one with this cache: the files may then differ from what this host last compiled.
+   */
+  writtenElsewhere(stateFile: string, stamp: string | undefined): boolean {
+    return this.#seen.has(stateFile) && this.#seen.get(stateFile) !== stamp;
+  }
+
+  /** A compile with this cache ended, leaving `stateFile` with `stamp`. */
+  saw(stateFile: string, stamp: string | undefined): void {
+    this.#seen.set(stateFile, stamp);
+  }
+
   /** Keeps what a compile ended with, once its state file is on disk with `stamp`. */
   keep(stateFile: string, last: LastCompile, stamp: string): void {
     this.#last.set(stateFile, { ...last, stamp });
+    this.saw(stateFile, stamp);
   }
 }
 

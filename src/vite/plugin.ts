@@ -159,6 +159,20 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     return reloaded;
   }
 
+  /**
+   * The generated files to reload after `result`: those it changed, and when another process (a
+   * build of the project) compiled into the same directory since, every one the server loaded, as
+   * that compile may have changed them already (this one then finds nothing left to write).
+   */
+  function filesToReload(server: ViteDevServer, result: RefreshResult, modulesDir: string): readonly string[] {
+    if (!result.compile.writtenElsewhere) return result.changedFiles;
+    const files = new Set(result.changedFiles);
+    for (const env of Object.values(server.environments))
+      for (const file of env.moduleGraph.fileToModulesMap.keys())
+        if (file.startsWith(modulesDir + path.sep)) files.add(file);
+    return [...files];
+  }
+
   const plugin: Plugin<ContentSyncApi> = {
     name: PLUGIN_NAME,
     enforce: 'pre',
@@ -286,7 +300,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
           const started = performance.now();
           const result = await run(p);
           if (!firstTime(result)) return;
-          const reloaded = await reloadChanged(server, result.changedFiles);
+          const reloaded = await reloadChanged(server, filesToReload(server, result, p.modulesDir));
           if (result.changedFiles.length) {
             logger.info(
               `content-sync: ${count(result.changedFiles.length, 'generated file')} changed, ${count(reloaded, 'module')} reloaded in ${Math.round(performance.now() - started)} ms`,
