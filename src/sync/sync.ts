@@ -502,6 +502,8 @@ async function missing(pass: Pass, batch: StoryIndexEntry[], known?: number): Pr
   const first = batch.slice(0, half);
   const firstInPlace = await pass.fetcher.stillInPlace('published', first);
   if (firstInPlace > inPlace || inPlace - firstInPlace > batch.length - half) {
+    // Published content changed between the two counts (stories deleted meanwhile): another pass.
+    checkMoved(pass);
     // Counts that contradict each other: no story may be called gone on their word.
     throw new SyncError(
       `the census counted ${inPlace} of ${batch.length} stories in place, then ${firstInPlace} of the first ${half}: the service's counts contradict each other, so no deletion is concluded from them; try again, or sync with --full`,
