@@ -47,7 +47,8 @@ export class SpaceFetcher {
     readonly client: ContentClient,
     readonly space: Space,
   ) {
-    this.languages = [...space.language_codes];
+    // A code listed twice (a space directory edited by hand) is read once: twice, each story would come back twice.
+    this.languages = [...new Set(space.language_codes)];
   }
 
   get #storiesSchema(): z.ZodType<{ stories: Story[] }> {

@@ -19,7 +19,7 @@ import {
 } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { PREVIEW, PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
-import { SPACE_VERSION } from '../helpers/fixture-space.js';
+import { fixtureSpace, SPACE_VERSION } from '../helpers/fixture-space.js';
 import { mtimes, readJsonFile, readTree, removeTempDirs, tempDir, treeDiff } from './support.js';
 
 const PUBLISHED_IDS = [10, 11, 12, 13, 14, 16, 17, 18, 19, 20];
@@ -295,6 +295,21 @@ describe('full sync of the fixture space', () => {
     const ma = await readJsonFile(`${a}/manifest.json`);
     const mb = await readJsonFile(`${b}/manifest.json`);
     expect(ma.synced_at).not.toBe(mb.synced_at);
+  });
+
+  it('takes a language the space lists twice (a space directory edited by hand) once', async () => {
+    const space = fixtureSpace();
+    space.space.language_codes = ['de', 'de'];
+    server = await startTestServer({ space });
+    const dir = await tempDir();
+    await sync({ baseUrl: server.url, token: PUBLIC, out: dir });
+    // As the space listing it once gives it.
+    const listedOnce = await startTestServer();
+    servers.push(listedOnce);
+    const once = await tempDir();
+    await sync({ baseUrl: listedOnce.url, token: PUBLIC, out: once });
+    expect((await record(dir, 10)).published).toEqual((await record(once, 10)).published);
+    expect((await sync({ baseUrl: server.url, token: PUBLIC, out: dir })).mode).toBe('unchanged');
   });
 });
 
