@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, runCli, spawnCli } from '../helpers/cli.js';
+import { LOCK_FILE } from '../../src/snapshot/lock.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -230,11 +231,23 @@ describe('content-sync --host', () => {
 });
 
 describe('content-sync signals', () => {
+  /**
+   * The sync holds its snapshot's lock (taken after the CLI handles signals): a fixed wait was
+   * shorter than the start of the CLI on a loaded machine, and the signal killed it unhandled.
+   */
+  const syncUnderWay = async (out: string): Promise<void> => {
+    const until = Date.now() + 60_000;
+    while (!existsSync(path.join(out, LOCK_FILE))) {
+      if (Date.now() > until) throw new Error(`no sync took the lock of ${out}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
   it('sync stopped by SIGTERM ends as 143 and leaves no staging behind', async () => {
     const out = path.join(dir, 'term');
     const child = spawnCli(['sync', '--base-url', slow.url, '--token', PUBLIC, '--out', out]);
     const done = collect(child);
-    await new Promise((r) => setTimeout(r, 2_500));
+    await syncUnderWay(out);
     child.kill('SIGTERM');
     const r = await done;
     expect(r.code).toBe(143);
@@ -242,9 +255,10 @@ describe('content-sync signals', () => {
   }, 120_000);
 
   it('sync stopped by SIGINT exits 130', async () => {
-    const child = spawnCli(['sync', '--base-url', slow.url, '--token', PUBLIC, '--out', path.join(dir, 'int')]);
+    const out = path.join(dir, 'int');
+    const child = spawnCli(['sync', '--base-url', slow.url, '--token', PUBLIC, '--out', out]);
     const done = collect(child);
-    await new Promise((r) => setTimeout(r, 2_500));
+    await syncUnderWay(out);
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
