@@ -5,7 +5,9 @@
  * exits, so that the generated types exist before `tsc` or an editor needs them.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ConfigEnv, UserConfig } from 'vite';
 import type { ContentSyncApi } from '../vite/index.js';
 import { PLUGIN_NAME } from '../vite/plugin.js';
@@ -35,6 +37,40 @@ const ASTRO_CONFIGS = [
   'astro.config.cts',
 ];
 
+/** The names `vite` looks for in the current directory, in its order. */
+const VITE_CONFIGS = [
+  'vite.config.js',
+  'vite.config.mjs',
+  'vite.config.ts',
+  'vite.config.cjs',
+  'vite.config.mts',
+  'vite.config.cts',
+];
+
+const isAstroConfig = (file: string) => /^astro\.config\.[cm]?[jt]s$/.test(path.basename(file));
+
+/** Whether the config to load is Astro's: named so, or the one found where there is no Vite config. */
+function usesAstroConfig(file: string | undefined): boolean {
+  if (file !== undefined) return isAstroConfig(file);
+  return !VITE_CONFIGS.some((name) => existsSync(name)) && ASTRO_CONFIGS.some((name) => existsSync(name));
+}
+
+/**
+ * The Vite the project's own command runs: resolved from the project (through Astro for its
+ * config: npm may keep Astro's Vite inside it, beside another), as a package does not always
+ * resolve the app's (a monorepo's hoisted copy, a Vite installed for a peer); this package's
+ * own peer when the project resolves none.
+ */
+async function projectVite(astro: boolean): Promise<typeof import('vite')> {
+  try {
+    let from = createRequire(path.resolve('package.json'));
+    if (astro) from = createRequire(from.resolve('astro/package.json'));
+    return (await import(pathToFileURL(from.resolve('vite')).href)) as typeof import('vite');
+  } catch {
+    return import('vite');
+  }
+}
+
 interface FoundPlugin {
   name: string;
   api: ContentSyncApi;
@@ -54,7 +90,7 @@ async function loadUserConfig(
   const env = { command: 'build' as const, mode };
   const loaded = (await vite.loadConfigFromFile(env, file)) ?? (await loadAstroConfig(vite, env, file));
   if (loaded) {
-    const isAstro = /^astro\.config\.[cm]?[jt]s$/.test(path.basename(loaded.path));
+    const isAstro = isAstroConfig(loaded.path);
     return {
       file: loaded.path,
       config: isAstro ? ((loaded.config as { vite?: UserConfig }).vite ?? {}) : loaded.config,
@@ -82,8 +118,8 @@ export async function prepareCommand(argv: string[]): Promise<number> {
   if (configFlag !== undefined && !existsSync(configFlag))
     throw new UsageError(`--config ${configFlag}: no such file`);
 
-  // The app's own Vite (a peer dependency), so its config loads as `vite` itself loads it.
-  const vite = await import('vite');
+  // The app's own Vite, so its config loads as `vite` (or Astro) itself loads it.
+  const vite = await projectVite(usesAstroConfig(configFlag));
   const { file, config } = await loadUserConfig(vite, configFlag, mode);
   const shown = path.relative(process.cwd(), file) || file;
   const resolved = await vite.resolveConfig({ ...config, configFile: false, mode }, 'build', mode, 'production');

@@ -21,6 +21,8 @@ import {
 /** The plugin as a project's config imports it (from source here, from the package in an app). */
 const ENTRY = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
 const IMPORT = `import { contentSync } from ${JSON.stringify(ENTRY)};\n`;
+/** Vite 7, as this repository has it beside its own Vite 8. */
+const VITE7 = fileURLToPath(new URL('../../node_modules/vite7', import.meta.url));
 const ENV = { CONTENT_BASE_URL: '', CONTENT_TOKEN: '', CONTENT_WEBHOOK_SECRET: '' };
 /** Each case starts the command (and Vite) from source: slow on a busy machine. */
 const SLOW = 120_000;
@@ -85,6 +87,39 @@ describe('content-sync prepare', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/stories ready in \.content \(full sync\)/);
       expect(existsSync(path.join(dir, '.content', 'modules', 'index.js'))).toBe(true);
+    },
+    SLOW,
+  );
+
+  it(
+    "loads the config with the project's own Vite, and an Astro config with the Vite inside Astro",
+    async () => {
+      // This repository resolves Vite 8; each project resolves Vite 7 (as an Astro 6 app may, npm
+      // having put Astro's Vite inside it), which its config must be loaded with.
+      const probe =
+        "import { writeFileSync } from 'node:fs';\n" +
+        "const probe = { name: 'probe', configResolved() { writeFileSync('vite-version', this.meta.viteVersion); } };\n";
+      const plugins = "[probe, contentSync({ embedded: { data: 'space', demo: { stories: 10 } } })]";
+      const app = await projectWith('own-vite', {
+        'vite.config.mjs': `${IMPORT}${probe}export default { plugins: ${plugins} };\n`,
+      });
+      const astro = await projectWith('astro-vite', {
+        'astro.config.mjs': `${IMPORT}${probe}export default { vite: { plugins: ${plugins} } };\n`,
+        'node_modules/astro/package.json': JSON.stringify({
+          name: 'astro',
+          exports: { './package.json': './package.json' },
+        }),
+      });
+      await fs.mkdir(path.join(app, 'node_modules'));
+      await fs.symlink(VITE7, path.join(app, 'node_modules', 'vite'), 'dir');
+      await fs.mkdir(path.join(astro, 'node_modules', 'astro', 'node_modules'));
+      await fs.symlink(VITE7, path.join(astro, 'node_modules', 'astro', 'node_modules', 'vite'), 'dir');
+      const version = JSON.parse(await fs.readFile(path.join(VITE7, 'package.json'), 'utf8')).version as string;
+      for (const dir of [app, astro]) {
+        const result = await runCli(['prepare'], ENV, dir);
+        expect(result.code, result.stderr).toBe(0);
+        expect(await fs.readFile(path.join(dir, 'vite-version'), 'utf8')).toBe(version);
+      }
     },
     SLOW,
   );
