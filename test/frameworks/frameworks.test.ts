@@ -78,6 +78,20 @@ const FRAMEWORKS: Framework[] = [
 
 const WEBHOOK_PATH = '/__content-sync/webhook';
 
+/** The Vite packages in an app: at the top of its node_modules, or inside a package there (Astro 6's own Vite 7). */
+async function installedVites(dir: string): Promise<string[]> {
+  const top = path.join(dir, 'node_modules');
+  const packages: string[] = [];
+  for (const entry of await fs.readdir(top, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const at = path.join(top, entry.name);
+    if (entry.name.startsWith('@')) for (const name of await fs.readdir(at)) packages.push(path.join(at, name));
+    else packages.push(at);
+  }
+  const vites = [path.join(top, 'vite'), ...packages.map((p) => path.join(p, 'node_modules', 'vite'))];
+  return vites.filter((vite) => existsSync(path.join(vite, 'package.json')));
+}
+
 /** The tarball, packed once for every framework of this file. */
 let tarball: Promise<string> | undefined;
 let browser: Promise<Browser> | undefined;
@@ -125,6 +139,10 @@ for (const framework of FRAMEWORKS) {
       afterAll(async () => {
         await app?.release();
         await service?.close();
+      });
+
+      it("installs one Vite, the framework's: the package's peer adds none beside it", async () => {
+        expect(await installedVites(app.dir)).toEqual([expect.stringContaining('vite')]);
       });
 
       it('writes the modules and their types with content-sync prepare, before any build', async () => {
