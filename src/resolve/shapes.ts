@@ -27,7 +27,7 @@ export interface LinkPolicy {
   pathOf?(target: LinkableRecord): string;
   /**
    * Whether a story target has a published version (`published` of `link`
-   * links; a folder is `published: true`). Undefined, or no answer: its
+   * links; a folder is `published: false`). Undefined, or no answer: its
    * `published` flag when it has one, else whether it has a publication date.
    */
   published?(story: Story): boolean | undefined;
@@ -85,7 +85,8 @@ export class LinkShapes {
   }
 
   /**
-   * `link` mode: the routing properties, as the links endpoint gives them.
+   * `link` mode: the routing properties, as the links endpoint gives them: its `slug` is the
+   * full slug (kept in `full_slug` too) and a folder, which is never published, says `false`.
    * `real_path` is the defined real path, else the full slug, as a site path (sitePath);
    * `translated_slugs` appears when the target has some.
    */
@@ -95,12 +96,12 @@ export class LinkShapes {
     const link: LinkObject = {
       id: t.id,
       uuid: t.uuid,
-      slug: t.slug,
+      slug: t.full_slug,
       full_slug: t.full_slug,
       name: t.name,
       is_folder: target.kind === 'folder',
       parent_id: t.parent_id,
-      published: target.kind === 'folder' || this.#published(target.story, t as Story),
+      published: target.kind === 'story' && this.#published(target.story, t as Story),
       position: t.position,
       is_startpage: target.kind === 'story' ? (t as Story).is_startpage : false,
       real_path: realPath,

@@ -307,7 +307,7 @@ describeRealdata('storyblok-php-client v2-stories: multilinks', () => {
     expect(navLinks[1].story).toEqual({
       id: 123616137,
       uuid: 'd637be7f-8187-4e8b-9434-93390541f42b',
-      slug: 'article',
+      slug: 'article/',
       full_slug: 'article/',
       name: 'Overview',
       is_folder: false,

@@ -451,7 +451,7 @@ describe('links', () => {
     expect(c.link.story).toEqual({
       id: 1,
       uuid: uuid(1),
-      slug: 't',
+      slug: 'blog/t',
       full_slug: 'blog/t',
       name: 'T',
       is_folder: false,

@@ -131,7 +131,7 @@ describe('contract "resolve_links" (version 2: top-level links)', () => {
     expect(link).toMatchObject({
       id: 12,
       uuid: uuidOf(12),
-      slug: 'first-post',
+      slug: 'blog/first-post',
       full_slug: 'blog/first-post',
       name: 'First post',
       is_folder: false,

@@ -228,7 +228,7 @@ describeRealdata('johannes-lindgren: a rich-text document with link marks of all
       {
         id: target.id,
         uuid: target.uuid,
-        slug: 'rich-text',
+        slug: 'docs/rich-text',
         full_slug: 'docs/rich-text',
         name: target.name,
         is_folder: false,

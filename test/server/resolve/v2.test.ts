@@ -114,7 +114,7 @@ describe('v2 links', () => {
       {
         id: 2,
         uuid: 'b',
-        slug: 'b',
+        slug: 'blog/b',
         full_slug: 'blog/b',
         name: b.name,
         is_folder: false,
@@ -132,7 +132,7 @@ describe('v2 links', () => {
         name: blog.name,
         is_folder: true,
         parent_id: 0,
-        published: true,
+        published: false,
         position: 0,
         is_startpage: false,
         real_path: '/blog',
