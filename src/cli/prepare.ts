@@ -115,8 +115,7 @@ export async function prepareCommand(argv: string[]): Promise<number> {
   }
   const mode = (values.mode as string | undefined) ?? 'production';
   const configFlag = values.config as string | undefined;
-  if (configFlag !== undefined && !existsSync(configFlag))
-    throw new UsageError(`--config ${configFlag}: no such file`);
+  if (configFlag !== undefined && !existsSync(configFlag)) throw new UsageError(`--config ${configFlag}: no such file`);
 
   // The app's own Vite, so its config loads as `vite` (or Astro) itself loads it.
   const vite = await projectVite(usesAstroConfig(configFlag));
