@@ -315,7 +315,9 @@ export class SpaceStore {
   datasourceEntries(datasource: string | undefined, dimension: string | undefined): DatasourceEntry[] {
     let sources = [...this.#datasources.values()].sort((a, b) => a.datasource.id - b.datasource.id);
     if (datasource !== undefined && datasource !== '') {
-      sources = sources.filter((d) => d.datasource.slug === datasource || String(d.datasource.id) === datasource);
+      // One datasource: a slug that is a number (`100`) names that datasource, not also the one of id 100.
+      const bySlug = sources.filter((d) => d.datasource.slug === datasource);
+      sources = bySlug.length ? bySlug : sources.filter((d) => String(d.datasource.id) === datasource);
     }
     const out: DatasourceEntry[] = [];
     for (const d of sources) {
