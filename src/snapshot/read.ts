@@ -214,6 +214,7 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
         );
     }
   }
+  checkDatasourceSlugs(dir, datasources);
   return {
     space,
     stories,
@@ -222,6 +223,22 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     releases: releases ?? [],
     workflowStages: workflowStages ?? [],
   };
+}
+
+/**
+ * Each datasource slug once: clients address a datasource by its slug, so two of one slug would be
+ * one datasource to every client (the service answers the entries of both for it).
+ */
+function checkDatasourceSlugs(dir: string, datasources: readonly DatasourceRecord[]): void {
+  const bySlug = new Map<string, number>();
+  for (const { datasource } of datasources) {
+    const twin = bySlug.get(datasource.slug);
+    if (twin !== undefined)
+      throw new SpaceDirectoryError(
+        `${path.join(dir, FILES.datasources, `${datasource.id}.json`)}: its slug ${JSON.stringify(datasource.slug)} is also the slug of datasource ${twin}`,
+      );
+    bySlug.set(datasource.slug, datasource.id);
+  }
 }
 
 /** The text of a file of a snapshot (or of a transaction's staging), or undefined if it cannot be read. */

@@ -65,6 +65,24 @@ describe('a space directory with deeply nested content', () => {
     }
   });
 
+  it('is refused when two datasources share a slug', async () => {
+    await fs.writeFile(file, original);
+    const [first] = (await fs.readdir(path.join(dir, 'datasources'))).sort();
+    const record = JSON.parse(await fs.readFile(path.join(dir, 'datasources', first!), 'utf8'));
+    // A copy under another id with other entries: served for the slug, the entries of both.
+    record.datasource.id = 999_999;
+    record.entries = record.entries.map((e: { id: number }, i: number) => ({ ...e, id: 888_000 + i }));
+    const copy = path.join(dir, 'datasources', '999999.json');
+    await fs.writeFile(copy, JSON.stringify(record, null, 2));
+    try {
+      await expect(readSpaceDirectory(dir)).rejects.toThrow(
+        `${copy}: its slug ${JSON.stringify(record.datasource.slug)} is also the slug of datasource ${parseInt(first!, 10)}`,
+      );
+    } finally {
+      await fs.rm(copy);
+    }
+  });
+
   it('is served when as deep as the service accepts', async () => {
     await nest(MAX_CONTENT_NESTING);
     const server = await startServer({ space: await readSpaceDirectory(dir), rateLimit: false });
