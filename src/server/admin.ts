@@ -23,6 +23,23 @@ const isSlugPath = (p: string): boolean => {
   return segments.every((s) => s !== '' && isSlug(s)) && isSlug(last);
 };
 
+/**
+ * An object of any keys, checked as `z.record` checks it but given back as sent: `z.record` builds a
+ * new object by assignment, which drops a key named `__proto__` (a content field or dimension, data
+ * like any other name), and leaves its value unchecked. JSON.parse made it an own property; it
+ * stays one, and its value is checked as the others are.
+ */
+function ownRecord<T extends z.ZodType>(values: T) {
+  const record = z.record(z.string(), values);
+  return z.custom<Record<string, z.output<T>>>().superRefine((value, ctx) => {
+    const checked = record.safeParse(value);
+    const proto = checked.success ? Object.getOwnPropertyDescriptor(value, '__proto__') : undefined;
+    const own = proto && values.safeParse(proto.value);
+    const issues = checked.error?.issues ?? own?.error?.issues.map((i) => ({ ...i, path: ['__proto__', ...i.path] }));
+    for (const issue of issues ?? []) ctx.addIssue({ ...issue, code: 'custom' });
+  });
+}
+
 const TranslatedSlugInput = z.object({
   path: z.string().refine(isSlugPath, `path must be slugs joined by /: each ${SLUG_RULE}`),
   name: z.string().nullable().default(null),
@@ -36,8 +53,7 @@ const StoryInput = z.strictObject({
   is_folder: z.boolean().optional(),
   is_startpage: z.boolean().optional(),
   position: z.number().int().optional(),
-  content: z
-    .record(z.string(), z.unknown())
+  content: ownRecord(z.unknown())
     .refine((c) => nestingDepth(c) <= MAX_CONTENT_NESTING, {
       error: (issue) =>
         `nested ${nestingDepth(issue.input)} levels deep, more than the ${MAX_CONTENT_NESTING} the service accepts`,
@@ -56,7 +72,7 @@ const DatasourceInput = z.strictObject({
     z.object({
       name: z.string().min(1),
       value: z.string(),
-      dimension_values: z.record(z.string(), z.string()).optional(),
+      dimension_values: ownRecord(z.string()).optional(),
     }),
   ),
 });

@@ -107,3 +107,41 @@ describe('a content field named __proto__ at the root of a story', () => {
     });
   }
 });
+
+describe('__proto__ through the control plane', () => {
+  let own: RunningServer;
+  beforeAll(async () => {
+    own = await startServer({ space: fixtureSpace(), publicToken: PUBLIC, rateLimit: false, admin: true });
+  });
+  afterAll(() => own?.close());
+
+  /** A control-plane request whose body is sent as written (JSON.parse makes `__proto__` an own key). */
+  const admin = (method: string, route: string, body = '') =>
+    fetch(`${own.url}/__admin${route}`, { method, headers: { 'content-type': 'application/json' }, body });
+
+  it('keeps a dimension value and a content field of that name, and checks their values', async () => {
+    const put = await admin(
+      'PUT',
+      '/datasources/colors/entries',
+      '{"dimensions":[{"name":"Proto","entry_value":"__proto__"}],"entries":[{"name":"red","value":"Red","dimension_values":{"__proto__":"Proto red"}}]}',
+    );
+    expect(put.status).toBe(200);
+    expect((await admin('PUT', '/stories/12', '{"content":{"__proto__":{"note":"kept"}}}')).status).toBe(200);
+    expect((await admin('POST', '/stories/12/publish')).status).toBe(200);
+
+    const out = await tempDir('proto-admin');
+    await sync({ baseUrl: own.url, token: PUBLIC, out, ...unpaced() });
+    const colors = JSON.parse(await readFile(path.join(out, 'datasources', '100.json'), 'utf8'));
+    expect(Object.entries(colors.entries[0].dimension_values)).toEqual([['__proto__', 'Proto red']]);
+    const content = JSON.parse(await readFile(path.join(out, 'stories', '12.json'), 'utf8')).published.story.content;
+    expect(Object.getOwnPropertyDescriptor(content, '__proto__')?.value).toEqual({ note: 'kept' });
+
+    const wrong = await admin(
+      'PUT',
+      '/datasources/colors/entries',
+      '{"entries":[{"name":"red","value":"Red","dimension_values":{"__proto__":5}}]}',
+    );
+    expect(wrong.status).toBe(422);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(/^entries\.0\.dimension_values\.__proto__: /);
+  });
+});
