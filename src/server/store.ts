@@ -666,12 +666,12 @@ export class SpaceStore {
   }
 
   replaceDatasourceEntries(slug: string, input: DatasourceInput): { datasource: Datasource; event: ChangeEvent } {
-    let record = [...this.#datasources.values()].find((d) => d.datasource.slug === slug);
-    if (!record) {
-      const id = this.#nextId++;
-      record = { datasource: { id, name: input.name ?? slug, slug, dimensions: [] }, entries: [] };
-      this.#datasources.set(id, record);
-    }
+    // A missing datasource is added with its entries below, once they are accepted: a refused
+    // request (422) creates nothing.
+    const record = [...this.#datasources.values()].find((d) => d.datasource.slug === slug) ?? {
+      datasource: { id: this.#nextId++, name: input.name ?? slug, slug, dimensions: [] },
+      entries: [],
+    };
     const ds = { ...record.datasource };
     if (input.name !== undefined) ds.name = input.name;
     if (input.dimensions !== undefined) {

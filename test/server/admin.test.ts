@@ -363,6 +363,20 @@ describe('control plane', () => {
     expect(twice.body.error).toMatch(/"a"/);
   });
 
+  it('PUT datasources/:slug/entries refused for a missing datasource creates nothing', async () => {
+    const v0 = await spaceVersion();
+    const refused = await admin('PUT', '/datasources/refused/entries', {
+      entries: [
+        { name: 'a', value: '1' },
+        { name: 'a', value: '2' },
+      ],
+    });
+    expect(refused.status).toBe(422);
+    const all = await server.api('/v2/cdn/datasources');
+    expect(all.body.datasources.map((d: { slug: string }) => d.slug)).not.toContain('refused');
+    expect(await spaceVersion()).toBe(v0);
+  });
+
   it('lang on PUT sets a translation, visible with language=de', async () => {
     const put = await admin('PUT', '/stories/13', {
       lang: 'de',
