@@ -675,6 +675,13 @@ export class SpaceStore {
     const ds = { ...record.datasource };
     if (input.name !== undefined) ds.name = input.name;
     if (input.dimensions !== undefined) {
+      const values = new Set<string>();
+      for (const d of input.dimensions) {
+        // Clients ask for a dimension by its entry_value: two of one would be one (and share an id).
+        if (values.has(d.entry_value))
+          throw new StoreError(422, `dimension entry_value ${JSON.stringify(d.entry_value)} appears twice`);
+        values.add(d.entry_value);
+      }
       ds.dimensions = input.dimensions.map((d) => {
         const existing = record.datasource.dimensions.find((x) => x.entry_value === d.entry_value);
         return { id: existing?.id ?? this.#nextId++, name: d.name, entry_value: d.entry_value };
@@ -684,6 +691,15 @@ export class SpaceStore {
     const entries = input.entries.map((e) => {
       if (names.has(e.name)) throw new StoreError(422, `entry name ${JSON.stringify(e.name)} appears twice`);
       names.add(e.name);
+      // A value in a dimension the datasource lacks would be served, yet no client reading the
+      // datasource's dimensions (sync among them) would ever ask for it.
+      for (const key of Object.keys(e.dimension_values ?? {})) {
+        if (!ds.dimensions.some((d) => d.entry_value === key))
+          throw new StoreError(
+            422,
+            `entry ${JSON.stringify(e.name)} has a value in dimension ${JSON.stringify(key)}, which datasource ${slug} does not have`,
+          );
+      }
       const existing = record.entries.find((x) => x.name === e.name);
       return {
         id: existing?.id ?? this.#nextId++,

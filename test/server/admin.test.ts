@@ -377,6 +377,30 @@ describe('control plane', () => {
     expect(await spaceVersion()).toBe(v0);
   });
 
+  it('PUT datasources/:slug/entries refuses a dimension twice and a value in a dimension the datasource lacks', async () => {
+    const twice = await admin('PUT', '/datasources/colors/entries', {
+      dimensions: [
+        { name: 'German', entry_value: 'de' },
+        { name: 'Deutsch', entry_value: 'de' },
+      ],
+      entries: [],
+    });
+    expect(twice.status).toBe(422);
+    expect(twice.body.error).toMatch(/"de" appears twice/);
+    // The dimension removed, its values kept: served for dimension=de, though no client reading the
+    // datasource's dimensions would ask for them.
+    const lacking = await admin('PUT', '/datasources/colors/entries', {
+      dimensions: [],
+      entries: [{ name: 'red', value: 'Red', dimension_values: { de: 'Rot' } }],
+    });
+    expect(lacking.status).toBe(422);
+    expect(lacking.body.error).toMatch(/"red" has a value in dimension "de"/);
+    const colors = (await server.api('/v2/cdn/datasources')).body.datasources.find(
+      (d: { slug: string }) => d.slug === 'colors',
+    );
+    expect(colors.dimensions.map((d: { entry_value: string }) => d.entry_value)).toEqual(['de']);
+  });
+
   it('lang on PUT sets a translation, visible with language=de', async () => {
     const put = await admin('PUT', '/stories/13', {
       lang: 'de',
