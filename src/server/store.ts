@@ -321,12 +321,13 @@ export class SpaceStore {
     }
     const out: DatasourceEntry[] = [];
     for (const d of sources) {
+      // A value in a dimension the datasource lacks (a space directory edited by hand) is not served:
+      // clients, sync among them, read a datasource's values in its own dimensions only.
+      const own = dimension && d.datasource.dimensions.some((x) => x.entry_value === dimension) ? dimension : '';
       for (const e of d.entries) {
         // An own value only: a dimension named `__proto__` must not read the prototype.
         const dimensionValue =
-          dimension && e.dimension_values && Object.hasOwn(e.dimension_values, dimension)
-            ? e.dimension_values[dimension]!
-            : null;
+          own && e.dimension_values && Object.hasOwn(e.dimension_values, own) ? e.dimension_values[own]! : null;
         out.push({ id: e.id, name: e.name, value: e.value, dimension_value: dimensionValue });
       }
     }
