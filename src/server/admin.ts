@@ -134,6 +134,9 @@ function storyList(
       published: Boolean(record.published),
     });
   }
+  // A folder has no published state of its own: false, as the links endpoint gives folders.
+  for (const f of store.folders())
+    list.push({ id: f.id, name: f.name, full_slug: f.full_slug, is_folder: true, published: false });
   return list.sort((a, b) => a.id - b.id);
 }
 

@@ -200,6 +200,11 @@ export class SpaceStore {
     return this.#records.values();
   }
 
+  /** Every folder as held (read only), in no particular order. */
+  folders(): IterableIterator<Folder> {
+    return this.#folders.values();
+  }
+
   // ---- reading ----------------------------------------------------------
 
   /**
