@@ -215,6 +215,7 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     }
   }
   checkDatasourceSlugs(dir, datasources);
+  assertOwnIdentities(path.join(dir, FILES.folders), folders ?? [], byUuid);
   return {
     space,
     stories,
@@ -238,6 +239,24 @@ function checkDatasourceSlugs(dir: string, datasources: readonly DatasourceRecor
         `${path.join(dir, FILES.datasources, `${datasource.id}.json`)}: its slug ${JSON.stringify(datasource.slug)} is also the slug of datasource ${twin}`,
       );
     bySlug.set(datasource.slug, datasource.id);
+  }
+}
+
+/**
+ * Folders and stories are one kind to clients (a link names either by uuid, the control plane
+ * either by id): a folder sharing a story's uuid or id, or another folder's, would be the other.
+ */
+function assertOwnIdentities(file: string, folders: readonly Folder[], storyUuids: ReadonlyMap<string, number>): void {
+  const uuids = new Map<string, string>([...storyUuids].map(([uuid, id]) => [uuid, `story ${id}`]));
+  const ids = new Set<number>(storyUuids.values());
+  for (const f of folders) {
+    const twin = uuids.get(f.uuid);
+    if (twin !== undefined)
+      throw new SpaceDirectoryError(`${file}: folder ${f.id}: its uuid ${f.uuid} is also the uuid of ${twin}`);
+    if (ids.has(f.id))
+      throw new SpaceDirectoryError(`${file}: folder ${f.id}: its id is also the id of another story or folder`);
+    uuids.set(f.uuid, `folder ${f.id}`);
+    ids.add(f.id);
   }
 }
 

@@ -1,0 +1,66 @@
+/**
+ * A space directory whose folders.json, edited by hand, gives a folder the uuid or id of a story
+ * or of another folder: refused when read, naming the file, as two stories sharing a uuid are.
+ * Loaded, a folder's uuid hid the story's from the control plane (deleting the folder freed the
+ * story's uuid for a new story: two stories of one uuid, which the next read refuses).
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDemoSpace } from '../../src/demo/index.js';
+import { SpaceDirectoryError } from '../../src/snapshot/index.js';
+import { readSpaceDirectory } from '../../src/snapshot/read.js';
+
+let dir: string;
+let foldersFile: string;
+let original: string;
+let story: { id: number; uuid: string };
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'space-folders-'));
+  await writeDemoSpace(dir, { stories: 20 });
+  foldersFile = path.join(dir, 'folders.json');
+  original = await fs.readFile(foldersFile, 'utf8');
+  const names = await fs.readdir(path.join(dir, 'stories'));
+  story = JSON.parse(await fs.readFile(path.join(dir, 'stories', names[0]!), 'utf8'));
+});
+afterAll(async () => {
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** folders.json with its first folder changed by `edit`. */
+async function editFirstFolder(edit: (folder: Record<string, unknown>, all: Record<string, unknown>[]) => void) {
+  const folders = JSON.parse(original) as Record<string, unknown>[];
+  edit(folders[0]!, folders);
+  await fs.writeFile(foldersFile, JSON.stringify(folders, null, 2));
+}
+
+describe('a space directory whose folders share an identity', () => {
+  it('is refused when a folder has the uuid of a story', async () => {
+    await editFirstFolder((f) => {
+      f.uuid = story.uuid;
+    });
+    const read = readSpaceDirectory(dir);
+    await expect(read).rejects.toBeInstanceOf(SpaceDirectoryError);
+    await expect(read).rejects.toThrow(`${foldersFile}: folder `);
+    await expect(read).rejects.toThrow(story.uuid);
+  });
+
+  it('is refused when two folders share a uuid, or a folder has the id of a story', async () => {
+    await editFirstFolder((f, all) => {
+      f.uuid = all[1]!.uuid;
+    });
+    await expect(readSpaceDirectory(dir)).rejects.toThrow(`${foldersFile}: folder `);
+    await editFirstFolder((f) => {
+      f.id = story.id;
+    });
+    await expect(readSpaceDirectory(dir)).rejects.toThrow(`${foldersFile}: folder `);
+  });
+
+  it('is read as written when every identity is its own', async () => {
+    await fs.writeFile(foldersFile, original);
+    const space = await readSpaceDirectory(dir);
+    expect(space.folders.length).toBe(JSON.parse(original).length);
+  });
+});
