@@ -122,8 +122,10 @@ async function readEntries<T extends z.ZodType>(
   let names: string[];
   try {
     names = readdirSync(folder).filter((n) => /^\d+\.json$/.test(n));
-  } catch {
-    return [];
+  } catch (err) {
+    // None is a space without any (a directory made by hand); one that cannot be listed is not.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new SpaceDirectoryError(`cannot read ${folder}: ${(err as Error).message}`);
   }
   names.sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
   const out: z.output<T>[] = new Array(names.length);

@@ -64,3 +64,23 @@ describe('a space directory whose folders share an identity', () => {
     expect(space.folders.length).toBe(JSON.parse(original).length);
   });
 });
+
+describe('a space directory whose folder of records cannot be read', () => {
+  it('is refused, naming it, not read as a space without stories', async () => {
+    await fs.writeFile(foldersFile, original);
+    const stories = path.join(dir, 'stories');
+    const aside = path.join(dir, 'stories-aside');
+    await fs.rename(stories, aside);
+    try {
+      // A file where the folder should be: its entries cannot be listed (as an unreadable folder's cannot).
+      await fs.writeFile(stories, 'not a folder');
+      await expect(readSpaceDirectory(dir)).rejects.toThrow(`cannot read ${stories}: ENOTDIR`);
+      // No folder at all is a space without stories, as a directory made by hand may be.
+      await fs.rm(stories);
+      expect((await readSpaceDirectory(dir)).stories).toEqual([]);
+    } finally {
+      await fs.rm(stories, { force: true });
+      await fs.rename(aside, stories);
+    }
+  });
+});
