@@ -185,7 +185,8 @@ export function handleAdmin(
       const id = Number(storyMatch[1]);
       const action = storyMatch[2];
       if (!action && method === 'GET') {
-        return reply(200, { record: store.record(id) });
+        const folder = store.folder(id);
+        return reply(200, folder ? { folder } : { record: store.record(id) });
       }
       if (!action && method === 'PUT') {
         const input = parseBody(StoryInput.omit({ uuid: true, is_folder: true }), body);

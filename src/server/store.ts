@@ -200,6 +200,10 @@ export class SpaceStore {
     return this.#records.values();
   }
 
+  folder(id: number): Folder | undefined {
+    return this.#folders.get(id);
+  }
+
   /** Every folder as held (read only), in no particular order. */
   folders(): IterableIterator<Folder> {
     return this.#folders.values();
@@ -359,6 +363,12 @@ export class SpaceStore {
 
   record(id: number): StoryRecord {
     const record = this.#records.get(id);
+    // A folder is listed with the stories: "does not exist" would send its editor looking elsewhere.
+    if (!record && this.#folders.has(id))
+      throw new StoreError(
+        422,
+        `${id} is a folder: it has no draft or published version (PUT changes it, DELETE removes it)`,
+      );
     if (!record) throw new StoreError(404, `story ${id} does not exist`);
     return record;
   }

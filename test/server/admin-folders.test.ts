@@ -29,4 +29,18 @@ describe('control plane: the story list', () => {
     // The fixture's own folders are there as well.
     expect(folders.length).toBeGreaterThan(1);
   });
+
+  it('a folder by id: GET gives it, publish and unpublish say it is a folder, not that it does not exist', async () => {
+    const made = await admin('POST', '/stories', { name: 'Guides', slug: 'guides', is_folder: true });
+    const id = made.body.story.id;
+    const got = await admin('GET', `/stories/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.folder).toMatchObject({ id, full_slug: 'guides' });
+    for (const action of ['publish', 'unpublish']) {
+      const a = await admin('POST', `/stories/${id}/${action}`);
+      expect(a.status, action).toBe(422);
+      expect(a.body.error).toMatch(/is a folder/);
+    }
+    expect((await admin('GET', '/stories/99999999')).status).toBe(404);
+  });
 });
