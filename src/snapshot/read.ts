@@ -142,7 +142,8 @@ async function readEntries<T extends z.ZodType>(
     }
     const checked = check(schema, value, file);
     const id = (checked as { id?: unknown }).id ?? (checked as { datasource?: { id?: unknown } }).datasource?.id;
-    if (id !== parseInt(names[i]!, 10)) {
+    // Exactly `<id>.json`: `012.json` beside `12.json` would be a second record of story 12.
+    if (`${String(id)}.json` !== names[i]) {
       throw new SpaceDirectoryError(`${file}: the file name must be the entry's id (found id ${String(id)})`);
     }
     out[i] = checked;

@@ -84,3 +84,20 @@ describe('a space directory whose folder of records cannot be read', () => {
     }
   });
 });
+
+describe('a space directory with a record file not named exactly by its id', () => {
+  it('is refused: 0<id>.json beside <id>.json would be a second record of one story', async () => {
+    const names = (await fs.readdir(path.join(dir, 'stories'))).filter((n) => /^\d+\.json$/.test(n));
+    const copy = path.join(dir, 'stories', `0${names[0]}`);
+    // Another story's uuid, so that no other check tells the two apart: read before, both were kept.
+    const record = JSON.parse(await fs.readFile(path.join(dir, 'stories', names[0]!), 'utf8'));
+    record.uuid = '11111111-1111-4111-8111-111111111111';
+    for (const v of [record.published, record.draft]) if (v) v.story.uuid = record.uuid;
+    await fs.writeFile(copy, JSON.stringify(record));
+    try {
+      await expect(readSpaceDirectory(dir)).rejects.toThrow(`${copy}: the file name must be the entry's id`);
+    } finally {
+      await fs.rm(copy);
+    }
+  });
+});
