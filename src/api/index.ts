@@ -5,3 +5,4 @@ export * from './limits.js';
 export * from './webhook-signature.js';
 export * from './listing.js';
 export * from './richtext.js';
+export { asSent } from './as-sent.js';

@@ -6,6 +6,7 @@
  * is what the contract promises and what this project relies on.
  */
 import { z } from 'zod';
+import { asSent } from './as-sent.js';
 
 /** ISO 8601 timestamp as the service sends it (`2024-02-08T16:26:24.425Z`). */
 export const Timestamp = z.string();
@@ -14,10 +15,12 @@ export const Timestamp = z.string();
  * The user-defined body of a story. Always carries the content type in
  * `component` and a `_uid`; every other key depends on the content type.
  */
-export const StoryContent = z.looseObject({
-  component: z.string(),
-  _uid: z.string(),
-});
+export const StoryContent = asSent(
+  z.looseObject({
+    component: z.string(),
+    _uid: z.string(),
+  }),
+);
 export type StoryContent = z.infer<typeof StoryContent>;
 
 /** A nested component ("blok") inside content. */

@@ -14,7 +14,7 @@
  * File names come from numeric ids, never from content.
  */
 import { z } from 'zod';
-import { Datasource, Space, Story, Tag } from '../api/index.js';
+import { Datasource, Space, Story, Tag, asSent } from '../api/index.js';
 
 export const FORMAT_VERSION = 1;
 export const DEFAULT_LANG = 'default';
@@ -26,7 +26,8 @@ export const DEFAULT_LANG = 'default';
  */
 export const LanguageOverlay = z.looseObject({
   full_slug: z.string(),
-  content: z.record(z.string(), z.unknown()).optional(),
+  // As sent: a content field named `__proto__` is kept (see asSent).
+  content: asSent(z.record(z.string(), z.unknown())).optional(),
 });
 export type LanguageOverlay = z.infer<typeof LanguageOverlay>;
 

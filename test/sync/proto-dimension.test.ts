@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/index.js';
-import { readSpaceDirectory } from '../../src/snapshot/index.js';
+import { readSpaceDirectory, writeSpaceDirectory } from '../../src/snapshot/index.js';
 import { sync } from '../../src/sync/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 import { PREVIEW, PUBLIC } from '../helpers/server.js';
@@ -106,6 +106,26 @@ describe('a content field named __proto__ at the root of a story', () => {
       expect(content.title).toBe('Alpha news');
     });
   }
+});
+
+describe('a content field named __proto__ in a space directory', () => {
+  it('is read as written, at the root of the content and of a language overlay', async () => {
+    const space = fixtureSpace();
+    const record = space.stories.find((r) => r.id === 12)!;
+    const withProto = (content: object) =>
+      JSON.parse(JSON.stringify(content).replace('{', '{"__proto__":{"note":"kept"},'));
+    record.published!.story.content = withProto(record.published!.story.content);
+    record.published!.languages = {
+      ...record.published!.languages,
+      de: { full_slug: 'de/news/alpha', content: withProto({ title: 'Alpha' }) },
+    };
+    const dir = await tempDir('proto-space');
+    await writeSpaceDirectory(dir, space);
+    const read = (await readSpaceDirectory(dir)).stories.find((r) => r.id === 12)!;
+    for (const content of [read.published!.story.content, read.published!.languages!.de!.content!]) {
+      expect(Object.getOwnPropertyDescriptor(content, '__proto__')?.value).toEqual({ note: 'kept' });
+    }
+  });
 });
 
 describe('__proto__ through the control plane', () => {
