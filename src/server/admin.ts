@@ -4,6 +4,7 @@
  * cache versions and webhooks.
  */
 import { z } from 'zod';
+import { asSent } from '../api/index.js';
 import { MAX_CONTENT_NESTING, nestingDepth } from '../snapshot/index.js';
 import { errorReply, reply, type Reply } from './respond.js';
 import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
@@ -24,19 +25,16 @@ const isSlugPath = (p: string): boolean => {
 };
 
 /**
- * An object of any keys, checked as `z.record` checks it but given back as sent: `z.record` builds a
- * new object by assignment, which drops a key named `__proto__` (a content field or dimension, data
- * like any other name), and leaves its value unchecked. JSON.parse made it an own property; it
- * stays one, and its value is checked as the others are.
+ * An object of any keys, checked as `z.record` checks it and given back as sent (see asSent): a key
+ * named `__proto__` (a content field or dimension, data like any other name) stays an own property,
+ * and its value, which `z.record` skips, is checked as the others are.
  */
 function ownRecord<T extends z.ZodType>(values: T) {
-  const record = z.record(z.string(), values);
-  return z.custom<Record<string, z.output<T>>>().superRefine((value, ctx) => {
-    const checked = record.safeParse(value);
-    const proto = checked.success ? Object.getOwnPropertyDescriptor(value, '__proto__') : undefined;
+  return asSent(z.record(z.string(), values)).superRefine((value, ctx) => {
+    const proto = Object.getOwnPropertyDescriptor(value, '__proto__');
     const own = proto && values.safeParse(proto.value);
-    const issues = checked.error?.issues ?? own?.error?.issues.map((i) => ({ ...i, path: ['__proto__', ...i.path] }));
-    for (const issue of issues ?? []) ctx.addIssue({ ...issue, code: 'custom' });
+    for (const issue of own?.error?.issues ?? [])
+      ctx.addIssue({ ...issue, code: 'custom', path: ['__proto__', ...issue.path] });
   });
 }
 
