@@ -71,10 +71,7 @@ export function isUnreachable(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (err as { code?: string }).code;
   return (
-    code === 'ECONNREFUSED' ||
-    code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    /bad port|invalid url/i.test(cause?.message ?? '')
+    code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /invalid url/i.test(cause?.message ?? '')
   );
 }
 

@@ -34,12 +34,9 @@ import {
   readFileSync,
   readSync,
   readdirSync,
-  renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Tag, View } from '../api/index.js';
 import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
@@ -48,6 +45,7 @@ import { fileStamp } from '../snapshot/read.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
 import { WriterLock } from '../snapshot/lock.js';
 import { openForReading } from '../snapshot/transaction.js';
+import { writeWhole } from '../snapshot/write-whole.js';
 import { PreviousBacklinks } from './backlinks.js';
 import type { CompileContext } from './context.js';
 import {
@@ -482,16 +480,8 @@ function writeIfChanged(file: string, text: string): boolean {
   } catch {
     // None yet.
   }
-  mkdirSync(path.dirname(file), { recursive: true });
   // Renamed into place: tsc, an editor or another compile reading it meanwhile never sees half of it.
-  const staged = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(staged, text);
-    renameSync(staged, file);
-  } catch (err) {
-    rmSync(staged, { force: true });
-    throw err;
-  }
+  writeWhole(file, text);
   return true;
 }
 

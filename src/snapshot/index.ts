@@ -10,3 +10,4 @@ export * from './index-rows.js';
 export * from './record-text.js';
 export * from './state.js';
 export * from './assets.js';
+export * from './write-whole.js';
