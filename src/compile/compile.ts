@@ -23,23 +23,14 @@
  * The parts: the state (state.ts), what must be compiled again
  * (invalidation.ts), a full compile (full.ts, over threads: parallel.ts) and
  * an incremental one (incremental.ts) over one context (context.ts), the
- * output directory (output.ts) and the backlinks (backlinks.ts); this module
- * runs them in order.
+ * output directory (output.ts, guarded by foreign-output.ts), the files at its
+ * top (shared-files.ts) and the backlinks (backlinks.ts); this module runs
+ * them in order.
  */
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { Tag, View } from '../api/index.js';
-import type { DatasourceRecord, Manifest } from '../snapshot/format.js';
+import type { View } from '../api/index.js';
+import type { Manifest } from '../snapshot/format.js';
 import { sha256 } from '../snapshot/json.js';
 import { fileStamp } from '../snapshot/read.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
@@ -48,36 +39,21 @@ import { openForReading } from '../snapshot/transaction.js';
 import { writeWhole } from '../snapshot/write-whole.js';
 import { PreviousBacklinks } from './backlinks.js';
 import type { CompileContext } from './context.js';
-import {
-  CHUNKS,
-  GENERATED_HEADER,
-  entryFieldsProblem,
-  backlinksChunk,
-  backlinksDeclaration,
-  backlinksModule,
-  chunkCount,
-  datasourcesDeclaration,
-  datasourcesModule,
-  indexDeclaration,
-  indexModule,
-  languageExports,
-  storiesDeclaration,
-  tagsDeclaration,
-  tagsModule,
-} from './emit.js';
+import { CHUNKS, GENERATED_HEADER, entryFieldsProblem, backlinksChunk, chunkCount, languageExports } from './emit.js';
 import { compileFull } from './full.js';
 import { compileIncremental } from './incremental.js';
 import { invalidation } from './invalidation.js';
 import { Output, generatedFiles, sortedWithModules } from './output.js';
 import { CompileWorkers, defaultThreads } from './parallel.js';
 import { missingReport, type LinksMode } from './resolve/index.js';
-import { RUNTIME_FILE, RUNTIME_SOURCE } from './serialize.js';
 import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type CompileLedger } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
-import { TypeInferrer, contentDeclaration, emitTypes, renamedTypes } from './types/index.js';
+import { TypeInferrer, contentDeclaration, renamedTypes } from './types/index.js';
 import { servedModules } from './modules.js';
 import { viewFiles } from './views.js';
+import { refuseForeignFiles } from './foreign-output.js';
+import { sharedFiles } from './shared-files.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 export { CompileCache } from './state.js';
@@ -531,113 +507,4 @@ function typeModel(
     ctx.records.release();
   }
   return { inferrer, model: inferrer.model() };
-}
-
-/**
- * A compile replaces only files it wrote (each starts with GENERATED_HEADER): an output directory
- * or declarations file that is a project's own (`--out src`, `--declaration package.json`) is
- * refused before anything is written. The directory is looked at when no compile's state is there.
- */
-function refuseForeignFiles(out: string, declaration: string | undefined, fresh: boolean): void {
-  // Only the header is read: the declarations are looked at on every compile, and can be large.
-  const header = Buffer.from(GENERATED_HEADER);
-  const foreign = (file: string): boolean => {
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch {
-      return false;
-    }
-    try {
-      const start = Buffer.alloc(header.length);
-      return readSync(fd, start, 0, header.length, 0) < header.length || !start.equals(header);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  // A directory opens for reading on Linux and fails the read with a bare EISDIR that names neither it nor the flag.
-  if (declaration !== undefined && isDirectory(declaration))
-    throw new Error(
-      `${declaration} is a directory: the declarations are written to a file; choose one with --declaration FILE (or none)`,
-    );
-  if (declaration !== undefined && foreign(declaration))
-    throw new Error(
-      `${declaration} was not written by content-sync: a compile replaces only its own declarations; choose another --declaration (or dir)`,
-    );
-  const theirs = fresh ? foreignEntries(out, foreign) : [];
-  if (theirs.length)
-    throw new Error(
-      `${out} holds files content-sync did not write (${theirs.join(', ')}): a compile writes into a new or empty directory or its own output; choose another --out (or dir)`,
-    );
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** The files a compile writes at the top of its output directory. */
-const TOP_FILES = [
-  'types.ts',
-  RUNTIME_FILE,
-  'stories.d.ts',
-  'index.js',
-  'index.d.ts',
-  'datasources.js',
-  'datasources.d.ts',
-  'tags.js',
-  'tags.d.ts',
-  'backlinks.js',
-  'backlinks.d.ts',
-];
-
-/**
- * What a compile would overwrite in an output directory and did not write, or, in one holding
- * nothing of a compile's, whatever it holds: a project's `src` is refused whatever its files are
- * named. A directory with a compile's files in it (its state lost: a compile killed) is its own
- * output, other files there left alone. Hidden entries (a `.gitkeep`, the compile's lock) are not looked at.
- */
-function foreignEntries(out: string, foreign: (file: string) => boolean): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(out);
-  } catch {
-    return []; // missing (the compile creates it) or not a directory (the writer says so)
-  }
-  const colliding = TOP_FILES.filter((name) => foreign(path.join(out, name)));
-  if (colliding.length || generatedFiles(out).length || TOP_FILES.some((name) => existsSync(path.join(out, name))))
-    return colliding;
-  return names
-    .filter((name) => !name.startsWith('.'))
-    .sort()
-    .slice(0, 3);
-}
-
-/** The files besides the stories' modules and the chunks: types, runtime, index, datasources, tags, backlinks. */
-function sharedFiles(
-  model: ReturnType<TypeInferrer['model']>,
-  chunkTotal: number,
-  languages: readonly string[],
-  datasources: readonly DatasourceRecord[],
-  tags: readonly Tag[],
-  entryFields: readonly string[],
-): Array<[string, string]> {
-  const storyTypes = new Map<string, string>();
-  for (const c of model.components) if (c.contentType && c.storyName) storyTypes.set(c.name, c.storyName);
-  return [
-    ['types.ts', `${GENERATED_HEADER}${emitTypes(model)}`],
-    [RUNTIME_FILE, RUNTIME_SOURCE],
-    ['stories.d.ts', storiesDeclaration(chunkTotal)],
-    ['index.js', indexModule(chunkTotal, languages)],
-    ['index.d.ts', indexDeclaration(chunkTotal, storyTypes, languages, entryFields)],
-    ['datasources.js', datasourcesModule(datasources)],
-    ['datasources.d.ts', datasourcesDeclaration(datasources)],
-    ['tags.js', tagsModule(tags)],
-    ['tags.d.ts', tagsDeclaration(tags)],
-    ['backlinks.js', backlinksModule(chunkTotal)],
-    ['backlinks.d.ts', backlinksDeclaration],
-  ];
 }
