@@ -201,13 +201,16 @@ export class SpaceFetcher {
    * How many of the given stories still exist where they were (v2 census: by_ids AND by_slugs).
    * A count the answer itself contradicts, or more than were asked about, is refused.
    */
-  async stillInPlace(view: View, entries: ReadonlyArray<{ id: number; full_slug: string }>): Promise<number> {
+  async stillInPlace(
+    view: View,
+    entries: ReadonlyArray<{ id: number; uuid: string; full_slug: string }>,
+  ): Promise<number> {
     const v = this.#viewParams(view);
     const { count } = await this.client.listPage({
       path: 'stories',
       params: {
         ...v.params,
-        by_ids: entries.map((e) => e.id).join(','),
+        ...this.byIdentity(entries),
         by_slugs: entries.map((e) => e.full_slug).join(','),
       },
       schema: this.#storiesSchema,
@@ -226,6 +229,18 @@ export class SpaceFetcher {
       );
     }
     return inPlace;
+  }
+
+  /**
+   * The filter that names these stories, whatever their path: by_ids in v2. v1 has no by_ids
+   * (version 2 added it, and version 1 ignores what it does not know: a census by id and slug
+   * counted by slug only, so a story deleted and another published at its path stayed) but has
+   * by_uuids, and a uuid names one story as its id does.
+   */
+  byIdentity(entries: ReadonlyArray<{ id: number; uuid: string }>): Params {
+    return this.client.api === 'v2'
+      ? { by_ids: entries.map((e) => e.id).join(',') }
+      : { by_uuids: entries.map((e) => e.uuid).join(',') };
   }
 
   async datasources(): Promise<Datasource[]> {

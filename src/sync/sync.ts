@@ -14,7 +14,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Space, Story } from '../api/index.js';
+import type { ApiVersion, Space, Story } from '../api/index.js';
 import { ContentClient, UntrustedCount, type ClientOptions } from '../client/index.js';
 import {
   ASSET_INDEX,
@@ -452,9 +452,12 @@ const ownSlug = (fullSlug: string) => fullSlug.slice(fullSlug.lastIndexOf('/') +
  */
 function censusBatches(
   entries: StoryIndexEntry[],
+  api: ApiVersion,
   maxChars = 6000,
 ): { batches: StoryIndexEntry[][]; listed: StoryIndexEntry[] } {
-  const costOf = (e: StoryIndexEntry) => String(e.id).length + encodeURIComponent(e.full_slug).length + 6;
+  // Named by id in v2, by uuid in v1 (see SpaceFetcher.byIdentity).
+  const costOf = (e: StoryIndexEntry) =>
+    (api === 'v2' ? String(e.id) : e.uuid).length + encodeURIComponent(e.full_slug).length + 6;
   const limit = Math.ceil(entries.reduce((n, e) => n + costOf(e), 0) / maxChars) + 1;
   const batches: Array<{ entries: StoryIndexEntry[]; size: number }> = [];
   const listed: StoryIndexEntry[] = [];
@@ -486,8 +489,8 @@ function censusBatches(
 async function movedListed(pass: Pass, listed: StoryIndexEntry[]): Promise<StoryIndexEntry[]> {
   const found = new Map<number, string>();
   for (let i = 0; i < listed.length; i += 100) {
-    const ids = listed.slice(i, i + 100).map((e) => e.id);
-    for (const s of await pass.fetcher.bases('published', { by_ids: ids.join(',') })) found.set(s.id, s.full_slug);
+    const part = pass.fetcher.byIdentity(listed.slice(i, i + 100));
+    for (const s of await pass.fetcher.bases('published', part)) found.set(s.id, s.full_slug);
   }
   return listed.filter((e) => found.get(e.id) !== e.full_slug);
 }
@@ -562,7 +565,7 @@ async function census(pass: Pass, state: SnapshotState): Promise<void> {
   }
   // Unpublished, deleted or moved: no longer at their id and slug.
   const rest = [...state.stories.values()].filter((e) => e.published && !pass.changed.has(e.id));
-  const { batches, listed: unbatched } = censusBatches(rest);
+  const { batches, listed: unbatched } = censusBatches(rest, pass.client.api);
   const lost = (await Promise.all([...batches.map((b) => missing(pass, b)), movedListed(pass, unbatched)])).flat();
   if (lost.length) {
     const found = await pass.fetcher.byIds(
