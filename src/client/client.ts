@@ -377,11 +377,12 @@ export class ContentClient {
       json = parseJsonBody(body);
     } catch {
       const type = res.headers.get('content-type');
-      if (type && !/json/i.test(type)) {
+      const kind = notJson(type, body);
+      if (kind) {
         // Another kind of server (a web site, a login page): asking again will not help.
         throw new AbortError(
           new ContentApiError(
-            `200 from ${endpoint} is not JSON but ${type.split(';')[0]}: ${this.#base} does not answer like the Content Delivery API; check the base URL (CONTENT_BASE_URL)`,
+            `200 from ${endpoint} is not JSON but ${kind}: ${this.#base} does not answer like the Content Delivery API; check the base URL (CONTENT_BASE_URL)`,
             200,
             endpoint,
             false,
@@ -497,6 +498,20 @@ export class ContentClient {
   async idle(): Promise<void> {
     await this.#queue.onIdle();
   }
+}
+
+/**
+ * What a body that does not parse is, when it is no JSON at all rather than JSON cut short: its
+ * type says another, or it starts as no JSON does (a page of markup labelled application/json, as
+ * a proxy's or login page's can be, is not a cut connection that another attempt would mend).
+ */
+function notJson(type: string | null, body: Buffer): string | undefined {
+  if (type && !/json/i.test(type)) return type.split(';')[0];
+  const start = body.subarray(0, 64).toString('utf8');
+  // A cut answer is the start of one: empty, or starting as a JSON value does.
+  if (/^[\s\uFEFF]*([{["\-0-9tfn]|$)/.test(start)) return undefined;
+  const what = /^[\s\uFEFF]*</.test(start) ? 'markup (a web page)' : 'text';
+  return `${what}, though labelled ${type ? type.split(';')[0] : 'with no content-type'}`;
 }
 
 /**

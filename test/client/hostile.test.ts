@@ -124,6 +124,34 @@ describe('response size', { timeout: 30_000 }, () => {
   });
 });
 
+describe('answers that are not JSON', { timeout: 30_000 }, () => {
+  it('a web page labelled application/json: said at once to be markup, not taken for a cut answer and retried', async () => {
+    const server = await hostile(undefined, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('<!doctype html><html><body>Sign in to continue</body></html>');
+    });
+    const c = client(server.url);
+    await expect(c.request({ path: 'spaces/me', schema: SpaceEnvelope })).rejects.toThrow(
+      /200 from \/v2\/cdn\/spaces\/me is not JSON but markup \(a web page\), though labelled application\/json: .* check the base URL/,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('JSON cut short, or an empty body, is still tried again', async () => {
+    let answered = 0;
+    const server = await hostile(undefined, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        ['', '{"space":{"id":1,'][answered++] ??
+          '{"space":{"id":1,"name":"x","domain":"d","version":5,"language_codes":[]}}',
+      );
+    });
+    const c = client(server.url);
+    expect((await c.space()).version).toBe(5);
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
 describe('Retry-After', { timeout: 30_000 }, () => {
   it('999999999 seconds: gives up at once with a clear error instead of retrying without end', async () => {
     const proxy = await hostile(service.url, async (req, res, forward) => {
