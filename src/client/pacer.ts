@@ -45,7 +45,8 @@ export interface PacerOptions {
    */
   initialCreditMs?: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`, or less when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export class Pacer implements RateBudget {
@@ -56,7 +57,7 @@ export class Pacer implements RateBudget {
   readonly #catchUpMs: number;
   readonly #initialCreditMs: number;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** When the next request is due (ms); unset until the first, which starts at once. */
   #next: number | undefined;
 
@@ -86,7 +87,7 @@ export class Pacer implements RateBudget {
     const due = Math.max(this.#next ?? floor, floor);
     this.#next = due + (cost * 1000) / this.#share;
     const wait = due - now;
-    if (wait > 0) await this.#sleep(wait);
+    if (wait > 0) await this.#sleep(wait, signal);
     signal?.throwIfAborted();
   }
 

@@ -16,9 +16,20 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
   return 1;
 }
 
-/** Sleeps `ms`, in steps a timer can hold. */
-export async function sleepLong(ms: number): Promise<void> {
-  for (let left = ms; left > 0; left -= MAX_TIMER_MS) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(left, MAX_TIMER_MS)));
+/**
+ * Sleeps `ms`, in steps a timer can hold; ends at once when `signal` aborts (a wait of minutes that
+ * a Retry-After asked for otherwise held a stopped sync's process up until it passed).
+ */
+export async function sleepLong(ms: number, signal?: AbortSignal): Promise<void> {
+  for (let left = ms; left > 0 && !signal?.aborted; left -= MAX_TIMER_MS) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(left, MAX_TIMER_MS));
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }

@@ -7,6 +7,7 @@
  * number of processes, the requests start no faster than the service refills its bucket.
  */
 import { type RateBudget, SERVICE_BUCKET_MS, serviceBudget } from '../client/index.js';
+import { sleepLong } from '../client/retry-after.js';
 import type { Redis } from './redis.js';
 
 /**
@@ -57,7 +58,7 @@ export class RedisBudget implements RateBudget {
       this.#fallBack(err);
       return this.#local!.acquire(cost, signal);
     }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleepLong(wait, signal);
     signal?.throwIfAborted();
   }
 

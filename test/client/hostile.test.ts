@@ -184,6 +184,15 @@ describe('Retry-After', { timeout: 30_000 }, () => {
     expect(c.stats.throttled).toBe(1);
   });
 
+  it('a wait the budget allows ends at once when the request is stopped (SIGINT during a long Retry-After)', async () => {
+    const pacer = new Pacer();
+    pacer.throttled(300);
+    const stop = new AbortController();
+    const waiting = pacer.acquire(0.02, stop.signal);
+    stop.abort(new Error('stopped'));
+    await expect(waiting).rejects.toThrow('stopped');
+  });
+
   it('reads delta-seconds and HTTP dates; anything else is one second', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(retryAfterSeconds('120', now)).toBe(120);

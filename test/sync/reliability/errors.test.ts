@@ -227,6 +227,42 @@ describe.concurrent('content-sync sync fails clearly and loses nothing', { timeo
   });
 });
 
+describe('content-sync sync stopped while the service asks it to wait', () => {
+  it('SIGINT during a Retry-After of minutes: exits 130 at once, the previous snapshot as it was', {
+    timeout: 60_000,
+  }, async () => {
+    let throttled = false;
+    const proxy = await startPlainServer(async (req, res) => {
+      if (new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cdn/stories')) {
+        throttled = true;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '300' });
+        res.end('{"error":"Too Many Requests"}');
+        return;
+      }
+      const answer = await fetch(fixture.url + req.url, { redirect: 'manual' });
+      const location = answer.headers.get('location');
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        ...(location ? { location } : {}),
+      });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    try {
+      const { dir, before } = await previousSnapshot();
+      const child = spawnCli(['sync', '--base-url', proxy.url, '--token', PUBLIC, '--out', dir, '--full']);
+      const done = collect(child);
+      while (!throttled && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+      child.kill('SIGINT');
+      const r = await done;
+      expect(r.code).toBe(130);
+      expect(r.stderr).toMatch(/SIGINT: stopped; the previous snapshot in .* is untouched/);
+      await expectUntouched(dir, before);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('content-sync sync when the service goes away mid-sync', () => {
   it('exits non-zero and leaves the previous snapshot exactly as it was', { timeout: 60_000 }, async () => {
     const server = await startServer({ space: generateDemoSpace({ stories: 200 }), rateLimit: false, latencyMs: 20 });
