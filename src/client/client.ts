@@ -112,6 +112,14 @@ function cvOf(location: string): number | undefined {
   }
 }
 
+/**
+ * A Location as a message may show it: the service's redirects carry the request's token, and a
+ * message goes to terminals and CI logs.
+ */
+function withoutToken(location: string): string {
+  return location.replace(/([?&]token=)[^&#]*/gi, '$1…');
+}
+
 /** Where a zod error points, as `stories[3].content._uid`. */
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
@@ -229,7 +237,7 @@ export class ContentClient {
         }
         // A cache version that moves faster than it is followed: the attempt is made again.
         throw new ContentApiError(
-          `${res.status} from ${endpoint}: redirected a third time (to ${res.headers.get('location') ?? 'nowhere'}); the service kept moving its cache version`,
+          `${res.status} from ${endpoint}: redirected a third time (to ${withoutToken(res.headers.get('location') ?? 'nowhere')}); the service kept moving its cache version`,
           res.status,
           endpoint,
           true,
@@ -334,7 +342,7 @@ export class ContentClient {
       // reported below
     }
     if (next?.origin !== this.#origin) {
-      const where = next ? next.origin : JSON.stringify(location.slice(0, 100));
+      const where = next ? next.origin : JSON.stringify(withoutToken(location).slice(0, 100));
       throw new AbortError(
         new ContentApiError(
           `${res.status} from ${endpoint} redirects to ${where}, outside ${this.#origin}; redirects are followed only within the configured origin, so the token is never sent elsewhere; if the service has moved, set CONTENT_BASE_URL to its new origin`,

@@ -11,7 +11,7 @@ import { SpaceEnvelope, StoriesEnvelopeV2 } from '../../src/api/index.js';
 import { ContentClient, Pacer } from '../../src/client/index.js';
 import { retryAfterSeconds } from '../../src/client/retry-after.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
-import { reply, startHostile, type Hostile } from './hostile.js';
+import { queryOf, reply, startHostile, type Hostile } from './hostile.js';
 
 let service: TestServer;
 const started: Hostile[] = [];
@@ -279,6 +279,23 @@ describe('redirects', { timeout: 30_000 }, () => {
     );
     // Three answers an attempt, three attempts.
     expect(proxy.requests.filter((r) => r.startsWith('/v2/cdn/stories')).length).toBe(9);
+  });
+
+  it('a cache version that keeps moving: the error shows where it led without the token the Location carries', async () => {
+    let cv = 1000;
+    const proxy = await hostile(service.url, async (req, res, forward) => {
+      if (!isStories(req)) return reply(res, await forward());
+      // As the service redirects: the request's query, token included, with the new cache version.
+      const query = queryOf(req);
+      query.set('cv', String(++cv));
+      res.writeHead(301, { location: `/v2/cdn/stories?${query}` });
+      res.end();
+    });
+    const c = client(proxy.url, { retries: 0 });
+    await c.space();
+    const failure = await stories(c).catch((err: Error) => err);
+    expect((failure as Error).message).toMatch(/redirected a third time \(to \/v2\/cdn\/stories\?.*token=…/);
+    expect((failure as Error).message).not.toContain(PUBLIC);
   });
 });
 
