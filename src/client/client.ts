@@ -352,6 +352,17 @@ export class ContentClient {
         ),
       );
     }
+    // A redirect to the very URL asked leads nowhere, however often it is followed or asked again.
+    if (next.toString() === new URL(url).toString()) {
+      throw new AbortError(
+        new ContentApiError(
+          `${res.status} from ${endpoint} redirects to the URL asked for itself (a redirect loop): the service or a proxy in between misbehaves; check the base URL (CONTENT_BASE_URL)`,
+          res.status,
+          endpoint,
+          false,
+        ),
+      );
+    }
     this.stats.redirects++;
     const cv = cvOf(next.toString());
     if (cv !== undefined && cv !== this.cv) this.movedTo = Math.max(this.movedTo ?? 0, cv);

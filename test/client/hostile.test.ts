@@ -281,6 +281,20 @@ describe('redirects', { timeout: 30_000 }, () => {
     expect(proxy.requests.filter((r) => r.startsWith('/v2/cdn/stories')).length).toBe(9);
   });
 
+  it('to the very URL asked (a loop): refused at once as a loop, not asked again and again as a moving cache version', async () => {
+    const proxy = await hostile(service.url, async (req, res, forward) => {
+      if (!isStories(req)) return reply(res, await forward());
+      res.writeHead(301, { location: req.url });
+      res.end();
+    });
+    const c = client(proxy.url);
+    await c.space();
+    await expect(stories(c)).rejects.toThrow(
+      /301 from \/v2\/cdn\/stories redirects to the URL asked for itself \(a redirect loop\)/,
+    );
+    expect(proxy.requests.filter((r) => r.startsWith('/v2/cdn/stories'))).toHaveLength(1);
+  });
+
   it('a cache version that keeps moving: the error shows where it led without the token the Location carries', async () => {
     let cv = 1000;
     const proxy = await hostile(service.url, async (req, res, forward) => {
