@@ -200,6 +200,11 @@ export class SpaceStore {
     return this.#records.values();
   }
 
+  /** Every datasource with its entries as held (read only), in no particular order. */
+  datasourceRecords(): IterableIterator<DatasourceRecord> {
+    return this.#datasources.values();
+  }
+
   folder(id: number): Folder | undefined {
     return this.#folders.get(id);
   }

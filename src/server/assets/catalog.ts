@@ -1,6 +1,6 @@
 /**
  * The assets of the served space: every asset its stories reference (in any
- * view, release or language), plus those added through the control plane,
+ * view, release or language) or a datasource value names, plus those added through the control plane,
  * minus those deleted. Keyed by the asset's path (`/f/<space>/<WxH>/<hash>/<name>`),
  * whatever host the stored URL names.
  */
@@ -73,28 +73,38 @@ export class AssetCatalog {
     return refs;
   }
 
-  /** The assets referenced by content, derived again after every change to the stories. */
+  /**
+   * The content of every story version (any view, release or language), then every datasource's
+   * entries: their values are delivered with asset URLs pointed at this service, which must then
+   * serve them. Stories first, as their asset fields carry the metadata.
+   */
+  *#contents(): Generator<unknown> {
+    for (const record of this.#store.records()) {
+      for (const version of versions(record)) {
+        yield version.story.content;
+        for (const overlay of Object.values(version.languages ?? {})) yield overlay.content;
+      }
+    }
+    for (const datasource of this.#store.datasourceRecords()) yield datasource.entries;
+  }
+
+  /** The assets referenced by content, derived again after every change to the stories or datasources. */
   #refresh(): Map<string, AssetEntry> {
     if (this.#generation === this.#store.generation) return this.#referenced;
     const found = new Map<string, AssetEntry>();
     const spaceId = this.#store.space.id;
-    for (const record of this.#store.records()) {
-      for (const version of versions(record)) {
-        const contents = [version.story.content, ...Object.values(version.languages ?? {}).map((l) => l.content)];
-        for (const content of contents) {
-          for (const { ref, parsed } of this.#referencesOf(content)) {
-            if (parsed.spaceId !== spaceId) continue;
-            const known = found.get(parsed.path);
-            if (known && (known.id !== undefined || !ref.holder)) continue;
-            const id = ref.holder?.id;
-            found.set(parsed.path, {
-              ...parsed,
-              filename: ref.url,
-              ...(typeof id === 'number' ? { id } : {}),
-              meta: ref.holder ? { ...ref.holder } : {},
-            });
-          }
-        }
+    for (const content of this.#contents()) {
+      for (const { ref, parsed } of this.#referencesOf(content)) {
+        if (parsed.spaceId !== spaceId) continue;
+        const known = found.get(parsed.path);
+        if (known && (known.id !== undefined || !ref.holder)) continue;
+        const id = ref.holder?.id;
+        found.set(parsed.path, {
+          ...parsed,
+          filename: ref.url,
+          ...(typeof id === 'number' ? { id } : {}),
+          meta: ref.holder ? { ...ref.holder } : {},
+        });
       }
     }
     this.#referenced = found;
