@@ -9,8 +9,8 @@
  * inside the box (pair with `fill`); otherwise the box is covered and cropped
  * around the focus point (`focal` filter), the centre, or by `smart`
  * (attention). Filters: format(webp|avif|png|jpeg), quality(0-100),
- * fill(<hex>|transparent), focal(x1xy1:x2xy2), blur(n), brightness(-100..100),
- * grayscale(), rotate(90|180|270).
+ * fill(<hex>|transparent), focal(x1xy1:x2xy2), blur(0..150[,sigma]), brightness(-100..100),
+ * grayscale(), rotate(0|90|180|270).
  */
 import type { SharpFactory } from './sharp.js';
 
@@ -39,6 +39,8 @@ export interface ImageOperations {
   fill?: string;
   focal?: Box;
   blur?: number;
+  /** The Gaussian's sigma when the request gives one (else it follows the radius). */
+  blurSigma?: number;
   brightness?: number;
   grayscale: boolean;
   rotate?: 90 | 180 | 270;
@@ -83,9 +85,14 @@ function applyFilter(ops: ImageOperations, name: string, arg: string): void {
       ops.focal = box(arg, 'focal');
       return;
     case 'blur': {
-      const b = /^\d{1,3}$/.test(arg) ? Number(arg) : NaN;
-      if (!(b >= 0 && b <= 100)) fail(`blur must be an integer from 0 to 100 (got ${arg})`);
-      ops.blur = b;
+      // blur(RADIUS) or blur(RADIUS,SIGMA), the radius 0 to 150, as the CMS's image service documents it.
+      const m = /^(\d{1,3})(?:,(\d{1,3}(?:\.\d{1,3})?))?$/.exec(arg);
+      const radius = m ? Number(m[1]) : NaN;
+      const sigma = m?.[2] === undefined ? undefined : Number(m[2]);
+      if (!(radius <= 150) || (sigma !== undefined && !(sigma <= 150)))
+        fail(`blur must be a radius from 0 to 150, optionally with a sigma, e.g. blur(10) or blur(10,5) (got ${arg})`);
+      ops.blur = radius;
+      if (sigma !== undefined) ops.blurSigma = sigma;
       return;
     }
     case 'brightness': {
@@ -98,8 +105,10 @@ function applyFilter(ops: ImageOperations, name: string, arg: string): void {
       ops.grayscale = true;
       return;
     case 'rotate':
-      if (arg !== '90' && arg !== '180' && arg !== '270') fail(`rotate must be 90, 180 or 270 (got ${arg})`);
-      ops.rotate = Number(arg) as 90 | 180 | 270;
+      // 0 is one of the documented angles: it leaves the image as it is.
+      if (arg !== '0' && arg !== '90' && arg !== '180' && arg !== '270')
+        fail(`rotate must be 0, 90, 180 or 270 (got ${arg})`);
+      if (arg !== '0') ops.rotate = Number(arg) as 90 | 180 | 270;
       return;
     default:
       fail(`unknown filter ${name}; known: format, quality, fill, focal, blur, brightness, grayscale, rotate`);
@@ -253,7 +262,7 @@ export async function renderImage(
   if (ops.flipX) image = image.flop();
   if (ops.flipY) image = image.flip();
   if (ops.rotate) image = image.rotate(ops.rotate);
-  if (ops.blur) image = image.blur(Math.max(0.3, ops.blur / 4));
+  if (ops.blur) image = image.blur(Math.max(0.3, (ops.blurSigma ?? ops.blur) / 4));
   if (ops.brightness) image = image.modulate({ brightness: 1 + ops.brightness / 100 });
   if (ops.grayscale) image = image.grayscale();
   if (ops.fill && !ops.fitIn && ops.fill !== 'transparent') image = image.flatten({ background: fillColour(ops.fill) });
