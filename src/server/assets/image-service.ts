@@ -222,6 +222,9 @@ export async function renderImage(
   const meta = await image.metadata();
   let sw = meta.autoOrient?.width ?? meta.width ?? 0;
   let sh = meta.autoOrient?.height ?? meta.height ?? 0;
+  // The focus box is in the original's coordinates (an asset's focus field), the window cut
+  // below in the crop's: moved with the crop, as the image service moves its focal points.
+  let focal = ops.focal;
   if (ops.crop) {
     const x2 = Math.min(ops.crop.x2, sw);
     const y2 = Math.min(ops.crop.y2, sh);
@@ -233,6 +236,10 @@ export async function renderImage(
     );
     sw = x2 - ops.crop.x1;
     sh = y2 - ops.crop.y1;
+    if (focal) {
+      const { x1, y1 } = ops.crop;
+      focal = { x1: focal.x1 - x1, y1: focal.y1 - y1, x2: focal.x2 - x1, y2: focal.y2 - y1 };
+    }
   }
   const width = ops.width || (ops.height ? Math.max(1, Math.round((sw * ops.height) / sh)) : 0);
   const height = ops.height || (ops.width ? Math.max(1, Math.round((sh * ops.width) / sw)) : 0);
@@ -245,7 +252,7 @@ export async function renderImage(
   if (width && height) {
     if (ops.fitIn) {
       image = image.resize(width, height, { fit: 'contain', background: fillColour(ops.fill) });
-    } else if (ops.focal && !ops.smart) {
+    } else if (focal && !ops.smart) {
       // The window of the original that covers the box once scaled, cut where the focus point stays
       // centred, then scaled: never more pixels than the original's or the output's (scaling the
       // whole original first made a 100x1 strip 200000x2000 for a 2000x2000 box).
@@ -253,7 +260,7 @@ export async function renderImage(
       const ww = Math.min(sw, Math.max(1, Math.round(width / scale)));
       const wh = Math.min(sh, Math.max(1, Math.round(height / scale)));
       image = image
-        .extract({ ...focalWindow(sw, sh, ww, wh, ops.focal), width: ww, height: wh })
+        .extract({ ...focalWindow(sw, sh, ww, wh, focal), width: ww, height: wh })
         .resize(width, height, { fit: 'fill' });
     } else {
       image = image.resize(width, height, { fit: 'cover', position: ops.smart ? 'attention' : 'centre' });
