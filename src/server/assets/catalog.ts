@@ -136,7 +136,7 @@ export class AssetCatalog {
     throw new AssetError(404, `asset ${id} does not exist`);
   }
 
-  /** Adds an uploaded file as a new asset; its URL carries its dimensions and a hash of its bytes. */
+  /** Adds an uploaded file as a new asset; its URL carries its dimensions and a hash of its id and bytes. */
   add(input: {
     name: string;
     bytes: Buffer;
@@ -158,10 +158,12 @@ export class AssetCatalog {
         `${input.name} is ${input.width}x${input.height} pixels; an asset may be at most 99999 pixels a side`,
       );
     }
-    const hash = createHash('sha256').update(input.bytes).digest('hex').slice(0, 10);
+    // The hash takes in the id: the same file uploaded twice is two assets, each at its own URL, as
+    // in the CMS (of its bytes alone, the second took the first's URL and its id answered 404).
+    const id = this.#nextId();
+    const hash = createHash('sha256').update(`${id}\0`).update(input.bytes).digest('hex').slice(0, 10);
     const origin = this.origins()[0] ?? 'https://a.local-assets.invalid';
     const path = `/f/${this.#store.space.id}/${input.width}x${input.height}/${hash}/${input.name}`;
-    const id = this.#nextId();
     const parsed = parseAssetUrl(origin + path)!;
     const entry: AssetEntry = {
       ...parsed,

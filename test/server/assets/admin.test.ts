@@ -91,6 +91,19 @@ describe('assets through the control plane', () => {
     expect(assetHooks[0]!.body.space_id).toBe(287451);
   });
 
+  it('makes the same file uploaded twice two assets, each at its own URL and answering by its own id', async () => {
+    const file = (await png(40, 30, '#00ff00')).toString('base64');
+    const first = (await admin('POST', '', { name: 'twice.png', data: file, alt: 'first' })).body.asset;
+    const second = (await admin('POST', '', { name: 'twice.png', data: file, alt: 'second' })).body.asset;
+    expect(second.id).not.toBe(first.id);
+    expect(second.filename).not.toBe(first.filename);
+    // Each id still names its asset: replacing and deleting the first leaves the second alone.
+    expect((await admin('PUT', `/${first.id}`, { data: file })).status).toBe(200);
+    expect((await admin('DELETE', `/${first.id}`)).status).toBe(200);
+    expect((await fetch(server.url + new URL(first.filename).pathname)).status).toBe(404);
+    expect((await fetch(server.url + new URL(second.filename).pathname)).status).toBe(200);
+  });
+
   it('deletes an asset that content references: its URL answers 404 from then on', async () => {
     const { body } = await server.api('/v2/cdn/stories', { resolve_assets: '1', per_page: '100' });
     const target = body.assets.find((a: { filename: string }) => a.filename.endsWith('.jpg'));
