@@ -10,8 +10,9 @@
  * around the focus point (`focal` filter), the centre, or by `smart`
  * (attention). Filters: format(webp|avif|png|jpeg), quality(0-100),
  * fill(<hex>|transparent), focal(x1xy1:x2xy2), blur(0..150[,sigma]), brightness(-100..100),
- * grayscale(), rotate(0|90|180|270).
+ * grayscale(), rotate(0|90|180|270), round_corner(A|B,R,G,B,T).
  */
+import type { Sharp } from 'sharp';
 import type { SharpFactory } from './sharp.js';
 
 /** Largest output side in pixels; beyond it a request is refused (422), not rendered. */
@@ -44,6 +45,15 @@ export interface ImageOperations {
   brightness?: number;
   grayscale: boolean;
   rotate?: 90 | 180 | 270;
+  roundCorner?: RoundCorner;
+}
+
+/** `round_corner(A|B,R,G,B,T)`: corner radii, the colour outside them, or transparent there. */
+export interface RoundCorner {
+  rx: number;
+  ry: number;
+  background: { r: number; g: number; b: number };
+  transparent: boolean;
 }
 
 export class ImageRequestError extends Error {
@@ -110,9 +120,27 @@ function applyFilter(ops: ImageOperations, name: string, arg: string): void {
         fail(`rotate must be 0, 90, 180 or 270 (got ${arg})`);
       if (arg !== '0') ops.rotate = Number(arg) as 90 | 180 | 270;
       return;
+    case 'round_corner':
+      ops.roundCorner = roundCorner(arg);
+      return;
     default:
-      fail(`unknown filter ${name}; known: format, quality, fill, focal, blur, brightness, grayscale, rotate`);
+      fail(
+        `unknown filter ${name}; known: format, quality, fill, focal, blur, brightness, grayscale, rotate, round_corner`,
+      );
   }
+}
+
+const ROUND_CORNER = /^(\d{1,5})(?:\|(\d{1,5}))?,(\d{1,3}),(\d{1,3}),(\d{1,3})(?:,([01]))?$/;
+
+/** `A|B,R,G,B,T` (the `|` may come encoded): radius, optional ellipsis, background, optional transparency. */
+function roundCorner(arg: string): RoundCorner {
+  const m =
+    ROUND_CORNER.exec(arg.replace(/%7c/gi, '|')) ??
+    fail(`round_corner must be radius[|ellipsis],r,g,b[,transparent], e.g. round_corner(20,255,255,255) (got ${arg})`);
+  const [r, g, b] = [m[3], m[4], m[5]].map(Number) as [number, number, number];
+  if (r > 255 || g > 255 || b > 255) fail(`round_corner's colour is r,g,b from 0 to 255 (got ${arg})`);
+  const rx = Number(m[1]);
+  return { rx, ry: m[2] === undefined ? rx : Number(m[2]), background: { r, g, b }, transparent: m[6] === '1' };
 }
 
 /** Parses the part after `/m` (e.g. `/800x0/filters:format(webp)`). Throws ImageRequestError (422). */
@@ -209,6 +237,24 @@ export function focalWindow(
   return { left: clamp(cx - width / 2, sw - width), top: clamp(cy - height / 2, sh - height) };
 }
 
+/**
+ * The image as rendered so far with its corners rounded: cut by a rounded rectangle of its own size,
+ * the colour given behind unless transparent. Rendered first, as its size is only known then.
+ */
+async function roundCorners(sharp: SharpFactory, image: Sharp, corner: RoundCorner): Promise<Sharp> {
+  const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width, height } = info;
+  const mask = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      `<rect width="${width}" height="${height}" rx="${corner.rx}" ry="${corner.ry}"/></svg>`,
+  );
+  const rounded = await sharp(data, { raw: { width, height, channels: info.channels } })
+    .composite([{ input: mask, blend: 'dest-in' }])
+    .png()
+    .toBuffer();
+  return corner.transparent ? sharp(rounded) : sharp(rounded).flatten({ background: corner.background });
+}
+
 /** Applies the operations to an original image. */
 export async function renderImage(
   sharp: SharpFactory,
@@ -273,6 +319,7 @@ export async function renderImage(
   if (ops.brightness) image = image.modulate({ brightness: 1 + ops.brightness / 100 });
   if (ops.grayscale) image = image.grayscale();
   if (ops.fill && !ops.fitIn && ops.fill !== 'transparent') image = image.flatten({ background: fillColour(ops.fill) });
+  if (ops.roundCorner) image = await roundCorners(sharp, image, ops.roundCorner);
   // The filter takes 0 to 100 (as the CMS's does); the encoders 1 to 100.
   const quality = Math.max(1, ops.quality ?? 80);
   switch (format) {
