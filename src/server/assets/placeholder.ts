@@ -1,11 +1,12 @@
 /**
  * Deterministic stand-in bytes for assets the service holds no file for (the
  * demo space's assets, a synced snapshot served without its files): an image
- * of the size and format the URL names, or a one-page PDF for documents. The
- * same URL always gives the same bytes, and they are small (flat shapes).
+ * of the size and format the URL names, a one-page PDF for a PDF, and a short
+ * text naming the asset for any other file (a video, an archive, a document).
+ * The same URL always gives the same bytes, and they are small (flat shapes).
  */
 import { createHash } from 'node:crypto';
-import { type AssetPath, assetExtension } from '../../api/assets.js';
+import { type AssetPath, assetExtension, isRasterImage } from '../../api/assets.js';
 import type { SharpFactory } from './sharp.js';
 
 /** Renders the stand-in for an asset (loading sharp only for raster images); undefined for a kind it cannot make. */
@@ -15,6 +16,9 @@ export async function renderPlaceholder(
 ): Promise<Buffer | undefined> {
   const ext = assetExtension(asset.name);
   if (ext === 'pdf') return placeholderPdf(asset.name);
+  // Any other file a space holds (a video, an archive, a Word file) is served too, as the CDN serves
+  // it: a sync downloading the space's assets from this service failed on its 404.
+  if (ext !== 'svg' && !isRasterImage(asset.name)) return placeholderFile(asset);
   const [width, height] = drawnSize(asset.width || 800, asset.height || 600);
   const svg = placeholderSvg(width, height, asset.hash + asset.name);
   if (ext === 'svg') return Buffer.from(svg);
@@ -85,6 +89,14 @@ export function placeholderSvg(width: number, height: number, seed: string): str
     `<polygon points="0,${height} ${peak1},${Math.round(height * 0.45)} ${Math.round(width * 0.75)},${height}" fill="${far}"/>` +
     `<polygon points="${Math.round(width * 0.3)},${height} ${peak2},${Math.round(height * 0.55)} ${width},${Math.round(height * 0.8)} ${width},${height}" fill="${near}"/>` +
     `</svg>\n`
+  );
+}
+
+/** A short text naming the asset (JSON for a .json file), for a file the service cannot draw. */
+export function placeholderFile(asset: AssetPath): Buffer {
+  const text = `stand-in for ${asset.path}`;
+  return Buffer.from(
+    assetExtension(asset.name) === 'json' ? `${JSON.stringify({ standIn: asset.path })}\n` : `${text}\n`,
   );
 }
 
