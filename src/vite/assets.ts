@@ -59,7 +59,7 @@ export class AssetImports {
     // Import names in the order of the code, so the same module always compiles to the same output.
     const imports = new Map<string, string>();
     const importOf = (file: string) => {
-      const specifier = `${file.split(path.sep).join('/')}?no-inline`;
+      const specifier = `${file.split(path.sep).join('/')}?url&no-inline`;
       let name = imports.get(specifier);
       if (!name) imports.set(specifier, (name = `__contentAsset${imports.size}`));
       return name;
