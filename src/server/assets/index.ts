@@ -33,6 +33,12 @@ export interface AssetEvent {
 
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
+/** Nobody waits for the render any more (every client that asked for it left). */
+class RenderDropped extends Error {}
+
+/** The status counted for a request whose client left before its answer (nginx's 499). */
+const CLIENT_LEFT = 499;
+
 const FORMAT_TYPES = { webp: 'image/webp', avif: 'image/avif', png: 'image/png', jpeg: 'image/jpeg' } as const;
 
 export class AssetService {
@@ -59,6 +65,11 @@ export class AssetService {
   /** Renditions made so far (cache misses of the image service). */
   get renders(): number {
     return this.#renditions.renders;
+  }
+
+  /** Image work under way and waiting its turn, for tests and stats. */
+  get imageWork(): { running: number; waiting: number } {
+    return { running: this.#work.pending, waiting: this.#work.size };
   }
 
   /** Answers one asset request; returns the status sent. `truncate` (fault injection) cuts the body in half. */
@@ -93,17 +104,16 @@ export class AssetService {
       const ops = parseImageOperations(transform);
       const format = outputFormat(ops, type, req.headers.accept);
       const key = `${entry.path}|${etagOf(original)}|${operationsKey(ops, format)}`;
-      const bytes = await this.#renditions.get(key, () =>
-        this.#work.add(() =>
-          renderImage(sharp, original, ops, format).catch((err: Error) => {
-            // What the image library refuses of an original (larger than it transforms, not an image) is the request's to hear.
-            throw err instanceof ImageRequestError
-              ? err
-              : new ImageRequestError(`the original of ${entry.path} cannot be transformed: ${err.message}`);
-          }),
-        ),
+      const bytes = await this.#rendition(key, res, () =>
+        renderImage(sharp, original, ops, format).catch((err: Error) => {
+          // What the image library refuses of an original (larger than it transforms, not an image) is the request's to hear.
+          throw err instanceof ImageRequestError
+            ? err
+            : new ImageRequestError(`the original of ${entry.path} cannot be transformed: ${err.message}`);
+        }),
       );
-      return this.#send(req, res, bytes!, FORMAT_TYPES[format], ops.format ? {} : { vary: 'Accept' }, truncate);
+      if (!bytes) return CLIENT_LEFT;
+      return this.#send(req, res, bytes, FORMAT_TYPES[format], ops.format ? {} : { vary: 'Accept' }, truncate);
     } catch (err) {
       // Without the image library, what needs it is not implemented here: 501, saying how to install it.
       if (err instanceof SharpUnavailable) {
@@ -113,6 +123,31 @@ export class AssetService {
       if (!(err instanceof ImageRequestError)) throw err;
       send(res, encode(errorReply(422, `${err.message}`)));
       return 422;
+    }
+  }
+
+  /**
+   * A rendition, made in its turn on the image queue unless every request waiting for it has left by
+   * then (a page navigated away from): renders nobody waits for would hold up the next page's images.
+   * Undefined when this request's client left.
+   */
+  async #rendition(key: string, res: ServerResponse, make: () => Promise<Buffer>): Promise<Buffer | undefined> {
+    let left = res.destroyed;
+    res.once('close', () => {
+      left = true;
+    });
+    for (;;) {
+      try {
+        return await this.#renditions.get(
+          key,
+          (stillWanted) => this.#work.add(() => (stillWanted() ? make() : Promise.reject(new RenderDropped()))),
+          () => !left,
+        );
+      } catch (err) {
+        if (!(err instanceof RenderDropped)) throw err;
+        // Dropped as it came to its turn: this request came just then and still waits, so it asks again.
+        if (left) return undefined;
+      }
     }
   }
 
