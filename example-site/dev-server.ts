@@ -53,7 +53,9 @@ function renderPages(): Plugin {
       return () => {
         server.middlewares.use((req, res, next) => {
           if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-          const pathname = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname;
+          // Appended to an origin, not resolved against one: `//` or `//host/x` would be another
+          // host's URL (or none: Invalid URL, a 500).
+          const pathname = new URL(`http://localhost${req.originalUrl ?? req.url ?? '/'}`).pathname;
           if (pathname.startsWith('/@') || /\.[a-z0-9]+$/i.test(pathname)) return next();
           void (async () => {
             try {

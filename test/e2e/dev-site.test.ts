@@ -69,6 +69,17 @@ describe('the example site in dev', () => {
     expect(await filesContaining([dev.modulesDir], dev.tokens)).toEqual([]);
   });
 
+  it('answers a path that starts with two slashes as a path of this site, not as another host (a 500, or its path here)', async () => {
+    const entry = index.byComponent('article')[0]!;
+    const origin = dev.url.replace(/\/$/, '');
+    const home = await fetch(`${origin}//`);
+    expect(home.status).toBe(200);
+    await home.arrayBuffer();
+    const elsewhere = await fetch(`${origin}//elsewhere.example/${entry.path}/`);
+    expect(elsewhere.status).toBe(404);
+    await elsewhere.arrayBuffer();
+  });
+
   it('answers 404 for an unpublished story and drops the links to it from the page that linked to it', async () => {
     await page.goto(site('/'));
     const hrefs = await page
