@@ -116,6 +116,37 @@ async function wholeDirectories(dir: string, staged: string, puts: readonly stri
   return whole;
 }
 
+/**
+ * A path of `rels` that `dir` holds as a directory, or one of their folders that it holds as a
+ * file: the commit could not move the file into place, and it would fail past its point of no
+ * return, where every later writer and reader of the snapshot resumes it and fails the same way.
+ * One listing per folder (a stat per file of a first sync costs more).
+ */
+export async function collision(dir: string, rels: readonly string[]): Promise<string | undefined> {
+  const byFolder = new Map<string, string[]>();
+  for (const rel of rels) {
+    const folder = path.posix.dirname(rel);
+    const names = byFolder.get(folder) ?? [];
+    names.push(path.posix.basename(rel));
+    byFolder.set(folder, names);
+  }
+  const ancestors = new Set<string>();
+  for (const folder of byFolder.keys())
+    for (let at = folder; at !== '.'; at = path.posix.dirname(at)) ancestors.add(at);
+  for (const folder of [...ancestors].sort()) {
+    // Followed: a folder linked elsewhere (assets on another disk) takes the files as one does.
+    const found = await fs.stat(path.join(dir, folder)).catch(() => undefined);
+    if (found && !found.isDirectory()) return folder;
+  }
+  for (const [folder, names] of byFolder) {
+    const entries = await fs.readdir(path.join(dir, folder), { withFileTypes: true }).catch(() => []);
+    const folders = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    const clash = names.find((name) => folders.has(name));
+    if (clash) return path.posix.join(folder, clash);
+  }
+  return undefined;
+}
+
 /** Deletes the journal of `dir`, first renamed to a name of this process's own (see the top of this file). */
 async function discardJournal(dir: string): Promise<void> {
   const aside = path.join(dir, transientName(TXN, newOwner()));
@@ -422,6 +453,7 @@ export class SnapshotTransaction {
     const txn = path.join(this.#dir, TXN);
     const plan: Plan = this.changes;
     await this.#checkStaged(plan);
+    await this.#checkTargets(plan);
     const planFile = path.join(txn, PLAN);
     await this.#staging(async () => {
       const handle = await fs.open(planFile, 'w');
@@ -465,6 +497,17 @@ export class SnapshotTransaction {
         `${missing.length} staged file(s) of the snapshot in ${this.#dir} vanished before the commit (${missing.slice(0, 3).join(', ')}): something else wrote ${path.join(this.#dir, TXN)}; nothing was committed: the previous snapshot is intact`,
       );
     }
+  }
+
+  /** Fails before the commit point when a file or folder of the snapshot stands where the plan puts the other. */
+  async #checkTargets(plan: Plan): Promise<void> {
+    const clash = await collision(this.#dir, plan.puts);
+    if (clash === undefined) return;
+    const at = path.join(this.#dir, clash);
+    const folder = (await fs.stat(at)).isDirectory();
+    throw new Error(
+      `cannot commit the snapshot in ${this.#dir}: ${at} is ${folder ? 'a directory where the snapshot has a file' : 'a file where the snapshot has a directory'}; nothing was committed: the previous snapshot is intact; remove ${at} and sync again`,
+    );
   }
 
   /** Waits until no live process has a reader's mark on the directory (see openForReading). */

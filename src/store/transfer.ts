@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
-import { openForReading } from '../snapshot/transaction.js';
+import { collision, openForReading } from '../snapshot/transaction.js';
 import { refuseForeignDirectory } from '../sync/index.js';
 import { digestOf, isSnapshotPath, snapshotDigests } from './files.js';
 import {
@@ -142,25 +142,6 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
     found = bytes ? 'damaged' : 'missing';
   }
   return found;
-}
-
-/**
- * A path of `rels` that `dir` holds as a directory, or one of their folders that it holds as a
- * file: the commit could not move the file into place, and it would fail past its point of no
- * return, where every later writer of the snapshot resumes it and fails the same way.
- */
-async function collision(dir: string, rels: readonly string[]): Promise<string | undefined> {
-  const stat = (rel: string) => fs.lstat(path.join(dir, rel)).catch(() => undefined);
-  const folders = new Set<string>();
-  for (const rel of rels) {
-    if ((await stat(rel))?.isDirectory()) return rel;
-    for (let folder = path.posix.dirname(rel); folder !== '.'; folder = path.posix.dirname(folder)) folders.add(folder);
-  }
-  for (const folder of folders) {
-    const found = await stat(folder);
-    if (found && !found.isDirectory()) return folder;
-  }
-  return undefined;
 }
 
 /**

@@ -188,6 +188,35 @@ describe('the commit', () => {
     expect(leftovers(dir)).toEqual([]);
   });
 
+  it('refuses, before the commit point, a file where it puts a directory and a directory where it puts a file', async () => {
+    const dir = snapshotDir();
+    writeFileSync(path.join(dir, 'indexes'), 'not a folder\n');
+    mkdirSync(path.join(dir, 'stories', '1.json'), { recursive: true });
+    for (const [rel, message] of [
+      ['indexes/stories.json', `${path.join(dir, 'indexes')} is a file where the snapshot has a directory`],
+      ['stories/1.json', `${path.join(dir, 'stories', '1.json')} is a directory where the snapshot has a file`],
+    ]) {
+      const txn = await SnapshotTransaction.begin(dir);
+      await txn.put('a.json', 'new a\n');
+      await txn.put(rel!, '[]\n');
+      await txn.put('manifest.json', 'new manifest\n');
+      // Past the commit point, every later writer and reader would resume this commit and fail the same way.
+      await expect(txn.commit()).rejects.toThrow(`${message}; nothing was committed: the previous snapshot is intact`);
+      await txn.abort();
+      expect(read(dir, 'a.json')).toBe('old a\n');
+      expect(read(dir, 'manifest.json')).toBe('old manifest\n');
+      expect(leftovers(dir)).toEqual([]);
+    }
+    rmSync(path.join(dir, 'indexes'));
+    rmSync(path.join(dir, 'stories'), { recursive: true });
+    const txn = await SnapshotTransaction.begin(dir);
+    await txn.put('indexes/stories.json', '[]\n');
+    await txn.put('stories/1.json', '{}\n');
+    await txn.commit();
+    expect(read(dir, 'indexes/stories.json')).toBe('[]\n');
+    expect(read(dir, 'stories/1.json')).toBe('{}\n');
+  });
+
   it('waits for a compile reading the directory, and commits once it is done', async () => {
     const dir = snapshotDir();
     const reading = await openForReading(dir);
