@@ -6,7 +6,9 @@
  * then hard-linked to `.txn.lock`, which fails if that name exists. So no
  * instant exists at which the lock is there without its owner's pid, and the
  * rule for a stale lock is exact: a lock is stale when it names a process of
- * this host that is not running. A lock of another host (whose pid means
+ * this host that is not running, or this process's own pid in a file last
+ * touched before this process started (an earlier process of that pid: a
+ * container restarted after a kill). A lock of another host (whose pid means
  * nothing here) is stale only once untouched for STALE_MS, its live holder
  * touching it every HEARTBEAT_MS; a lock that is not one this code wrote is
  * never removed (the message says so and what to do).
@@ -36,7 +38,7 @@ export const LOCK_FILE = '.txn.lock';
 const READER = '.reader';
 /** The host part of transient names: what a file name may hold of it. */
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
-const TRANSIENT = /~([A-Za-z0-9._-]+)~(\d+)-[0-9a-f]{12}$/;
+const TRANSIENT = /~([A-Za-z0-9._-]+)~(\d+)-([0-9a-f]{12})$/;
 
 export class SnapshotLockedError extends Error {
   override name = 'SnapshotLockedError';
@@ -73,6 +75,26 @@ export function processRunning(pid: number): boolean {
   }
 }
 
+/** When this process started, by the clock that stamps files (process-wide: the same in every thread). */
+const STARTED_MS = Date.now() - process.uptime() * 1000;
+/** The nonces of the locks and marks this thread holds: its own, whatever the clock did since. */
+const held = new Set<string>();
+
+/**
+ * Whether `file`, naming this process's pid, is the lock or mark of an earlier process that had
+ * this pid: a container restarted after a kill runs its command under the same pid (often 1) and
+ * hostname, and would otherwise wait for itself. A live holder made and touches its file after
+ * this process started (a second of slack for the clock's rounding).
+ */
+function earlierIncarnation(file: string, nonce: string): boolean {
+  if (held.has(nonce)) return false;
+  try {
+    return statSync(file).mtimeMs < STARTED_MS - 1000;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the owner may still be running: always for another host's, which cannot be told from here. */
 export const mayBeAlive = (owner: Pick<Owner, 'host' | 'pid'>): boolean =>
   owner.host !== HOST || processRunning(owner.pid);
@@ -95,8 +117,9 @@ function heartbeat(file: string): () => void {
 }
 
 /** Whether the owner named by `file` may still be running: for another host's, only while it touches the file. */
-function aliveAt(owner: Pick<Owner, 'host' | 'pid'>, file: string): boolean {
+function aliveAt(owner: Owner, file: string): boolean {
   if (!mayBeAlive(owner)) return false;
+  if (owner.host === HOST && owner.pid === process.pid) return !earlierIncarnation(file, owner.nonce);
   if (owner.host === HOST) return true;
   try {
     return Date.now() - statSync(file).mtimeMs <= STALE_MS;
@@ -171,6 +194,7 @@ export class WriterLock {
     readonly owner: Owner,
   ) {
     this.#stop = heartbeat(path.join(dir, LOCK_FILE));
+    held.add(owner.nonce);
   }
 
   /** Takes the lock on `dir` (which exists), breaking a stale one; a SnapshotLockedError when a live process holds it. */
@@ -225,6 +249,7 @@ export class WriterLock {
     this.#stop();
     const current = await readOwner(this.dir, LOCK_FILE).catch(() => undefined);
     if (current?.nonce === this.owner.nonce) await fs.rm(path.join(this.dir, LOCK_FILE), { force: true });
+    held.delete(this.owner.nonce);
   }
 }
 
@@ -242,19 +267,25 @@ export async function lockHolder(dir: string): Promise<Owner | undefined> {
 export class ReaderMark {
   readonly #stop: () => void;
 
-  private constructor(readonly file: string) {
+  private constructor(
+    readonly file: string,
+    readonly nonce: string,
+  ) {
     this.#stop = heartbeat(file);
+    held.add(nonce);
   }
 
   static async leave(dir: string): Promise<ReaderMark> {
-    const file = path.join(dir, transientName(READER, newOwner()));
+    const owner = newOwner();
+    const file = path.join(dir, transientName(READER, owner));
     await fs.writeFile(file, '', { flag: 'wx' });
-    return new ReaderMark(file);
+    return new ReaderMark(file, owner.nonce);
   }
 
   async remove(): Promise<void> {
     this.#stop();
     await fs.rm(this.file, { force: true });
+    held.delete(this.nonce);
   }
 }
 
@@ -264,7 +295,7 @@ export function liveReaders(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(`${READER}~`)) continue;
     const m = TRANSIENT.exec(name);
-    if (m && !aliveAt({ host: m[1]!, pid: Number(m[2]) }, path.join(dir, name))) {
+    if (m && !aliveAt({ host: m[1]!, pid: Number(m[2]), nonce: m[3]! }, path.join(dir, name))) {
       void fs.rm(path.join(dir, name), { force: true });
       continue;
     }
@@ -281,7 +312,7 @@ export async function sweep(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const m = name.startsWith('.') ? TRANSIENT.exec(name) : null;
-    if (m && m[1] === HOST && !processRunning(Number(m[2])))
+    if (m && m[1] === HOST && !aliveAt({ host: m[1], pid: Number(m[2]), nonce: m[3]! }, path.join(dir, name)))
       await fs.rm(path.join(dir, name), { recursive: true, force: true });
   }
 }

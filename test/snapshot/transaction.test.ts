@@ -16,6 +16,7 @@ import {
   symlinkSync,
   writeFileSync,
   mkdirSync,
+  utimesSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,6 +113,26 @@ describe('one writer at a time', () => {
       await won[0]!.value.abort();
       expect(leftovers(dir)).toEqual([]);
     }
+  });
+
+  it("the lock and reader's mark of an earlier process of this pid (a container restarted) are taken over; a fresh one is not", async () => {
+    const dir = snapshotDir();
+    const host = os.hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+    const lock = path.join(dir, '.txn.lock');
+    const mark = path.join(dir, `.reader~${host}~${process.pid}-0123456789ab`);
+    writeFileSync(lock, JSON.stringify({ host, pid: process.pid, nonce: '0123456789ab' }));
+    // Made by a live holder since this process started (another thread of it, say): waited for.
+    await expect(SnapshotTransaction.begin(dir)).rejects.toThrow(`is being written by process ${process.pid}`);
+    // Last touched before this process started: the process that had this pid then is gone.
+    const before = new Date(Date.now() - process.uptime() * 1000 - 60_000);
+    utimesSync(lock, before, before);
+    writeFileSync(mark, '');
+    utimesSync(mark, before, before);
+    const txn = await SnapshotTransaction.begin(dir);
+    await txn.put('a.json', 'new a\n');
+    await txn.commit({ waitForReadersMs: 0 });
+    expect(read(dir, 'a.json')).toBe('new a\n');
+    expect(leftovers(dir)).toEqual([]);
   });
 
   it('a lock that is not one content-sync wrote is left alone, with what to do', async () => {
