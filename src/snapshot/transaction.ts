@@ -147,6 +147,23 @@ export async function collision(dir: string, rels: readonly string[]): Promise<s
   return undefined;
 }
 
+/**
+ * A folder of `rels` that `dir` holds on another file system than its staging (a link to another
+ * disk): the commit could not rename a file into it, past its point of no return, as for a collision.
+ */
+async function otherDevice(dir: string, rels: readonly string[]): Promise<string | undefined> {
+  const staging = (await fs.stat(path.join(dir, TXN, 'files'))).dev;
+  // Their parents too: a folder the snapshot lacks is made (or moved in whole) in its nearest one.
+  const folders = new Set<string>();
+  for (const rel of rels)
+    for (let at = path.posix.dirname(rel); at !== '.' && !folders.has(at); at = path.posix.dirname(at)) folders.add(at);
+  for (const folder of [...folders].sort()) {
+    const found = await fs.stat(path.join(dir, folder)).catch(() => undefined);
+    if (found && found.dev !== staging) return folder;
+  }
+  return undefined;
+}
+
 /** Deletes the journal of `dir`, first renamed to a name of this process's own (see the top of this file). */
 async function discardJournal(dir: string): Promise<void> {
   const aside = path.join(dir, transientName(TXN, newOwner()));
@@ -499,8 +516,16 @@ export class SnapshotTransaction {
     }
   }
 
-  /** Fails before the commit point when a file or folder of the snapshot stands where the plan puts the other. */
+  /**
+   * Fails before the commit point when a file or folder of the snapshot stands where the plan puts the
+   * other, or a folder the plan puts into is on another file system: past it, renaming would fail.
+   */
   async #checkTargets(plan: Plan): Promise<void> {
+    const elsewhere = await otherDevice(this.#dir, plan.puts);
+    if (elsewhere !== undefined)
+      throw new Error(
+        `cannot commit the snapshot in ${this.#dir}: ${path.join(this.#dir, elsewhere)} is on another file system (a link to another disk?), where its files cannot be renamed into place at once; nothing was committed: the previous snapshot is intact; make it a directory of the snapshot's own`,
+      );
     const clash = await collision(this.#dir, plan.puts);
     if (clash === undefined) return;
     const at = path.join(this.#dir, clash);

@@ -238,6 +238,28 @@ describe('the commit', () => {
     expect(read(dir, 'stories/1.json')).toBe('{}\n');
   });
 
+  /** A directory on another file system than the temporary directory's, if the machine has one. */
+  const otherDisk = ['/dev/shm'].find((d) => existsSync(d) && statSync(d).dev !== statSync(os.tmpdir()).dev);
+
+  it.runIf(otherDisk)('refuses, before the commit point, a folder linked to another file system', async () => {
+    const dir = snapshotDir();
+    const elsewhere = mkdtempSync(path.join(otherDisk!, 'content-sync-txn-'));
+    dirs.push(elsewhere);
+    writeFileSync(path.join(elsewhere, '1.json'), 'old 1\n');
+    symlinkSync(elsewhere, path.join(dir, 'stories'));
+    const txn = await SnapshotTransaction.begin(dir);
+    await txn.put('a.json', 'new a\n');
+    await txn.put('stories/1.json', 'new 1\n');
+    // Past the commit point, the rename into it would fail (EXDEV) in every later writer and reader too.
+    await expect(txn.commit()).rejects.toThrow(
+      `${path.join(dir, 'stories')} is on another file system (a link to another disk?), where its files cannot be renamed into place at once; nothing was committed: the previous snapshot is intact`,
+    );
+    await txn.abort();
+    expect(read(dir, 'a.json')).toBe('old a\n');
+    expect(read(dir, 'stories/1.json')).toBe('old 1\n');
+    expect(leftovers(dir)).toEqual([]);
+  });
+
   it('waits for a compile reading the directory, and commits once it is done', async () => {
     const dir = snapshotDir();
     const reading = await openForReading(dir);
