@@ -53,7 +53,7 @@ import { TypeInferrer, contentDeclaration, renamedTypes } from './types/index.js
 import { servedModules } from './modules.js';
 import { viewFiles } from './views.js';
 import { refuseForeignFiles } from './foreign-output.js';
-import { sharedFiles } from './shared-files.js';
+import { formerTypes, sharedFiles } from './shared-files.js';
 import type { WorkerInput } from './worker-protocol.js';
 
 export { CompileCache } from './state.js';
@@ -261,7 +261,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   // Without the last compile's list of files (no state yet, one deleted or unreadable, or a compile that
   // died before writing it), the modules and chunks in the directory stand for it: the files of stories
   // gone since are removed all the same. Listed now, before this compile adds its own.
-  const leftovers = previous ? undefined : generatedFiles(out);
+  const leftovers = previous ? undefined : [...generatedFiles(out), ...formerTypes(out)];
   let state: CompileLedger | undefined =
     !options.full && previous?.fingerprint === fingerprint && previous.chunkTotal === chunkTotal ? previous : undefined;
 
@@ -423,8 +423,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
 
 /**
  * content.d.ts: every module the plugin serves (servedModules) declared under its import specifier,
- * from the declarations this compile wrote for its file (`x.d.ts` beside `x.js`; `types.ts` holds
- * only types), and the story modules' chunks referenced.
+ * from the declarations this compile wrote for its file (`x.d.ts` beside `x.js`), and the story modules' chunks referenced.
  */
 function declarationFile(
   files: ReadonlyArray<readonly [string, string]>,
@@ -463,10 +462,11 @@ function writeIfChanged(file: string, text: string): boolean {
 
 /**
  * The generation of what a compile writes: raised with a change to the generated modules or
- * declarations (2: resolved relations typed `Related`, lean index modules in content.d.ts), so that
+ * declarations (2: resolved relations typed `Related`, lean index modules in content.d.ts; 3: types.d.ts
+ * and types.js in place of types.ts), so that
  * an output written before is compiled again in full rather than found unchanged.
  */
-const OUTPUT_VERSION = 2;
+const OUTPUT_VERSION = 3;
 
 /** What the output depends on besides the snapshot: a state compiled with another fingerprint is not resumed from. */
 function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: string): string {

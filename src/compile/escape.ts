@@ -1,5 +1,5 @@
 /**
- * Strings from content written into generated code (JavaScript modules, `.d.ts` files, `types.ts`).
+ * Strings from content written into generated code (JavaScript modules, `.d.ts` files, `types.d.ts`).
  * Content is data: a component, field, plugin or datasource name, a link type or a slug must never
  * end a comment, a string or an object literal. Every such string goes through the function of the
  * place it lands in:

@@ -7,7 +7,10 @@ import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from
 import path from 'node:path';
 import { GENERATED_HEADER } from './emit.js';
 import { generatedFiles } from './output.js';
-import { TOP_FILES } from './shared-files.js';
+import { FORMER_TYPES, TOP_FILES } from './shared-files.js';
+
+/** The names a compile writes (or wrote) at the top of its output directory. */
+const OWN_TOP_FILES: readonly string[] = [...TOP_FILES, FORMER_TYPES];
 
 /** Throws when `out` or `declaration` is not a compile's own. The directory is looked at when `fresh` (no compile's state is there). */
 export function refuseForeignFiles(out: string, declaration: string | undefined, fresh: boolean): void {
@@ -64,8 +67,8 @@ function foreignEntries(out: string, foreign: (file: string) => boolean): string
   } catch {
     return []; // missing (the compile creates it) or not a directory (the writer says so)
   }
-  const colliding = TOP_FILES.filter((name) => foreign(path.join(out, name)));
-  if (colliding.length || generatedFiles(out).length || TOP_FILES.some((name) => existsSync(path.join(out, name))))
+  const colliding = OWN_TOP_FILES.filter((name) => foreign(path.join(out, name)));
+  if (colliding.length || generatedFiles(out).length || OWN_TOP_FILES.some((name) => existsSync(path.join(out, name))))
     return colliding;
   return names
     .filter((name) => !name.startsWith('.'))

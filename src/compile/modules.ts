@@ -13,7 +13,7 @@ export const NAMED_MODULES: Readonly<Record<string, string>> = Object.freeze(
     datasources: 'datasources.js',
     tags: 'tags.js',
     backlinks: 'backlinks.js',
-    types: 'types.ts',
+    types: 'types.js',
   }),
 );
 

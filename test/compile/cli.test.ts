@@ -66,12 +66,12 @@ describe('content-sync compile', () => {
     expect(Number(m![1])).toBe(stories);
     expect(Number(m![2])).toBe(stories * 2);
     expect(m![3]).toBe(out);
-    // A module and a raw module per story, eleven shared files, four files per chunk of the index, and the lean index files.
-    expect(Number(m![4])).toBe(2 * stories + 11 + 4 * chunkCount(stories) + leanIndexFiles());
+    // A module and a raw module per story, twelve shared files, four files per chunk of the index, and the lean index files.
+    expect(Number(m![4])).toBe(2 * stories + 12 + 4 * chunkCount(stories) + leanIndexFiles());
     for (const f of [
       'index.js',
       'index.d.ts',
-      'types.ts',
+      'types.d.ts',
       'runtime.js',
       'stories.d.ts',
       'datasources.js',
@@ -103,7 +103,7 @@ describe('content-sync compile', () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({ ok: true, mode: 'full', stories, modules: stories * 2, deleted: [], warnings: [] });
-    expect(summary.written).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'types.ts', 'stories.d.ts']));
+    expect(summary.written).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'types.d.ts', 'stories.d.ts']));
     // Every file, each once, sorted.
     const written = summary.written as string[];
     expect(written).toEqual([...new Set(written)].sort());
@@ -151,7 +151,7 @@ describe('content-sync compile', () => {
 
 describe('the files a full compile lists', () => {
   it('are in the order sort() gives their paths, whatever the number of digits of the story ids', () => {
-    const others = ['types.ts', 'chunks/entries-0.js', 'stories.d.ts', 'runtime.js', 'backlinks.js'];
+    const others = ['types.d.ts', 'chunks/entries-0.js', 'stories.d.ts', 'runtime.js', 'backlinks.js'];
     for (const ids of [
       [12, 10, 11],
       [9, 100, 10, 1, 99, 1000],

@@ -47,7 +47,7 @@ it('a datasource field that loses a held value past the cap gets the types of a 
     const doSync = () => sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, ...unpaced() });
     await doSync();
     expect((await compile({ snapshot, out })).mode).toBe('full');
-    expect(readFileSync(path.join(out, 'types.ts'), 'utf8')).toMatch(/\bshade: string;/);
+    expect(readFileSync(path.join(out, 'types.d.ts'), 'utf8')).toMatch(/\bshade: string;/);
     // The state holds twelve of the values (which depends on the order they were seen); one of those leaves.
     const state = JSON.parse(readFileSync(path.join(out, STATE), 'utf8')) as {
       types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> };
@@ -58,7 +58,7 @@ it('a datasource field that loses a held value past the cap gets the types of a 
     await doSync();
     expect((await compile({ snapshot, out })).mode).toBe('incremental');
     // Every value left is an entry name of the datasource: its names, as a full compile prints them.
-    expect(readFileSync(path.join(out, 'types.ts'), 'utf8')).toContain(
+    expect(readFileSync(path.join(out, 'types.d.ts'), 'utf8')).toContain(
       `shade: ${names.map((n) => JSON.stringify(n)).join(' | ')};`,
     );
     const fresh = await tempDir('ds-cap-fresh');

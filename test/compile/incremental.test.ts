@@ -167,7 +167,7 @@ describe('incremental compile over the demo space', () => {
     expect(changed).toContain(CHUNKS.entries(chunk));
     // (And the files of that chunk in the lean index modules: see views.ts.)
     const allowed = [
-      'types.ts',
+      'types.d.ts',
       CHUNKS.entries(chunk),
       CHUNKS.entriesTypes(chunk),
       CHUNKS.stories(chunk),
@@ -427,7 +427,7 @@ describe('incremental compile over the demo space', () => {
     for (const [i, a] of articles.entries()) await set(a.id, edition(i >> 1));
     await doSync();
     expect((await doCompile(dir)).mode).toBe('full');
-    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
+    expect(readFileSync(path.join(dir, 'types.d.ts'), 'utf8')).toMatch(/\bedition\?: string;/);
     // The state holds twelve of the values (which depends on the order they were seen); one of those leaves.
     const state = JSON.parse(readFileSync(path.join(dir, STATE), 'utf8')) as {
       types: { comps: Record<string, { f: Record<string, { str: { vals: Record<string, number> } }> }> };
@@ -440,7 +440,7 @@ describe('incremental compile over the demo space', () => {
     const again = await doCompile(dir);
     expect(again.mode).toBe('incremental');
     const left = Array.from({ length: 13 }, (_, k) => edition(k)).filter((v) => v !== held[0]);
-    expect(readFileSync(path.join(dir, 'types.ts'), 'utf8')).toContain(
+    expect(readFileSync(path.join(dir, 'types.d.ts'), 'utf8')).toContain(
       `edition?: ${left.map((v) => JSON.stringify(v)).join(' | ')};`,
     );
     const fresh = await tempDir('compile-literal-cap-fresh');

@@ -77,7 +77,7 @@ describe('a full compile in several threads', () => {
     });
     // The state's type counts may hold other values past the literal cap; the files do not differ.
     expect(bytesDiff(await readOutput(one), await readOutput(three), [STATE])).toEqual([]);
-    expect(readFileSync(path.join(three, 'types.ts'), 'utf8')).toMatch(/^export type ArticleContent = /m);
+    expect(readFileSync(path.join(three, 'types.d.ts'), 'utf8')).toMatch(/^export type ArticleContent = /m);
 
     // An edit, compiled into both: the same files written, the same bytes.
     const index = JSON.parse(readFileSync(path.join(snapshot, INDEX_FILES.stories), 'utf8')) as StoryIndexEntry[];

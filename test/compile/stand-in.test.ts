@@ -193,14 +193,14 @@ describe('relation targets from the index', () => {
         expect(fromIndex.warnings.join('\n')).toContain(hidden.uuid);
         expect(module).not.toContain(rawModulePath(hidden.id));
         // The index describes the published author: an author.
-        const field = /^ {2}author: (.*);$/m.exec(readFileSync(path.join(a, 'types.ts'), 'utf8'))?.[1];
+        const field = /^ {2}author: (.*);$/m.exec(readFileSync(path.join(a, 'types.d.ts'), 'utf8'))?.[1];
         expect(field).toContain('Related<AuthorStory>');
         expect(field).not.toContain('CategoryStory');
       } else {
         expect(fromIndex.warnings.join('\n')).not.toContain(hidden.uuid);
         expect(module).toContain(`../${rawModulePath(hidden.id)}`);
         // The draft author is a category in this view: the types say so where articles embed it.
-        expect(readFileSync(path.join(a, 'types.ts'), 'utf8')).toContain(
+        expect(readFileSync(path.join(a, 'types.d.ts'), 'utf8')).toContain(
           'author: Related<AuthorStory | CategoryStory>;',
         );
       }

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../../src/compile/index.js';
 import { servedFile, viewModuleName } from '../../../src/compile/modules.js';
+import { GENERATED_HEADER } from '../../../src/compile/emit.js';
 import { sync } from '../../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
-import { expectOnlyWrongFail } from './helpers.js';
+import { expectOnlyWrongFail, tscBuild } from './helpers.js';
 
 let server: TestServer;
 let snapshot: string;
@@ -234,5 +235,51 @@ describe('content.d.ts of content types whose names are hostile', () => {
     } finally {
       await hostile.close();
     }
+  }, 120_000);
+});
+
+describe('content.d.ts in a project that emits', () => {
+  /** A module of the app that re-exports content types, so its declaration emit names them. */
+  const POSTS = `import { getStory } from 'content:index';
+import type { ArticleStory } from 'content:types';
+export type { ArticleStory, AuthorContent } from 'content:types';
+export const post = (): Promise<ArticleStory> => getStory('blog/first-post');
+`;
+
+  it('keeps every generated file out of its sources: rootDir holds, a composite project builds, only its own output is emitted', async () => {
+    const root = await tempDir('content-dts-emit');
+    const out = path.join(root, '.content', 'modules');
+    await compile({ snapshot, out });
+    // The types.ts an earlier version wrote, left where no state lists it, would shadow types.d.ts.
+    await fs.rm(path.join(out, '.content-sync-compile.json'));
+    await fs.writeFile(path.join(out, 'types.ts'), `${GENERATED_HEADER}export type ArticleStory = number;\n`);
+    await compile({ snapshot, out });
+    expect(existsSync(path.join(out, 'types.ts'))).toBe(false);
+    await fs.mkdir(path.join(root, 'src'), { recursive: true });
+    await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    await fs.writeFile(path.join(root, 'src', 'posts.ts'), POSTS);
+    // As a package of a monorepo with project references has it.
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      strict: true,
+      composite: true,
+      declaration: true,
+      rootDir: 'src',
+      outDir: 'dist',
+      types: [],
+    };
+    await fs.writeFile(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, include: ['src', '.content/content.d.ts'] }),
+    );
+    const { code, output } = await tscBuild(root);
+    expect(output).toBe('');
+    expect(code).toBe(0);
+    expect((await fs.readdir(path.join(root, 'dist'))).filter((f) => !f.endsWith('.tsbuildinfo')).sort()).toEqual([
+      'posts.d.ts',
+      'posts.js',
+    ]);
+    expect(readFileSync(path.join(root, 'dist', 'posts.d.ts'), 'utf8')).toContain(`from 'content:types'`);
   }, 120_000);
 });

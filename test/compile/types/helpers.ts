@@ -102,10 +102,19 @@ export async function runTsc(files: Record<string, string>): Promise<TscResult> 
 
 /** Runs `tsc --noEmit -p <dir>` over a project already on disk (its own tsconfig.json); diagnostics as text. */
 export function tscProject(dir: string): Promise<{ code: number; output: string }> {
+  return tscIn(dir, ['--noEmit', '-p', dir]);
+}
+
+/** Runs `tsc -b <dir>` (a build, emitting what the project's tsconfig.json says); diagnostics as text. */
+export function tscBuild(dir: string): Promise<{ code: number; output: string }> {
+  return tscIn(dir, ['-b', dir]);
+}
+
+function tscIn(dir: string, args: readonly string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TSC, '--noEmit', '-p', dir, '--pretty', 'false'],
+      [TSC, ...args, '--pretty', 'false'],
       { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });

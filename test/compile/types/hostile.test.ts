@@ -155,9 +155,9 @@ describe('names from content in generated code', () => {
     expect(globalThis.PWNED).toBeUndefined();
   });
 
-  it('typecheck: types.ts and every declaration file compile under tsc --strict, and name the hostile components', async () => {
+  it('typecheck: types.d.ts and every declaration file compile under tsc --strict, and name the hostile components', async () => {
     // A module of types holds no statement: compiled to JavaScript, nothing is left of it.
-    const types = readFileSync(path.join(out, 'types.ts'), 'utf8');
+    const types = readFileSync(path.join(out, 'types.d.ts'), 'utf8');
     expect(ts.transpileModule(types, { compilerOptions: { module: ts.ModuleKind.ESNext } }).outputText.trim()).toBe(
       'export {};',
     );
@@ -186,7 +186,10 @@ describe('names from content in generated code', () => {
     };
     await fs.writeFile(
       path.join(root, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions, include: ['check.ts', 'modules/types.ts', ...dts.map((f) => `modules/${f}`)] }),
+      JSON.stringify({
+        compilerOptions,
+        include: ['check.ts', 'modules/types.d.ts', ...dts.map((f) => `modules/${f}`)],
+      }),
     );
     const result = await tscProject(root);
     expect(result.output).toBe('');

@@ -77,7 +77,7 @@ const jane = await getStory('authors/jane');
 async function compileInto(root: string, options: Partial<CompileOptions> & { snapshot: string }): Promise<string> {
   const out = path.join(root, '.content', 'modules');
   await compile({ out, resolveRelations: RELATIONS, ...options });
-  return readFileSync(path.join(out, 'types.ts'), 'utf8');
+  return readFileSync(path.join(out, 'types.d.ts'), 'utf8');
 }
 
 describe('resolved relations are typed as the stories they embed', () => {
@@ -130,7 +130,7 @@ export const authorUuid: string | undefined = post.content.author.content.articl
     const janeModule = await importFresh<{ default: any }>(path.join(out, 'stories', '16.js'));
     expect(janeModule.default.content.articles.map((a: any) => a.uuid)).toEqual([uuidOf(12), uuidOf(14)]);
 
-    const types = readFileSync(path.join(out, 'types.ts'), 'utf8');
+    const types = readFileSync(path.join(out, 'types.d.ts'), 'utf8');
     expect(types).toContain('  author: Related<AuthorStory> | null;\n');
     expect(types).toContain('  articles: Related<ArticleStory>[];\n');
     await expectTypes(
@@ -164,7 +164,7 @@ export const titles: string[] = jane.content.articles.map((a) => a.content.title
     const articles = janeModule.default.content.articles.map((a: any) => (typeof a === 'string' ? a : a.uuid));
     expect(articles).toEqual([uuidOf(12), MISSING, uuidOf(14)]);
 
-    const types = readFileSync(path.join(out, 'types.ts'), 'utf8');
+    const types = readFileSync(path.join(out, 'types.d.ts'), 'utf8');
     expect(types).toContain('  author: Related<AuthorStory> | string;\n');
     expect(types).toContain('  articles: (Related<ArticleStory> | string)[];\n');
     await expectTypes(root, KEPT, KEPT_WRONG);
@@ -188,7 +188,7 @@ export const titles: string[] = jane.content.articles.map((a) => a.content.title
     expect((await importFresh<{ default: any }>(path.join(out, 'stories', '13.js'))).default.content.author).toBe(
       UNPUBLISHED,
     );
-    expect(readFileSync(path.join(out, 'types.ts'), 'utf8')).toContain('  author: Related<AuthorStory> | string;\n');
+    expect(readFileSync(path.join(out, 'types.d.ts'), 'utf8')).toContain('  author: Related<AuthorStory> | string;\n');
     await expectTypes(root, KEPT, KEPT_WRONG);
   }, 180_000);
 });

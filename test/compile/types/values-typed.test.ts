@@ -177,7 +177,7 @@ describe('type names from component names stay identifiers TypeScript reads', ()
     const runner = space.stories.find((r) => r.id === 19)!.published!.story;
     runner.content = { ...runner.content, component: 'ƛ', parts: [{ component: 'ɤ_block', _uid: 'p-1', label: 'x' }] };
     const root = await compiled(space, {});
-    const types = readFileSync(path.join(root, '.content', 'modules', 'types.ts'), 'utf8');
+    const types = readFileSync(path.join(root, '.content', 'modules', 'types.d.ts'), 'utf8');
     expect(types).toMatch(/component: "ƛ";/);
     expect(await valuesAgainstTypes(root)).toBe('');
   }, 120_000);
@@ -226,7 +226,7 @@ describe('assets', () => {
       };
     }
     const root = await compiled(space, {});
-    expect(readFileSync(path.join(root, '.content', 'modules', 'types.ts'), 'utf8')).toContain(
+    expect(readFileSync(path.join(root, '.content', 'modules', 'types.d.ts'), 'utf8')).toContain(
       '  image: EmptyAsset;\n',
     );
     expect(await valuesAgainstTypes(root)).toBe('');
@@ -240,7 +240,7 @@ describe('datasources in the types (README: "a field whose values are all entry 
     content(19).color = 'red';
     content(20).color = 'blue';
     const root = await compiled(space, {});
-    const types = readFileSync(path.join(root, '.content', 'modules', 'types.ts'), 'utf8');
+    const types = readFileSync(path.join(root, '.content', 'modules', 'types.d.ts'), 'utf8');
     expect(types).toContain('  color: "blue" | "green" | "red";\n');
     expect(await valuesAgainstTypes(root)).toBe('');
   }, 120_000);
