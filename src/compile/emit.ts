@@ -105,11 +105,22 @@ const RESERVED = new Set(
 const PLAIN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
+ * Names the modules that export a story's languages declare themselves: the constants and imports
+ * of a story's modules (`$0`, `$1`, ...; `p`, the runtime's patch) and the default export of its
+ * declaration (`story`). A language exported under one of them would declare it twice: a
+ * SyntaxError in every story module, a duplicate in the declarations.
+ */
+const isModuleLocal = (name: string): boolean => name === 'p' || name === 'story' || /^\$\d+$/.test(name);
+
+/** Whether a language may be exported under its own code. */
+const ownName = (name: string): boolean => PLAIN.test(name) && !RESERVED.has(name) && !isModuleLocal(name);
+
+/**
  * The export that holds a story in each language, by language code: `default` for the default
  * language; a code that is a plain identifier and no reserved word, itself (`de`, `zh_CN`); any
  * other, the code with each character outside `[A-Za-z0-9_$]` as `_`, after a `_` when that
- * starts with a digit, is empty or is reserved (`zh-CN` as `zh_CN`, `eval` as `_eval`, `''` as
- * `_`), and `_2`, `_3`, ... when another language has that name (`zh-CN` beside `zh_CN` as
+ * starts with a digit, is empty, is reserved or is a name of the module (`zh-CN` as `zh_CN`, `eval`
+ * as `_eval`, `''` as `_`, `p` as `_p`), and `_2`, `_3`, ... when another language has that name (`zh-CN` beside `zh_CN` as
  * `zh_CN_2`). Always valid export names, and distinct for distinct codes.
  */
 export function languageExports(languages: readonly string[]): Map<string, string> {
@@ -119,12 +130,11 @@ export function languageExports(languages: readonly string[]): Map<string, strin
     names.set(lang, as);
     taken.add(as);
   };
-  for (const lang of languages)
-    if (lang === DEFAULT_LANG || (PLAIN.test(lang) && !RESERVED.has(lang))) name(lang, lang);
+  for (const lang of languages) if (lang === DEFAULT_LANG || ownName(lang)) name(lang, lang);
   for (const lang of languages) {
     if (names.has(lang)) continue;
     let base = lang.replace(/[^A-Za-z0-9_$]/g, '_');
-    if (!PLAIN.test(base) || RESERVED.has(base)) base = `_${base}`;
+    if (!ownName(base)) base = `_${base}`;
     let as = base;
     for (let n = 2; taken.has(as); n++) as = `${base}_${n}`;
     name(lang, as);

@@ -4,6 +4,7 @@
  * compiled, every generated module imports, each language is its own export of each story
  * module, and `load()` of the index finds every language's story.
  */
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/index.js';
@@ -13,10 +14,29 @@ import { fixtureSpace } from '../helpers/fixture-space.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { importFresh, walk } from './support.js';
+import { tscProject } from './types/helpers.js';
 
-const CODES = ['de', 'eval', 'arguments', '', 'default', 'zh-CN', 'zh_CN', 'if', '1x', 'zh_CN_2', 'pt-br'];
+// `p`, `$0`, `$1` and `story` are names the story modules and their declarations hold themselves.
+const CODES = [
+  'de',
+  'eval',
+  'arguments',
+  '',
+  'default',
+  'zh-CN',
+  'zh_CN',
+  'if',
+  '1x',
+  'zh_CN_2',
+  'pt-br',
+  'p',
+  '$0',
+  '$1',
+  'story',
+];
 
 let server: TestServer;
+let root: string;
 let out: string;
 let result: CompileResult;
 
@@ -24,7 +44,7 @@ beforeAll(async () => {
   const space = fixtureSpace();
   space.space.language_codes = CODES;
   server = await startTestServer({ space });
-  const root = await tempDir('languages');
+  root = await tempDir('languages');
   const snapshot = path.join(root, 'snapshot');
   out = path.join(root, 'modules');
   await sync({ baseUrl: server.url, token: PUBLIC, out: snapshot, ...unpaced() });
@@ -46,6 +66,9 @@ describe('language codes as exports', () => {
     expect(names.get('zh-CN')).toBe('zh_CN_3');
     expect(names.get('eval')).toBe('_eval');
     expect(names.get('')).toBe('_');
+    expect(names.get('p')).toBe('_p');
+    expect(names.get('$0')).toBe('_$0');
+    expect(names.get('story')).toBe('_story');
     expect(new Set(names.values()).size).toBe(names.size);
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- each name as a declaration of a module (strict mode)
     for (const name of names.values())
@@ -78,4 +101,25 @@ describe('language codes as exports', () => {
     expect(JSON.stringify(story.de)).toContain('Willkommen');
     expect(JSON.stringify(story.zh_CN)).not.toContain('Willkommen');
   });
+
+  it('the declarations declare each language once: an app importing every export checks under tsc', async () => {
+    const names = [...languageExports(['default', ...CODES]).values()].filter((n) => n !== 'default');
+    const main = `import story, { ${names.join(', ')} } from 'content:stories/10';
+export const titles: string[] = [story, ${names.join(', ')}].map((s) => s.content.title);
+`;
+    await fs.writeFile(path.join(root, 'main.ts'), main);
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+      types: [],
+    };
+    await fs.writeFile(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, include: ['main.ts', 'content.d.ts'] }),
+    );
+    expect((await tscProject(root)).output).toBe('');
+  }, 60_000);
 });
