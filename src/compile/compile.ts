@@ -445,7 +445,9 @@ function declarationFile(
 function relativeDir(from: string, to: string): string {
   const rel = path.relative(from, to).split(path.sep).join('/');
   if (path.isAbsolute(rel)) return `${rel}/`;
-  return rel === '' ? './' : rel.startsWith('..') ? `${rel}/` : `./${rel}/`;
+  // `..` only as a whole segment: a directory named `..content` is below, and needs its `./`
+  // (without it, `import("..content/...")` names a package).
+  return rel === '' ? './' : rel === '..' || rel.startsWith('../') ? `${rel}/` : `./${rel}/`;
 }
 
 /** Writes a file unless it already holds `text`; true when it wrote. */

@@ -13,7 +13,7 @@ import { GENERATED_HEADER } from '../../../src/compile/emit.js';
 import { sync } from '../../../src/sync/index.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
-import { expectOnlyWrongFail, tscBuild } from './helpers.js';
+import { expectOnlyWrongFail, tscBuild, tscProject } from './helpers.js';
 
 let server: TestServer;
 let snapshot: string;
@@ -170,6 +170,22 @@ describe('content.d.ts', () => {
       (await compile({ snapshot, out, resolveRelations: ['article.author'], resolveLinks: 'url' })).declaration,
     ).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(text);
+    // Beside a directory whose name starts with `..` (inside the app, not above it).
+    const dotted = path.join(root, 'dotted');
+    await compile({
+      snapshot,
+      out: path.join(dotted, '..content', 'modules'),
+      declaration: path.join(dotted, 'content.d.ts'),
+    });
+    expect(readFileSync(path.join(dotted, 'content.d.ts'), 'utf8')).toContain('import("./..content/modules/types.js")');
+    await app(dotted, SETUPS[0]!, {
+      'main.ts': `import { getStory } from 'content:index';\nexport const t: string = (await getStory('blog/first-post')).content.title;\n`,
+    });
+    await fs.writeFile(
+      path.join(dotted, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: SETUPS[0]!.compilerOptions, include: ['src', 'content.d.ts'] }),
+    );
+    expect((await tscProject(dotted)).output).toBe('');
     // Elsewhere, or not at all.
     const elsewhere = path.join(root, 'types', 'content.d.ts');
     await compile({ snapshot, out: path.join(root, 'other'), declaration: elsewhere });
