@@ -258,14 +258,17 @@ const entryFieldsDeclaration = (fields: readonly string[]): string =>
     ? `\n  /** The story's content fields listed in \`entryFields\` that it has in this language, as the snapshot has them. */\n  fields: EntryFields<C>;`
     : '';
 
-/** Each field of \`entryFields\` as the content types that have it type it (optional: not every story has it). */
+/**
+ * Each field of \`entryFields\` as the content types that have it type it (optional: not every story
+ * has it; one named like a member of Object.prototype is that member where a story lacks it).
+ */
 const entryFieldsType = (fields: readonly string[]): string =>
   fields.length
     ? `\n/** A content value as the snapshot has it: a story its module embeds (a resolved relation) is its uuid. */
 export type Stored<V> = import("./types.js").Stored<V>;
 /** The content fields entries carry (\`entryFields\`), as the content types of C have them. */
 export type EntryFields<C extends string = ComponentName> = {
-  [K in ${fields.map(stringLiteral).join(' | ')}]?: StoryOf<C>['content'] extends infer T ? T extends unknown ? K extends keyof T ? Stored<T[K]> : never : never : never;
+  [K in ${fields.map(stringLiteral).join(' | ')}]?: StoryOf<C>['content'] extends infer T ? T extends unknown ? K extends keyof T ? Stored<T[K]> : K extends keyof Object ? Object[K] : never : never : never;
 };`
     : '';
 

@@ -25,13 +25,32 @@ export function printType(t: TypeExpr, indent = ''): string {
   }
 }
 
+/**
+ * The members every object has from Object.prototype, as TypeScript's `Object` declares them: a
+ * value lacking such a field still has it (`content.toString` is a function), and TypeScript
+ * takes it for the field (a value without it is not assignable to `toString?: string`).
+ */
+export const OBJECT_MEMBERS: ReadonlySet<string> = new Set([
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+]);
+
 function printObject(fields: readonly FieldModel[], indent: string, open: boolean): string {
   if (fields.length === 0 && !open) return '{}';
   const inner = `${indent}  `;
   const lines: string[] = [];
   for (const f of fields) {
     if (f.doc) lines.push(`${inner}/** ${docText(f.doc)} */`);
-    lines.push(`${inner}${typeKey(f.key)}${f.optional ? '?' : ''}: ${printType(f.type, inner)};`);
+    const type = printType(f.type, inner);
+    // Where some values lack it, what they have is the inherited member.
+    if (f.optional && OBJECT_MEMBERS.has(f.key))
+      lines.push(`${inner}${typeKey(f.key)}: ${type} | Object[${stringLiteral(f.key)}];`);
+    else lines.push(`${inner}${typeKey(f.key)}${f.optional ? '?' : ''}: ${type};`);
   }
   if (open) lines.push(`${inner}[key: string]: unknown;`);
   return `{\n${lines.join('\n')}\n${indent}}`;
@@ -137,21 +156,24 @@ export type Embedded<S, N extends number> = { [K in keyof S]: K extends "content
 /** Stories in content, known by fields no blok has (their content is not looked into: relations may be cycles). */
 type StoryLike = { uuid: string; full_slug: string; group_id: string; content: unknown };
 
-type Within<T, N extends number> = T extends StoryLike
-  ? N extends 0
-    ? string
-    : Embedded<T, Lower[N]>
-  : T extends readonly (infer E)[]
-    ? Within<E, N>[]
-    : T extends object
-      ? N extends 0
-        ? T extends { fieldtype: "multilink" }
-          ? "story" extends keyof T
-            ? { [K in keyof T as K extends "story" ? never : K]: Within<T[K], N> } & { story?: unknown }
+/** (A member an object inherits, typed with a field of its name: a function, left as it is.) */
+type Within<T, N extends number> = T extends Function
+  ? T
+  : T extends StoryLike
+    ? N extends 0
+      ? string
+      : Embedded<T, Lower[N]>
+    : T extends readonly (infer E)[]
+      ? Within<E, N>[]
+      : T extends object
+        ? N extends 0
+          ? T extends { fieldtype: "multilink" }
+            ? "story" extends keyof T
+              ? { [K in keyof T as K extends "story" ? never : K]: Within<T[K], N> } & { story?: unknown }
+              : { [K in keyof T]: Within<T[K], N> }
             : { [K in keyof T]: Within<T[K], N> }
           : { [K in keyof T]: Within<T[K], N> }
-        : { [K in keyof T]: Within<T[K], N> }
-      : T;
+        : T;
 
 /**
  * A content value as the snapshot holds it (resolved no level deep): a story a relation embeds is

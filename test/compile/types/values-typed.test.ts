@@ -264,3 +264,27 @@ export const n: number = entries.length;
     expect(output).toBe('');
   }, 120_000);
 });
+
+describe('fields named like the members every object inherits', () => {
+  it('a toString or constructor some stories lack is typed as what they have there: the inherited member', async () => {
+    // Product 19 has both fields, product 20 neither: its content's toString is Object.prototype's.
+    const space = fixtureSpace();
+    const content = (id: number) => space.stories.find((r) => r.id === id)!.published!.story.content;
+    Object.assign(content(19), { toString: 'plain', constructor: 'oak', valueOf: 3 });
+    const root = await compiled(space, { entryFields: ['name', 'toString', 'constructor'] });
+    expect(await valuesAgainstTypes(root)).toBe('');
+    const output = await checkApp(
+      root,
+      `import story from 'content:stories/20';
+import { byComponent } from 'content:index';
+// @ts-expect-error it is Object.prototype.toString here, not undefined
+export const wrong: string | undefined = story.content.toString;
+// @ts-expect-error the same in an entry's fields
+export const wrongEntry: string | undefined = byComponent('product')[0]?.fields.toString;
+const read = story.content.toString;
+export const text: string = typeof read === 'string' ? read : 'none';
+`,
+    );
+    expect(output).toBe('');
+  }, 120_000);
+});
