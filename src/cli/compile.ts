@@ -3,7 +3,7 @@
  */
 import { promises as fs } from 'node:fs';
 import v8 from 'node:v8';
-import { compile, type CompileResult, entryFieldsProblem } from '../compile/index.js';
+import { compile, type CompileResult, entryFieldsProblem, schemaProblem } from '../compile/index.js';
 import { ContentView, LinkMode, RELATION_PATTERN } from '../vite/options.js';
 import { UsageError, choice, integer, parse } from './args.js';
 import { count } from '../text/index.js';
@@ -86,6 +86,8 @@ export async function compileCommand(argv: string[]): Promise<number> {
     } catch (err) {
       throw new UsageError(`--schema ${String(values.schema)}: ${(err as Error).message}`);
     }
+    const problem = schemaProblem(schema);
+    if (problem) throw new UsageError(`--schema ${String(values.schema)}: ${problem}`);
   }
   // On a terminal, a line that says how far a long compile is (standard error; erased at the end).
   const tty = process.stderr.isTTY && !values.json;

@@ -49,7 +49,7 @@ import { missingReport, type LinksMode } from './resolve/index.js';
 import { openSnapshot, readDatasources, readTags } from './source.js';
 import { STATE_FILE, STATE_VERSION, readState, writeState, type CompileCache, type CompileLedger } from './state.js';
 import { StoryCompiler, recordsOf, type StorySetup } from './story.js';
-import { TypeInferrer, contentDeclaration, renamedTypes } from './types/index.js';
+import { TypeInferrer, contentDeclaration, renamedTypes, schemaProblem } from './types/index.js';
 import { servedModules } from './modules.js';
 import { viewFiles } from './views.js';
 import { refuseForeignFiles } from './foreign-output.js';
@@ -188,6 +188,8 @@ async function compileInto(
   };
   const fieldsProblem = entryFieldsProblem(setup.entryFields);
   if (fieldsProblem) throw new TypeError(`entryFields: ${fieldsProblem}`);
+  const schemaWrong = options.schema === undefined ? undefined : schemaProblem(options.schema);
+  if (schemaWrong) throw new TypeError(`schema: ${schemaWrong}`);
   const stateFile = path.join(out, STATE_FILE);
   const stamp = await fileStamp(stateFile);
   // Without a state to resume from (or with --full) the compile is a full one: when it will run in

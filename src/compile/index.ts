@@ -1,5 +1,6 @@
 export { CompileCache, compile, type CompileOptions, type CompileResult } from './compile.js';
 export { entryFieldsProblem } from './emit.js';
+export { schemaProblem } from './types/index.js';
 export { MODULE_FORMS, servedFile } from './modules.js';
 export { chunksOfView, isViewModule } from './views.js';
 export {

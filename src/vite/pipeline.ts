@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ContentApiError, UNPACED } from '../client/index.js';
-import { CompileCache, type CompileResult, compile } from '../compile/index.js';
+import { CompileCache, type CompileResult, compile, schemaProblem } from '../compile/index.js';
 import type { RunningServer } from '../server/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
 import { Runner, Unsynced } from '../trigger/index.js';
@@ -128,13 +128,17 @@ export class ContentPipeline {
 
   #readSchema(option: string): unknown {
     const file = path.resolve(this.root, option);
+    let schema: unknown;
     try {
-      return JSON.parse(readFileSync(file, 'utf8'));
+      schema = JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
       throw new PipelineError(
         `vite-plugin-content-sync: option "schema": cannot read ${file}: ${(err as Error).message}`,
       );
     }
+    const problem = schemaProblem(schema);
+    if (problem) throw new PipelineError(`vite-plugin-content-sync: option "schema": ${file}: ${problem}`);
+    return schema;
   }
 
   /** Starts this pipeline's own embedded service over the space directory `data`. */

@@ -2,9 +2,10 @@
  * `content-sync compile` as a command: summary, --json, a directory without a
  * snapshot, and usage errors.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/index.js';
 import { sortedWithModules } from '../../src/compile/output.js';
 import { chunkOfId, chunkCount } from '../../src/compile/emit.js';
 import { sync } from '../../src/sync/index.js';
@@ -146,6 +147,33 @@ describe('content-sync compile', () => {
     const noOut = await runCli(['compile', '--snapshot', snapshot]);
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain('compile needs --out DIR');
+  });
+});
+
+describe('content-sync compile --schema', () => {
+  it('refuses a file that is no component schema export (one component, say), naming it, instead of typing as if it were empty', async () => {
+    const dir = await tempDir('compile-cli-schema');
+    const out = path.join(dir, 'modules');
+    // A component as `storyblok components pull --separate-files` writes each one.
+    const one = path.join(dir, 'hero.json');
+    await fs.writeFile(one, JSON.stringify({ name: 'hero', is_root: false, schema: { headline: { type: 'text' } } }));
+    const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--schema', one]);
+    expect(r.stderr).toContain(`--schema ${one}: it holds one component ("hero")`);
+    expect(r.code).toBe(2);
+    expect(existsSync(path.join(out, 'index.js'))).toBe(false);
+    // The plugin's option goes through compile() itself.
+    await expect(compile({ snapshot, out, schema: { version: 1 } })).rejects.toThrow(
+      /schema: it holds no list of components/,
+    );
+    // A list of components, bare or under "components", is one.
+    const list = path.join(dir, 'components.json');
+    await fs.writeFile(
+      list,
+      JSON.stringify([{ name: 'hero', is_root: false, schema: { headline: { type: 'text' } } }]),
+    );
+    const ok = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--schema', list]);
+    expect(ok.code).toBe(0);
+    expect(readFileSync(path.join(out, 'types.d.ts'), 'utf8')).toContain('export type HeroBlok = {');
   });
 });
 

@@ -13,6 +13,7 @@ import type { TypeCounts, ObserveConfig } from './stats.js';
 
 export { emitTypes, printType } from './emit.js';
 export { contentDeclaration } from './ambient.js';
+export { schemaProblem } from './schema.js';
 export { STAND_IN } from './stats.js';
 export { pascalCase, renamedTypes } from './names.js';
 export type { TypeModel } from './model.js';

@@ -32,6 +32,18 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/**
+ * What is wrong with a component schema export, if anything: it is a list of components or an
+ * object listing them under `components`. Anything else (one component's file, another JSON file)
+ * would add nothing to the types and say nothing.
+ */
+export function schemaProblem(input: unknown): string | undefined {
+  if (Array.isArray(input) || (isObject(input) && Array.isArray(input.components))) return undefined;
+  const what =
+    isObject(input) && typeof input.name === 'string' ? `one component ("${input.name}")` : 'no list of components';
+  return `it holds ${what}: a component schema export is {"components": [...]} or [...], a list of components`;
+}
+
 export function parseSchema(input: unknown): Schema {
   const list = Array.isArray(input)
     ? input
