@@ -631,10 +631,16 @@ export class FileWriter {
     // joined to the output directory as it is (every file system API takes `/`).
     const slash = rel.lastIndexOf('/');
     const dir = slash < 0 ? '' : rel.slice(0, slash);
-    if (!this.#made.has(dir)) {
-      mkdirSync(path.join(this.#out, dir), { recursive: true });
-      this.#made.add(dir);
+    const file = `${this.#out}${path.sep}${rel}`;
+    try {
+      if (!this.#made.has(dir)) {
+        mkdirSync(path.join(this.#out, dir), { recursive: true });
+        this.#made.add(dir);
+      }
+      writeFileSync(file, text);
+    } catch (err) {
+      // A failed write's own message may name no file (`ENOSPC: no space left on device, write`).
+      throw new Error(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
     }
-    writeFileSync(`${this.#out}${path.sep}${rel}`, text);
   }
 }

@@ -137,6 +137,21 @@ describe('content-sync compile', () => {
     expect(r2.stderr).toContain('content-sync sync');
   });
 
+  it.skipIf(!existsSync('/dev/full'))(
+    'a module it cannot write (the disk full) fails naming the file, not only the error',
+    async () => {
+      const out = await tempDir('compile-cli-full');
+      expect((await runCli(['compile', '--snapshot', snapshot, '--out', out])).code).toBe(0);
+      // A write into /dev/full fails as a full disk does: ENOSPC, a message without a path.
+      const module = path.join(out, 'stories', `${published[0]!.id}.js`);
+      await fs.rm(module);
+      await fs.symlink('/dev/full', module);
+      const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--full']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`cannot write ${module}: ENOSPC`);
+    },
+  );
+
   it('usage errors exit 2: a bad --resolve-links, a missing --out', async () => {
     const out = await tempDir('compile-cli-usage');
     const r = await runCli(['compile', '--snapshot', snapshot, '--out', out, '--resolve-links', 'everything']);
