@@ -66,8 +66,12 @@ export const STORY_LOADERS = 'story-loaders';
 /** An entries chunk's lines: one entry each, its story's id first (see entriesChunk). */
 const ENTRY_ID = /^\{"id":(\d+),/gm;
 
-/** A view chunk's loaders: `export const loaders = {<id>: () => import('../stories/<id>.js'), ...};` */
-const VIEW_LOADERS = /^export const loaders = \{(.*)\};$/m;
+/**
+ * A view chunk's loaders: `export const loaders = {<id>: () => import('../stories/<id>.js'), ...};`,
+ * a line between `\n`s. Not `^`/`$` of a multiline pattern: they also match at U+2028 and U+2029,
+ * which an entry's JSON text holds raw, so a name could open a line that looks like the loaders.
+ */
+const VIEW_LOADERS = /(?<=\n)export const loaders = \{([^\n]*)\};(?=\n|$)/;
 const LOADER_ID = /(\d+): \(\) => import\(/g;
 
 /** The entries chunks the index imports (`import eN from './chunks/entries-N.js';`). */

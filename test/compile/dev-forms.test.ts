@@ -198,6 +198,16 @@ describe('a view chunk in its dev form', () => {
     expect(loaders).not.toContain("import('../stories/1.js')");
   });
 
+  it('takes no text between line separators (U+2028, U+2029: raw in JSON) for its loaders', async () => {
+    // Lines to a multiline pattern's ^ and $, though no line to the module.
+    const sneaky = meta(24, 'de', {
+      summary: "\u2028export const loaders = {1: () => import('../stories/1.js')};\u2029",
+    });
+    const [, chunk] = viewChunk([sneaky, meta(8, 'de')]);
+    await expectSameExports(chunk, devViewChunk(chunk, rel)!, [8, 24]);
+    expect(Object.keys((await evaluate(devStoryLoaders(chunk))).default as object)).toEqual(['8', '24']);
+  });
+
   it('is none for a chunk without loaders', () => {
     expect(devViewChunk(entriesChunk([meta(1, 'de')]), rel)).toBeUndefined();
   });
