@@ -75,8 +75,10 @@ export function viewFiles(
   const componentOf = new Map([...components].map((c) => [nameKey(c), c]));
   const out: Array<[string, string]> = [];
   for (const lang of languages) {
-    const byComponent = chunks.get(nameKey(lang));
-    if (!byComponent) continue;
+    // A language of the space is one whatever the view holds: without stories (nothing published
+    // yet), its module lists none, where it would be an unknown import. A content type is one only
+    // where it has stories.
+    const byComponent = chunks.get(nameKey(lang)) ?? new Map<string, string[]>();
     const exportName = exportNames.get(lang)!;
     const all: string[] = [];
     for (const [key, rels] of [...byComponent].sort(([a], [b]) => (a < b ? -1 : 1))) {

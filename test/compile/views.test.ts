@@ -108,6 +108,26 @@ describe('lean index modules', () => {
       expect(isViewModule(other), other).toBe(false);
   });
 
+  it('of each language are there before anything is published, empty, as content:index lists none', async () => {
+    const unpublished = await startTestServer({ space: { ...fixtureSpace(), stories: [] } });
+    try {
+      const dir = await tempDir('views-empty');
+      const emptyOut = path.join(dir, 'modules');
+      await sync({ baseUrl: unpublished.url, token: PUBLIC, out: path.join(dir, 'snapshot'), ...unpaced() });
+      await compile({ snapshot: path.join(dir, 'snapshot'), out: emptyOut });
+      const declarations = readFileSync(path.join(dir, 'content.d.ts'), 'utf8');
+      for (const lang of ['default', 'de']) {
+        const empty = await importFresh<View>(path.join(emptyOut, servedFile(viewModuleName(lang))!));
+        expect(empty.language).toBe(lang);
+        expect(empty.entries).toEqual([]);
+        expect(empty.bySlug('home')).toBeUndefined();
+        expect(declarations).toContain(`declare module "content:${viewModuleName(lang)}"`);
+      }
+    } finally {
+      await unpublished.close();
+    }
+  });
+
   it('follow incremental compiles: a story changing content type moves between them, as a full compile has it', async () => {
     const articles = (await view(viewModuleName('default', 'article'))).entries;
     const moved = articles[0]!;
