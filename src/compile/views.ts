@@ -82,9 +82,11 @@ export function viewFiles(
     const exportName = exportNames.get(lang)!;
     const all: string[] = [];
     for (const [key, rels] of [...byComponent].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      // Every story of the language, also one whose content type there is not its default
+      // language's (a translation that sets `component`: no content type of the ledger's).
+      all.push(...rels);
       const component = componentOf.get(key);
       if (component === undefined) continue;
-      all.push(...rels);
       const rel = viewFile(lang, component);
       out.push([rel, viewModule(rels, lang, exportName)], [rel.replace(/\.js$/, '.d.ts'), viewDeclaration(component)]);
     }

@@ -142,4 +142,21 @@ describe('lean index modules', () => {
     await compile({ snapshot, out: fresh, resolveLinks: 'url', chunkSize: 4, full: true });
     expect(bytesDiff(await readOutput(out), await readOutput(fresh), ['.content-sync-compile.json'])).toEqual([]);
   });
+
+  it('of a language hold a story whose translation there sets another content type, as content:index does', async () => {
+    const index = await importFresh<{ entries: Entry[] }>(path.join(out, 'index.js'));
+    const story = index.entries.find((e) => e.lang === 'de' && e.component === 'page')!;
+    await admin(server.url, 'PUT', `/stories/${story.id}`, { lang: 'de', content: { component: 'landing' } });
+    await admin(server.url, 'POST', `/stories/${story.id}/publish`);
+    await doSync();
+    // An output of its own: this process holds the chunks of `out` as it first imported them.
+    const fresh = path.join(root, 'landing');
+    await compile({ snapshot, out: fresh, resolveLinks: 'url', chunkSize: 4 });
+    const de = await importFresh<View>(path.join(fresh, servedFile(viewModuleName('de'))!));
+    const all = await importFresh<{ byLanguage(lang: string): Entry[] }>(path.join(fresh, 'index.js'));
+    const entry = de.entries.find((e) => e.id === story.id);
+    expect(entry?.component).toBe('landing');
+    expect((await de.load(entry!)).content.component).toBe('landing');
+    expect(de.entries).toEqual(all.byLanguage('de').sort((a, b) => a.id - b.id));
+  });
 });
