@@ -37,6 +37,13 @@ const outDirOf = (environment: Environment): string =>
   path.resolve(environment.config.root, environment.config.build.outDir);
 
 /**
+ * An asset file's name in the output, as the bundle names its own: `assetsDir` may be '' (files at
+ * the output's root), './' or end in '/', which a plain `${assetsDir}/` turns into `//` (a URL of
+ * another host, under the base '/').
+ */
+const assetName = (assetsDir: string, name: string): string => path.posix.join(assetsDir, name).replace(/^\/+/, '');
+
+/**
  * How the bundle imports a generated file: from its copy in the output, by its absolute path until
  * `relativeImports` makes that relative to the chunk. Undefined for what Node cannot import as it
  * is (declarations, TypeScript).
@@ -161,7 +168,7 @@ export async function writeServerModules(
   const shown = new Set<string>();
   const urlOf = (file: string) => {
     shown.add(file);
-    return `${environment.config.base}${assetsDir}/${path.basename(file)}`;
+    return `${environment.config.base}${assetName(assetsDir, path.basename(file))}`;
   };
   let modules = 0;
   await queue.addAll(
@@ -180,7 +187,7 @@ export async function writeServerModules(
     // Every copy was localized again: what they show now is all they show. (With the same key the
     // asset index is the one the copies kept were localized with: nothing left it.)
     complete: rewriteAll,
-    emitted: (name) => emitted.has(`${assetsDir}/${name}`),
+    emitted: (name) => emitted.has(assetName(assetsDir, name)),
     stampFile,
     queue,
   });

@@ -234,3 +234,28 @@ describe("a server build with ssrModules: 'external' in a folder whose name hold
     expect((await renderIn(moved)).length).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe("a server build with ssrModules: 'external' and assets at the output's root (build.assetsDir '')", () => {
+  let root: string;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project('');
+    await fs.writeFile(path.join(root, 'server.js'), SERVER.replace('\\/assets\\/[^"]+', '\\/+[0-9a-f]{64}[^"]*'));
+  });
+  afterAll(() => removeDir(root));
+
+  it('shows each image at the file written there, as the bundle names its own (`/<file>`, not `//<file>`: another host)', async () => {
+    const base = config(root, capturingLogger(), [480]);
+    await build({ ...base, build: { ...base.build, assetsDir: '' } });
+    const images = (await renderIn(path.join(root, 'out'))).flatMap((r) => r.images);
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images) {
+      const [original, fragment = ''] = image.split('#');
+      expect(original).toMatch(/^\/[0-9a-f]{64}\.\w+$/);
+      expect(existsSync(path.join(root, 'out', original!)), original).toBe(true);
+      for (const [, rendition] of fragment.matchAll(/&\d+=([^&]+)/g))
+        expect(decodeURIComponent(rendition!)).toMatch(/^\/[0-9a-f]{64}-480w\.\w+$/);
+    }
+  }, 60_000);
+});
