@@ -214,6 +214,14 @@ export class ContentPipeline {
     return this.#runner.request([]);
   }
 
+  /**
+   * Sync and compile what changed since the last run, in the embedded space directory too (read
+   * again): a watching build's next build, which nothing told of those changes.
+   */
+  refreshAll(): Promise<RefreshResult> {
+    return this.#embedded ? this.reloadEmbedded() : this.refresh();
+  }
+
   /** Sync (incrementally; narrowed to `events` when given) and compile. */
   refresh(events?: WebhookEvent[]): Promise<RefreshResult> {
     return this.#runner.request(events);

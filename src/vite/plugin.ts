@@ -96,6 +96,8 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       return resolved.logger;
     },
   };
+  /** A watching build (`vite build --watch`) ended a build: the next one syncs again. */
+  let rebuild = false;
   let assetImports: AssetImports | undefined;
   /** Made only by a build, once the root is known. */
   let renditions: Renditions | undefined;
@@ -145,6 +147,11 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
 
     async buildStart() {
       await lease.ensureReady();
+      // The first sync is shared by a build's environments; a watching build's later builds each sync what changed since.
+      if (rebuild) {
+        rebuild = false;
+        await lease.pipeline?.refreshAll();
+      }
       // A dev server's: the embedded space directory exists now (the demo written into it), to be watched.
       const dir = resolved.serving ? lease.pipeline?.embeddedDirectory : undefined;
       if (dir) servers.watchSpace(dir);
@@ -215,7 +222,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       // calls this): no more updates for it. The pipeline goes on while another server is open.
       if (resolved.serving) return closeServer(this.environment);
       // A build ends here (a watching one goes on): say what it resized, stop the embedded service.
-      if (this.meta.watchMode) return;
+      if (this.meta.watchMode) {
+        rebuild = true;
+        return;
+      }
       if (renditions && lease.pipeline) await tellRenditions(renditions, lease.pipeline.snapshotDir, resolved);
       await lease.letGo();
     },
