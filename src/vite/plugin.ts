@@ -229,6 +229,13 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       if (renditions && lease.pipeline) await tellRenditions(renditions, lease.pipeline.snapshotDir, resolved);
       await lease.letGo();
     },
+
+    /** A watching build stops (`watcher.close()`): its pipeline goes, and the embedded service that kept the process alive. */
+    async closeWatcher() {
+      if (resolved.serving) return;
+      rebuild = false;
+      await lease.end();
+    },
   };
   return plugin as ContentSyncPlugin;
 }

@@ -1,12 +1,12 @@
 /**
  * `vite build --watch`: each build the watcher makes syncs what changed since the last one, as a
- * build started anew does.
+ * build started anew does; the watcher closed, the embedded service stops.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentSync } from '../../src/index.js';
+import { type ContentSyncApi, contentSync } from '../../src/index.js';
 import { capturingLogger, clearContentEnv, filesUnder, project, removeDir } from './support.js';
 
 const MAIN =
@@ -75,5 +75,34 @@ describe('a watching build (vite build --watch)', () => {
     await rebuilt;
     expect(logger.text()).toContain('the space directory changed: fetching one story or datasource');
     expect(await builtText(root)).toContain('Edited while the build watched');
+  }, 60_000);
+});
+
+describe('a watching build closed', () => {
+  let root: string;
+
+  beforeAll(async () => {
+    clearContentEnv();
+    root = await project(MAIN);
+  });
+  afterAll(() => removeDir(root));
+
+  it('stops its embedded service, which would keep the process alive for good', async () => {
+    const plugin = contentSync({ embedded: { data: 'space', demo: { stories: 10 } } });
+    const watcher = (await build({
+      root,
+      configFile: false,
+      customLogger: capturingLogger(),
+      logLevel: 'warn',
+      plugins: [plugin],
+      build: { outDir: 'dist', watch: {} },
+    })) as unknown as Watching;
+    await nextBuild(watcher);
+    const service = (plugin.api as ContentSyncApi).pipeline?.server;
+    expect(service).toBeDefined();
+    await expect(fetch(`${service!.url}/v2/cdn/spaces/me`)).resolves.toBeDefined();
+    await watcher.close();
+    await expect(fetch(`${service!.url}/v2/cdn/spaces/me`)).rejects.toThrow();
+    expect(existsSync(path.join(root, '.content', 'service.json'))).toBe(false);
   }, 60_000);
 });
