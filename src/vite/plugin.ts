@@ -268,9 +268,19 @@ function watchIgnored(config: UserConfig, options: ResolvedOptions): UserConfig 
   const ignored = config.server?.watch?.ignored;
   const list = Array.isArray(ignored) ? ignored : ignored ? [ignored] : [];
   // What it writes there, not the whole directory: `dir` may hold the app's own files (`dir: 'src'`).
-  const written = ['snapshot', 'modules', 'image-cache'].map((sub) => `${path.join(dir, sub)}/**`);
-  if (options.embedded) written.push(`${path.resolve(viteRoot, options.embedded.data)}/**`);
-  return { server: { watch: { ignored: [...list, ...written] } } };
+  const dirs = ['snapshot', 'modules', 'image-cache'].map((sub) => path.join(dir, sub));
+  if (options.embedded) dirs.push(path.resolve(viteRoot, options.embedded.data));
+  return { server: { watch: { ignored: [...list, ...dirs.map(under)] } } };
+}
+
+/**
+ * What matches `dir` and every path under it, as the watcher (chokidar) gives paths: with `/`. Not
+ * a glob: a path holding glob syntax (`site (copy)`, `[draft]`) would not match itself, and the
+ * watcher turns the escapes of a glob (`\(`) into separators.
+ */
+function under(dir: string): RegExp {
+  const posix = dir.split(path.sep).join('/');
+  return new RegExp(`^${posix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:/|$)`);
 }
 
 /**

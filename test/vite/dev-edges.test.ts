@@ -2,7 +2,7 @@
  * The plugin at the edges of a Vite setup: option values the schema must refuse, configuration
  * errors said without the plugin's stack, control-plane edits reaching a dev server over https, on
  * a LAN address or with CONTENT_WEBHOOK_SECRET set empty, a webhook path that takes its own path
- * only, a `dir` holding the app's files, and `server.watch: null`.
+ * only, a `dir` holding the app's files, `server.watch: null`, and a project path with glob syntax.
  */
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -241,6 +241,33 @@ describe('server.watch: null', () => {
     } finally {
       await dev.close();
       await removeDir(root);
+    }
+  }, 60_000);
+});
+
+describe('a project whose path holds glob characters ("site (copy)")', () => {
+  it("keeps Vite's watcher off what the plugin writes, as anywhere else", async () => {
+    clearContentEnv();
+    const tmp = await project('');
+    const root = path.join(tmp, 'site (copy)');
+    await fs.mkdir(root);
+    const dev = await createServer({
+      root,
+      configFile: false,
+      logLevel: 'silent',
+      server: { port: 0, host: '127.0.0.1', ws: false },
+      optimizeDeps: { noDiscovery: true, include: [] },
+      plugins: [contentSync({ embedded: { data: 'space' } })],
+    });
+    try {
+      // The watcher's own test of each path it meets (chokidar's).
+      const watcher = dev.watcher as unknown as { _isIgnored(file: string): boolean };
+      for (const file of ['.content/modules/index.js', '.content/snapshot/manifest.json', 'space/space.json'])
+        expect(watcher._isIgnored(path.join(root, file)), file).toBe(true);
+      expect(watcher._isIgnored(path.join(root, 'main.js'))).toBe(false);
+    } finally {
+      await dev.close();
+      await removeDir(tmp);
     }
   }, 60_000);
 });
