@@ -10,16 +10,24 @@ import { answer, type Batcher, webhookEndpoint } from '../trigger/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Logger } from './pipeline.js';
 
+/**
+ * The secrets made here, one per set of options: instances with the same options share one embedded
+ * service (shared-pipeline.ts), which signs with the secret of the last to take its webhooks, while
+ * the first one's endpoint answers on their dev server (the plugin in a config twice by mistake).
+ */
+const made = new Map<string, string>();
+
 /** The secret webhooks are signed with; none turns the endpoint off. */
 export function webhookSecret(options: ResolvedOptions): string | undefined {
   // Without a secret of the user's, the embedded service's control plane still reaches this server:
   // through a secret made here, which only the service in this process is given. An empty
   // CONTENT_WEBHOOK_SECRET is no secret (as an empty CONTENT_STORE is no store).
-  return (
-    options.webhook.secret ??
-    (process.env.CONTENT_WEBHOOK_SECRET || undefined) ??
-    (options.embedded?.admin ? randomBytes(24).toString('hex') : undefined)
-  );
+  const given = options.webhook.secret ?? (process.env.CONTENT_WEBHOOK_SECRET || undefined);
+  if (given || !options.embedded?.admin) return given;
+  const key = JSON.stringify(options);
+  let secret = made.get(key);
+  if (!secret) made.set(key, (secret = randomBytes(24).toString('hex')));
+  return secret;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The plugin at the edges of a Vite setup: option values the schema must refuse, configuration
  * errors said without the plugin's stack, control-plane edits reaching a dev server over https, on
- * a LAN address or with CONTENT_WEBHOOK_SECRET set empty, a webhook path that takes its own path
- * only, a `dir` holding the app's files, `server.watch: null`, and a project path with glob syntax.
+ * a LAN address, with CONTENT_WEBHOOK_SECRET set empty or with the plugin twice, a webhook path
+ * that takes its own path only, a `dir` holding the app's files, `server.watch: null`, and a
+ * project path with glob syntax.
  */
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -75,7 +76,7 @@ describe('control-plane edits reach the dev server', () => {
     for (const r of roots) await removeDir(r);
   });
 
-  const seesEdit = async (server: Partial<InlineConfig['server']>): Promise<void> => {
+  const seesEdit = async (server: Partial<InlineConfig['server']>, instances = 1): Promise<void> => {
     const root = await project("import { entries } from 'content:index'; console.log(entries.length);\n");
     roots.push(root);
     const logger = capturingLogger();
@@ -85,7 +86,9 @@ describe('control-plane edits reach the dev server', () => {
       customLogger: logger,
       server: { port: 0, ws: false, ...server },
       optimizeDeps: { noDiscovery: true, include: [] },
-      plugins: [contentSync({ embedded: { data: 'space', demo: { stories: 10 }, admin: true } })],
+      plugins: Array.from({ length: instances }, () =>
+        contentSync({ embedded: { data: 'space', demo: { stories: 10 }, admin: true } }),
+      ),
     });
     servers.push(dev);
     await dev.listen();
@@ -101,6 +104,10 @@ describe('control-plane edits reach the dev server', () => {
     );
     expect(logger.text('warn')).not.toMatch(/webhook .* failed/);
   };
+
+  it('with the plugin in the config twice by mistake (the same options: one service, one pipeline)', async () => {
+    await seesEdit({ host: '127.0.0.1' }, 2);
+  }, 60_000);
 
   it('over https (a self-signed certificate, as @vitejs/plugin-basic-ssl makes)', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-cert-'));
