@@ -37,12 +37,23 @@ export function contentDeclaration(options: {
   const lines = [
     header.trimEnd(),
     `// Types of every ${docText(prefix)}* import: add this file to the tsconfig "include" (or reference it with /// <reference path>).`,
-    ...references.map((ref) => `/// <reference path=${stringLiteral(`${modulesDir}${ref}`)} />`),
+    ...references.map((ref) => `/// <reference path=${referencePath(`${modulesDir}${ref}`)} />`),
   ];
   for (const m of modules) {
     lines.push(`declare module ${stringLiteral(`${prefix}${m.name}`)} {`, ambientBody(m, header, modulesDir), '}');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A `/// <reference path>` value: TypeScript reads it up to the next quote of its kind, without
+ * escapes, so a path holding `"` (a folder `say "cheese"` between the declaration and the output) is
+ * quoted with `'`. One holding both cannot be written.
+ */
+function referencePath(file: string): string {
+  if (!file.includes('"')) return `"${file}"`;
+  if (!file.includes("'")) return `'${file}'`;
+  throw new Error(`content.d.ts cannot reference ${file}, whose path holds both quotes: write it beside the modules`);
 }
 
 /**

@@ -211,6 +211,27 @@ describe('content.d.ts', () => {
   }
 });
 
+describe('content.d.ts written away from the modules, across a folder whose name holds a double quote', () => {
+  it('references them so that tsc finds them (a reference path has no escapes)', async () => {
+    const root = await tempDir('content-dts-app');
+    await compile({
+      snapshot,
+      out: path.join(root, 'say "cheese"', 'modules'),
+      declaration: path.join(root, 'types', 'content.d.ts'),
+    });
+    await fs.writeFile(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: NODENEXT, include: ['main.ts', 'types/content.d.ts'] }),
+    );
+    await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    await fs.writeFile(
+      path.join(root, 'main.ts'),
+      "import story from 'content:stories/12';\nexport const title: string = story.content.title;\n",
+    );
+    expect(await tscProject(root)).toEqual({ code: 0, output: '' });
+  }, 60_000);
+});
+
 describe('content.d.ts of content types whose names are hostile', () => {
   /** A `*` is a wildcard in `declare module`; a lone surrogate cannot be percent-encoded. */
   const COMPONENTS = ['a*b*c', '*', 'half\uD800'];
