@@ -15,7 +15,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { DevEnvironment, Environment, Plugin, UserConfig, Logger as ViteLogger } from 'vite';
+import type { DevEnvironment, Environment, Plugin, ResolvedConfig, UserConfig, Logger as ViteLogger } from 'vite';
 import { MODULE_FORMS, servedFile } from '../compile/index.js';
 import { count } from '../text/index.js';
 import { AssetImports } from './assets.js';
@@ -77,6 +77,22 @@ interface Resolved {
   logger: Logger;
   /** Vite's dev server (or another server of Vite's, such as a test runner's), not a build. */
   serving: boolean;
+}
+
+/** Each instance's options as its pipeline is keyed (see shared-pipeline.ts): instances of one config are compared. */
+const optionsOf = new WeakMap<object, string>();
+
+/**
+ * Instances of the plugin in one config with different options (two spaces): every `content:`
+ * import resolves through the first, so the others sync and compile for no page. Told by the
+ * first, once.
+ */
+function warnOfOthers(config: ResolvedConfig, first: Plugin, logger: Logger): void {
+  const instances = config.plugins.filter((p) => p.name === PLUGIN_NAME);
+  if (instances[0] !== first || instances.every((p) => optionsOf.get(p) === optionsOf.get(first))) return;
+  logger.warn(
+    `contentSync() is in this config ${instances.length} times with different options: every content: import resolves through the first; the others sync and compile for nothing. Keep one instance per config.`,
+  );
 }
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
@@ -143,6 +159,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       resolved.serving = config.command === 'serve';
       resolved.logger = timestamped(config.logger);
       if (config.command === 'build') renditions ??= buildRenditions(config.root, options);
+      warnOfOthers(config, plugin, resolved.logger);
     },
 
     async buildStart() {
@@ -237,6 +254,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       await lease.end();
     },
   };
+  optionsOf.set(plugin, JSON.stringify(options));
   return plugin as ContentSyncPlugin;
 }
 

@@ -1,6 +1,8 @@
+import { resolveConfig } from 'vite';
 import { describe, expect, it } from 'vitest';
 import { contentSync } from '../../src/index.js';
 import { OptionsError, parseOptions } from '../../src/vite/index.js';
+import { capturingLogger } from './support.js';
 
 describe('plugin options', () => {
   it('accepts no options and fills the defaults', () => {
@@ -108,5 +110,19 @@ describe('plugin options', () => {
       expect((entry[name] as { prototype?: unknown } | undefined)?.prototype, name).toBeInstanceOf(Error);
     expect(() => contentSync({ depth: -1 })).toThrow(entry.OptionsError as typeof Error);
     expect(entry).not.toHaveProperty('CacheVersionMoved');
+  });
+
+  it('warns once when the config holds the plugin twice with different options (every content: import goes through the first)', async () => {
+    const twice = async (...plugins: ReturnType<typeof contentSync>[]) => {
+      const logger = capturingLogger();
+      await resolveConfig({ configFile: false, logLevel: 'silent', customLogger: logger, plugins }, 'build');
+      return logger.lines.filter((l) => l.level === 'warn' && l.msg.includes('contentSync() is in this config'));
+    };
+    const warned = await twice(contentSync({ dir: '.a' }), contentSync({ dir: '.b' }));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.msg).toContain('2 times with different options');
+    // The same options twice share one pipeline: nothing to tell.
+    expect(await twice(contentSync({ dir: '.a' }), contentSync({ dir: '.a' }))).toEqual([]);
+    expect(await twice(contentSync({ dir: '.a' }))).toEqual([]);
   });
 });
