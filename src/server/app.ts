@@ -109,7 +109,7 @@ export class ContentService {
         stage.cdnCache(parts), // a hit answers here, uncounted by the rate limit
         stage.token(parts), // 401
         stage.parameters, // 422
-        stage.view, // 401 for drafts without the preview token
+        stage.view(parts), // 401 for drafts without the preview token, 422 for a view the space lacks
         stage.cacheVersion(parts), // v2: 301 to the current cv
         stage.rateLimit(parts), // 429
         stage.endpoint(parts), // the endpoint's handler

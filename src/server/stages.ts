@@ -252,11 +252,27 @@ export const parameters: Stage<ApiExchange> = async (x, next) => {
   await next();
 };
 
-/** Drafts only for the preview token. */
-export const view: Stage<ApiExchange> = async (x, next) => {
-  if (x.preview || requestedView(cdnRequest(x)) !== 'draft') return next();
-  x.answer = encode(errorReply(401, UNAUTHORIZED_MESSAGE));
-};
+/**
+ * Drafts only for the preview token. A view the space does not hold (a snapshot synced with the
+ * other one alone) is refused, saying so: served, it would be the other view or a space without stories.
+ */
+export const view =
+  (parts: ServiceParts): Stage<ApiExchange> =>
+  async (x, next) => {
+    const wanted = requestedView(cdnRequest(x));
+    if (wanted === 'draft' && !x.preview) {
+      x.answer = encode(errorReply(401, UNAUTHORIZED_MESSAGE));
+      return;
+    }
+    const held = parts.store.views;
+    if (!takesVersion(x.route.endpoint) || held.includes(wanted)) return next();
+    x.answer = encode(
+      errorReply(
+        422,
+        `version=${wanted}: this space holds the ${held.join(' and ')} view only (a snapshot synced without the ${wanted} view); sync it with --version both to serve both`,
+      ),
+    );
+  };
 
 /** v2 published content is addressed by the current cache version: 301 to it without it. */
 export const cacheVersion =

@@ -94,6 +94,8 @@ export class SpaceStore {
   readonly #datasources = new Map<number, DatasourceRecord>();
   readonly releases: ReadonlyArray<{ id: number; name: string }>;
   readonly workflowStages: ReadonlyArray<{ id: number; name: string }>;
+  /** The views the space holds: a snapshot synced with one view lacks the other. */
+  readonly views: readonly View[];
   #nextId: number;
   #derived = new Map<string, unknown>();
   #generation = 0;
@@ -114,6 +116,7 @@ export class SpaceStore {
     this.#deriveMissingFolders();
     this.releases = data.releases;
     this.workflowStages = data.workflowStages;
+    this.views = data.views ?? ['published', 'draft'];
     let max = 0;
     for (const id of [...this.#records.keys(), ...this.#folders.keys(), ...this.#datasources.keys()])
       max = Math.max(max, id);
@@ -163,6 +166,7 @@ export class SpaceStore {
       datasources: [...this.#datasources.values()].sort((a, b) => a.datasource.id - b.datasource.id),
       releases: [...this.releases],
       workflowStages: [...this.workflowStages],
+      views: [...this.views],
     };
   }
 

@@ -14,7 +14,7 @@
  * File names come from numeric ids, never from content.
  */
 import { z } from 'zod';
-import { Datasource, Space, Story, Tag, asSent } from '../api/index.js';
+import { Datasource, Space, Story, Tag, asSent, type View } from '../api/index.js';
 
 export const FORMAT_VERSION = 1;
 export const DEFAULT_LANG = 'default';
@@ -124,6 +124,8 @@ export interface SpaceData {
   datasources: DatasourceRecord[];
   releases: Release[];
   workflowStages: WorkflowStage[];
+  /** The views it holds (a snapshot synced with one view has only that one); absent: both. */
+  views?: View[];
 }
 
 export const FILES = {

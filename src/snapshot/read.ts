@@ -4,7 +4,7 @@
  */
 import fsSync, { promises as fs, readFileSync, readdirSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { Space } from '../api/index.js';
 import { MAX_CONTENT_NESTING, canonicalJson, deeperThan, nestingDepth, sha256 } from './json.js';
 import {
@@ -187,12 +187,13 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     const { version: _, ...unversioned } = space;
     digests.set(FILES.space, digestOf(canonicalJson(unversioned)));
   }
-  const [stories, datasources, folders, releases, workflowStages] = await Promise.all([
+  const [stories, datasources, folders, releases, workflowStages, described] = await Promise.all([
     readEntries(dir, FILES.stories, StoryRecord, digests),
     readEntries(dir, FILES.datasources, DatasourceRecord, digests),
     readOptional(dir, FILES.folders, Folder.array(), digests),
     readOptional(dir, FILES.releases, Release.array(), digests),
     readOptional(dir, FILES.workflowStages, WorkflowStage.array(), digests),
+    readOptional(dir, FILES.manifest, ManifestViews),
   ]);
   /** The story of each uuid: two stories of one uuid would be one story to every client. */
   const byUuid = new Map<string, number>();
@@ -226,8 +227,16 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     folders: folders ?? [],
     releases: releases ?? [],
     workflowStages: workflowStages ?? [],
+    ...(described?.views ? { views: described.views } : {}),
   };
 }
+
+/**
+ * What the manifest says of the views the directory holds: a snapshot synced with one view has no
+ * other (its records lack drafts, or published versions), which the service must not serve as empty
+ * or as the other view. Only this is read of it: a directory made by hand may have none.
+ */
+const ManifestViews = z.looseObject({ views: z.array(z.enum(['published', 'draft'])).optional() });
 
 /**
  * Each datasource slug once: clients address a datasource by its slug, so two of one slug would be

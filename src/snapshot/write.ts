@@ -31,7 +31,7 @@ export function buildManifest(
     format: FORMAT_VERSION,
     space: data.space,
     cv: data.space.version,
-    views: ['published', 'draft'],
+    views: data.views ?? ['published', 'draft'],
     languages,
     counts: {
       stories: data.stories.length,
