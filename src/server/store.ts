@@ -96,6 +96,8 @@ export class SpaceStore {
   readonly workflowStages: ReadonlyArray<{ id: number; name: string }>;
   /** The views the space holds: a snapshot synced with one view lacks the other. */
   readonly views: readonly View[];
+  /** The file holding each asset's bytes, by asset path: a snapshot synced with its assets. */
+  readonly assetFiles: Readonly<Record<string, string>>;
   #nextId: number;
   #derived = new Map<string, unknown>();
   #generation = 0;
@@ -117,6 +119,7 @@ export class SpaceStore {
     this.releases = data.releases;
     this.workflowStages = data.workflowStages;
     this.views = data.views ?? ['published', 'draft'];
+    this.assetFiles = data.assetFiles ?? {};
     let max = 0;
     for (const id of [...this.#records.keys(), ...this.#folders.keys(), ...this.#datasources.keys()])
       max = Math.max(max, id);
@@ -167,6 +170,7 @@ export class SpaceStore {
       releases: [...this.releases],
       workflowStages: [...this.workflowStages],
       views: [...this.views],
+      assetFiles: { ...this.assetFiles },
     };
   }
 

@@ -9,11 +9,11 @@
  * whatever host delivered it. File names are a digest and an extension from a
  * fixed list, never taken from content.
  */
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { assetExtension } from '../api/assets.js';
 import { canonicalJson } from './json.js';
-import { readText } from './read.js';
 
 export const ASSETS_DIR = 'assets';
 export const ASSET_INDEX = 'assets/index.json';
@@ -84,7 +84,8 @@ export function assetIndexText(index: AssetIndex): string {
 
 /** The snapshot's asset index; undefined when it has none (or it cannot be read). */
 export async function readAssetIndex(dir: string): Promise<AssetIndex | undefined> {
-  const text = await readText(path.join(dir, ASSET_INDEX));
+  // Read here, not with read.ts's readText: the space directory's reader reads the index too.
+  const text = await fs.readFile(path.join(dir, ASSET_INDEX), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
     const parsed = AssetIndex.safeParse(JSON.parse(text));

@@ -126,6 +126,8 @@ export interface SpaceData {
   workflowStages: WorkflowStage[];
   /** The views it holds (a snapshot synced with one view has only that one); absent: both. */
   views?: View[];
+  /** The file holding each asset's bytes, by asset path (a snapshot synced with `--assets`). */
+  assetFiles?: Record<string, string>;
 }
 
 export const FILES = {

@@ -17,6 +17,7 @@ import {
   WorkflowStage,
   type SpaceData,
 } from './format.js';
+import { type AssetIndex, readAssetIndex } from './assets.js';
 import { SnapshotBusyError, openForReading } from './transaction.js';
 
 export class SpaceDirectoryError extends Error {
@@ -195,6 +196,7 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     readOptional(dir, FILES.workflowStages, WorkflowStage.array(), digests),
     readOptional(dir, FILES.manifest, ManifestViews),
   ]);
+  const assets = await readAssetIndex(dir);
   /** The story of each uuid: two stories of one uuid would be one story to every client. */
   const byUuid = new Map<string, number>();
   for (const record of stories) {
@@ -228,6 +230,7 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
     releases: releases ?? [],
     workflowStages: workflowStages ?? [],
     ...(described?.views ? { views: described.views } : {}),
+    ...(assets ? { assetFiles: heldAssetFiles(dir, assets) } : {}),
   };
 }
 
@@ -237,6 +240,13 @@ async function readOpened(dir: string, digests: FileDigests | undefined): Promis
  * or as the other view. Only this is read of it: a directory made by hand may have none.
  */
 const ManifestViews = z.looseObject({ views: z.array(z.enum(['published', 'draft'])).optional() });
+
+/** The file of each asset path the index names, in the directory (served for that asset's URL). */
+function heldAssetFiles(dir: string, index: AssetIndex): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const [assetPath, file] of Object.entries(index.files)) files[assetPath] = path.resolve(dir, file.file);
+  return files;
+}
 
 /**
  * Each datasource slug once: clients address a datasource by its slug, so two of one slug would be

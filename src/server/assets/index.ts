@@ -8,6 +8,7 @@
  * added through the control plane; anything else is a 404. Bytes the service
  * holds no file for are rendered as deterministic stand-ins (placeholder.ts).
  */
+import { promises as fs } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import PQueue from 'p-queue';
 import { assetContentType, isRasterImage, parseAssetPath } from '../../api/assets.js';
@@ -171,11 +172,20 @@ export class AssetService {
 
   #original(entry: AssetEntry): Promise<Buffer | undefined> {
     if (entry.bytes) return Promise.resolve(entry.bytes);
-    return this.#originals.get(entry.path, () =>
-      this.#work.add(() =>
+    return this.#originals.get(entry.path, async () => {
+      // A snapshot synced with its assets holds the space's own bytes: a mirror serves those.
+      const held = await this.#heldFile(entry.path);
+      if (held) return held;
+      return this.#work.add(() =>
         renderPlaceholder(entry, () => this.#sharp('the asset CDN (stand-ins for assets it holds no file for)')),
-      ),
-    );
+      );
+    });
+  }
+
+  /** The bytes the space directory holds for an asset, if any (a file a later sync removed: none). */
+  async #heldFile(assetPath: string): Promise<Buffer | undefined> {
+    const file = Object.hasOwn(this.#store.assetFiles, assetPath) ? this.#store.assetFiles[assetPath] : undefined;
+    return file === undefined ? undefined : fs.readFile(file).catch(() => undefined);
   }
 
   /**
