@@ -1,10 +1,3 @@
-/**
- * Language codes that are no safe export names (`eval`, `arguments`, `''`, `default`, a reserved
- * word, a leading digit, `zh-CN` beside `zh_CN`): served by the real local service, synced and
- * compiled, every generated module imports, each language is its own export of each story
- * module, and `load()` of the index finds every language's story.
- */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/index.js';
@@ -14,7 +7,7 @@ import { fixtureSpace } from '../helpers/fixture-space.js';
 import { PUBLIC, startTestServer, type TestServer } from '../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../sync/support.js';
 import { importFresh, walk } from './support.js';
-import { tscProject } from './types/helpers.js';
+import { checkMain } from './types/helpers.js';
 
 // `p`, `$0`, `$1` and `story` are names the story modules and their declarations hold themselves.
 const CODES = [
@@ -107,19 +100,6 @@ describe('language codes as exports', () => {
     const main = `import story, { ${names.join(', ')} } from 'content:stories/10';
 export const titles: string[] = [story, ${names.join(', ')}].map((s) => s.content.title);
 `;
-    await fs.writeFile(path.join(root, 'main.ts'), main);
-    const compilerOptions = {
-      strict: true,
-      noEmit: true,
-      target: 'ES2022',
-      module: 'ESNext',
-      moduleResolution: 'Bundler',
-      types: [],
-    };
-    await fs.writeFile(
-      path.join(root, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions, include: ['main.ts', 'content.d.ts'] }),
-    );
-    expect((await tscProject(root)).output).toBe('');
+    expect(await checkMain(root, main, 'content.d.ts')).toBe('');
   }, 60_000);
 });

@@ -105,6 +105,27 @@ export function tscProject(dir: string): Promise<{ code: number; output: string 
   return tscIn(dir, ['--noEmit', '-p', dir]);
 }
 
+/**
+ * Runs tsc --strict (bundler resolution) over `<root>/main.ts` holding `main`, with the content
+ * declarations at `declarations` (relative to root); its diagnostics.
+ */
+export async function checkMain(root: string, main: string, declarations: string): Promise<string> {
+  await fs.writeFile(path.join(root, 'main.ts'), main);
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    types: [],
+  };
+  await fs.writeFile(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, include: ['main.ts', declarations] }),
+  );
+  return (await tscProject(root)).output;
+}
+
 /** Runs `tsc -b <dir>` (a build, emitting what the project's tsconfig.json says); diagnostics as text. */
 export function tscBuild(dir: string): Promise<{ code: number; output: string }> {
   return tscIn(dir, ['-b', dir]);

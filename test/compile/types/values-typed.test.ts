@@ -5,7 +5,7 @@
  * --strict must accept them all. Spaces that are small on purpose, each about one way a declared
  * type can differ from the value.
  */
-import { promises as fs, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CompileOptions, compile, servedFile } from '../../../src/compile/index.js';
@@ -15,7 +15,7 @@ import { fixtureSpace, uuidOf } from '../../helpers/fixture-space.js';
 import { PUBLIC, startTestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
 import { importFresh } from '../support.js';
-import { tscProject } from './helpers.js';
+import { checkMain } from './helpers.js';
 
 afterAll(removeTempDirs);
 
@@ -45,22 +45,7 @@ function declaredModules(root: string): string[] {
 }
 
 /** Runs tsc --strict over `<root>/main.ts` holding `main` (with content.d.ts); its diagnostics. */
-async function checkApp(root: string, main: string): Promise<string> {
-  await fs.writeFile(path.join(root, 'main.ts'), main);
-  const compilerOptions = {
-    strict: true,
-    noEmit: true,
-    target: 'ES2022',
-    module: 'ESNext',
-    moduleResolution: 'Bundler',
-    types: [],
-  };
-  await fs.writeFile(
-    path.join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, include: ['main.ts', '.content/content.d.ts'] }),
-  );
-  return (await tscProject(root)).output;
-}
+const checkApp = (root: string, main: string): Promise<string> => checkMain(root, main, '.content/content.d.ts');
 
 /** tsc's diagnostics for a module assigning each value exported by each content: module to its declared type. */
 async function valuesAgainstTypes(root: string): Promise<string> {
