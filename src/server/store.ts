@@ -520,14 +520,13 @@ export class SpaceStore {
     record.draft = draft;
     record.updated_at = this.#now();
     const moved = draft.story.full_slug !== before;
+    // Structure is shared by all versions: moving a story moves its release versions (as moving
+    // its folder does), else from_release would deliver it at its old path.
+    if (moved && record.releases)
+      for (const [rid, v] of Object.entries(record.releases)) record.releases[rid] = this.#movedLike(v, draft);
     if (moved && record.published) {
-      // Structure is shared by all versions: moving a story moves its published version.
-      const published = clone(record.published);
-      for (const key of ['slug', 'parent_id', 'is_startpage', 'translated_slugs'] as const) {
-        (published.story as Record<string, unknown>)[key] = draft.story[key];
-      }
-      this.#restructure(published);
-      record.published = published;
+      // ... and its published version.
+      record.published = this.#movedLike(record.published, draft);
       const event = this.#commit({
         action: 'moved',
         story_id: id,
@@ -539,6 +538,16 @@ export class SpaceStore {
     }
     this.#invalidate();
     return { story: draft.story };
+  }
+
+  /** A copy of `version` with the structure (slug, folder, start page, translated paths) of `like`. */
+  #movedLike(version: StoryVersion, like: StoryVersion): StoryVersion {
+    const copy = clone(version);
+    for (const key of ['slug', 'parent_id', 'is_startpage', 'translated_slugs'] as const) {
+      (copy.story as Record<string, unknown>)[key] = like.story[key];
+    }
+    this.#restructure(copy);
+    return copy;
   }
 
   #updateFolder(folder: Folder, input: StoryInput): { story: Story; event?: ChangeEvent } {

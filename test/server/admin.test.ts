@@ -270,6 +270,22 @@ describe('control plane', () => {
     expect((await admin('POST', '/stories/12/publish')).status).toBe(200);
   });
 
+  it('a new slug moves the story in every release too, as moving its folder does', async () => {
+    // Story 13 (blog/second-post) has a version in release 7.
+    const moved = await admin('PUT', '/stories/13', { slug: 'second-moved' });
+    expect(moved.status).toBe(200);
+    const staged = await published('blog/second-moved', { from_release: '7' });
+    expect(staged.status).toBe(200);
+    expect(staged.body.story).toMatchObject({
+      id: 13,
+      full_slug: 'blog/second-moved',
+      release_id: 7,
+      content: { title: 'Beta story (release)' },
+    });
+    expect((await published('13', { from_release: '7' })).body.story.full_slug).toBe('blog/second-moved');
+    expect((await published('blog/second-post', { from_release: '7' })).status).toBe(404);
+  });
+
   it('moving a folder changes the full slug of every child', async () => {
     const v0 = await spaceVersion();
     const moved = await admin('PUT', '/stories/1', { slug: 'news' });
