@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { asSent } from '../api/index.js';
 import { MAX_CONTENT_NESTING, nestingDepth } from '../snapshot/index.js';
 import { errorReply, reply, type Reply } from './respond.js';
-import { StoreError, type ChangeEvent, type SpaceStore } from './store.js';
+import { StoreError, structureOf, type ChangeEvent, type SpaceStore } from './store.js';
 
 /**
  * A slug an editor's CMS makes: one path segment that a URL carries as it is, or none (a folder's
@@ -122,7 +122,7 @@ function storyList(
 ): Array<{ id: number; name: string; full_slug: string; is_folder: boolean; published: boolean }> {
   const list = [];
   for (const record of store.records()) {
-    const story = (record.draft ?? record.published)?.story;
+    const story = structureOf(record)?.story;
     if (!story) continue;
     list.push({
       id: record.id,

@@ -80,6 +80,19 @@ function versionOf(record: StoryRecord, sel: Selection): StoryVersion | undefine
   return record.draft ?? record.published ?? undefined;
 }
 
+/**
+ * The version whose structure (slug, folder) every version of a record shares: the draft, else the
+ * published one, else a release's (a story created in a release exists only there until it is merged).
+ */
+export function structureOf(record: StoryRecord): StoryVersion | undefined {
+  return record.draft ?? record.published ?? Object.values(record.releases ?? {})[0] ?? undefined;
+}
+
+/** Every version of a record: published, draft and those staged in releases. */
+function versionsOf(record: StoryRecord): StoryVersion[] {
+  return [record.published, record.draft, ...Object.values(record.releases ?? {})].filter((v) => v != null);
+}
+
 function selectionKey(sel: Selection): string {
   return `${sel.view}|${sel.lang}|${sel.fallbackLang ?? ''}|${sel.release ?? ''}`;
 }
@@ -134,7 +147,7 @@ export class SpaceStore {
    */
   #deriveMissingFolders(): void {
     for (const record of this.#records.values()) {
-      const story = (record.published ?? record.draft)?.story;
+      const story = structureOf(record)?.story;
       if (!story?.parent_id || this.#folders.has(story.parent_id)) continue;
       const path = story.is_startpage
         ? story.full_slug.replace(/\/$/, '')
@@ -496,7 +509,7 @@ export class SpaceStore {
   updateStory(id: number, input: StoryInput): { story: Story; event?: ChangeEvent } {
     const folder = this.#folders.get(id);
     if (folder) return this.#updateFolder(folder, input);
-    const record = this.record(id);
+    const record = this.#editable(id);
     const draft = clone(record.draft ?? record.published!);
     const before = draft.story.full_slug;
     if (input.lang && input.lang !== DEFAULT_LANG) {
@@ -581,7 +594,7 @@ export class SpaceStore {
       }
     }
     for (const record of this.#records.values()) {
-      const parent = (record.draft ?? record.published)?.story.parent_id;
+      const parent = structureOf(record)?.story.parent_id;
       if (!parent || !this.#isInside(parent, folder.id)) continue;
       for (const key of ['draft', 'published'] as const) {
         const v = record[key];
@@ -613,8 +626,7 @@ export class SpaceStore {
     const taken =
       [...this.#folders.values()].some((f) => f.id !== exceptId && f.full_slug === fullSlug) ||
       [...this.#records.values()].some(
-        (r) =>
-          r.id !== exceptId && (r.draft?.story.full_slug === fullSlug || r.published?.story.full_slug === fullSlug),
+        (r) => r.id !== exceptId && versionsOf(r).some((v) => v.story.full_slug === fullSlug),
       );
     if (taken) throw new StoreError(422, `slug: ${fullSlug} is already taken in this folder; choose another slug`);
   }
@@ -629,8 +641,20 @@ export class SpaceStore {
     return false;
   }
 
-  publish(id: number): { story: Story; event: ChangeEvent } {
+  /** A story the control plane changes: one with a draft or a published version. */
+  #editable(id: number): StoryRecord {
     const record = this.record(id);
+    if (record.draft || record.published) return record;
+    const releases = Object.keys(record.releases ?? {});
+    const where = releases.length ? `exists only in release ${releases.join(', ')}` : 'has no version';
+    throw new StoreError(
+      422,
+      `story ${id} ${where}: the control plane changes and publishes drafts, not releases (DELETE removes it)`,
+    );
+  }
+
+  publish(id: number): { story: Story; event: ChangeEvent } {
+    const record = this.#editable(id);
     const source = record.draft ?? record.published!;
     const now = this.#now();
     const published = clone(source);
@@ -652,7 +676,7 @@ export class SpaceStore {
   }
 
   unpublish(id: number): { story: Story; event: ChangeEvent } {
-    const record = this.record(id);
+    const record = this.#editable(id);
     const was = record.published;
     if (!record.draft && was) record.draft = clone(was);
     record.published = null;
@@ -673,7 +697,7 @@ export class SpaceStore {
     if (folder) {
       const hasChildren =
         [...this.#folders.values()].some((f) => f.parent_id === id) ||
-        [...this.#records.values()].some((r) => (r.draft ?? r.published)?.story.parent_id === id);
+        [...this.#records.values()].some((r) => structureOf(r)?.story.parent_id === id);
       if (hasChildren) throw new StoreError(422, `folder ${id} is not empty`);
       this.#folders.delete(id);
       this.#byUuid.delete(folder.uuid);
@@ -691,13 +715,12 @@ export class SpaceStore {
     const record = this.record(id);
     this.#records.delete(id);
     this.#byUuid.delete(record.uuid);
-    const story = (record.published ?? record.draft)!.story;
+    const story = (record.published ?? structureOf(record))?.story;
     return {
       event: this.#commit({
         action: 'deleted',
         story_id: id,
-        full_slug: story.full_slug,
-        name: story.name,
+        ...(story ? { full_slug: story.full_slug, name: story.name } : {}),
         publishedChanged: Boolean(record.published),
       }),
     };
