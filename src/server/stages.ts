@@ -208,8 +208,10 @@ export const cdnCache =
   (parts: ServiceParts): Stage<ApiExchange> =>
   async (x, next) => {
     const current = () => String(parts.store.space.version);
+    // A release's versions change (move, go) without a new cache version, as drafts do: never cached.
     const cacheable = () =>
       x.url.searchParams.get('cv') === current() &&
+      !x.url.searchParams.has('from_release') &&
       requestedView({ endpoint: x.route.endpoint, params: x.url.searchParams }) === 'published';
     parts.cache.syncVersion(parts.store.space.version);
     const hit = x.cut === 'truncate' || !cacheable() ? undefined : parts.cache.get(cacheKey(x.url));

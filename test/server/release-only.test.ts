@@ -87,6 +87,11 @@ describe('a story only in a release', () => {
     expect((await inRelease('spring/staged')).status).toBe(404);
     expect((await admin('DELETE', `/stories/${ID}`)).status).toBe(200);
     expect((await admin('GET', `/stories/${ID}`)).status).toBe(404);
+    // Gone without a new cache version (nothing published changed): the CDN does not answer for it.
+    expect((await inRelease('summer/staged')).status).toBe(404);
+    expect((await server.api('/v2/cdn/stories', { from_release: '7' })).body.stories).not.toContainEqual(
+      expect.objectContaining({ id: ID }),
+    );
     expect((await admin('DELETE', '/stories/6')).status).toBe(200);
   });
 });
