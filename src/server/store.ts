@@ -749,21 +749,25 @@ export class SpaceStore {
       });
     }
     const names = new Set<string>();
+    // Looked up by name, not searched for: with tens of thousands of entries a search per entry
+    // held every client of the service up for as many seconds.
+    const existingIds = new Map<string, number>();
+    for (const x of record.entries) if (!existingIds.has(x.name)) existingIds.set(x.name, x.id);
+    const dimensionValues = new Set(ds.dimensions.map((d) => d.entry_value));
     const entries = input.entries.map((e) => {
       if (names.has(e.name)) throw new StoreError(422, `entry name ${JSON.stringify(e.name)} appears twice`);
       names.add(e.name);
       // A value in a dimension the datasource lacks would be served, yet no client reading the
       // datasource's dimensions (sync among them) would ever ask for it.
       for (const key of Object.keys(e.dimension_values ?? {})) {
-        if (!ds.dimensions.some((d) => d.entry_value === key))
+        if (!dimensionValues.has(key))
           throw new StoreError(
             422,
             `entry ${JSON.stringify(e.name)} has a value in dimension ${JSON.stringify(key)}, which datasource ${slug} does not have`,
           );
       }
-      const existing = record.entries.find((x) => x.name === e.name);
       return {
-        id: existing?.id ?? this.#nextId++,
+        id: existingIds.get(e.name) ?? this.#nextId++,
         name: e.name,
         value: e.value,
         ...(e.dimension_values && Object.keys(e.dimension_values).length
