@@ -165,11 +165,14 @@ export class SpaceStore {
         position: 0,
       });
     }
+    // By path, looked up: a search of every folder for each one's parent took seconds at 20,000 folders.
+    const byPath = new Map<string, number>();
+    for (const f of this.#folders.values()) if (!byPath.has(f.full_slug)) byPath.set(f.full_slug, f.id);
     for (const f of this.#folders.values()) {
       if (f.parent_id !== null) continue;
       const parentPath = f.full_slug.split('/').slice(0, -1).join('/');
-      const parent = parentPath ? [...this.#folders.values()].find((x) => x.full_slug === parentPath) : undefined;
-      this.#folders.set(f.id, { ...f, parent_id: parent?.id ?? 0 });
+      const parent = parentPath ? byPath.get(parentPath) : undefined;
+      this.#folders.set(f.id, { ...f, parent_id: parent ?? 0 });
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SpaceStore, type DatasourceInput } from '../../src/server/store.js';
+import type { Folder, SpaceData, StoryRecord } from '../../src/snapshot/index.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 
 /** The least CPU time, in microseconds, of a few runs of `run`. */
@@ -43,6 +44,69 @@ function creatingAndReplacing(n: number): { creating: number; replacing: number 
   const replacing = cpuTime(() => store.replaceDatasourceEntries('held', input));
   return { creating, replacing };
 }
+
+const OUTER = 800_000;
+
+/**
+ * The fixture space and `n` stories, each in a folder of its own inside `outer/`, with a story
+ * in `outer/` itself; `listed`: the folders as a space directory lists them, else as a synced
+ * snapshot has them (none: the service derives them from the stories' paths).
+ */
+function foldersSpace(n: number, listed: boolean): SpaceData {
+  const base = fixtureSpace();
+  const proto = base.stories.find((s) => s.published && !s.published.story.is_startpage)!;
+  const story = (id: number, parentId: number, fullSlug: string): StoryRecord => {
+    const record = structuredClone(proto);
+    Object.assign(record, { id, uuid: `uuid-${id}`, draft: null });
+    const s = record.published!.story;
+    Object.assign(s, {
+      id,
+      uuid: record.uuid,
+      parent_id: parentId,
+      full_slug: fullSlug,
+      slug: fullSlug.split('/').pop(),
+    });
+    return record;
+  };
+  const stories: StoryRecord[] = [];
+  const folders: Folder[] = [];
+  const folder = (id: number, parentId: number, fullSlug: string): Folder => ({
+    id,
+    uuid: `folder-${id}`,
+    name: fullSlug,
+    slug: fullSlug.split('/').pop()!,
+    full_slug: fullSlug,
+    parent_id: parentId,
+    position: 0,
+  });
+  if (listed) folders.push(folder(OUTER, 0, 'outer'));
+  for (let i = 0; i < n; i++) {
+    stories.push(story(900_000 + i, 600_000 + i, `outer/f${i}/page`));
+    if (listed) folders.push(folder(600_000 + i, OUTER, `outer/f${i}`));
+  }
+  // Last: the folders' parent is the last folder a search for it would come to.
+  stories.push(story(OUTER + 1, OUTER, 'outer/intro'));
+  return { ...base, stories: [...base.stories, ...stories], folders: [...base.folders, ...folders] };
+}
+
+describe('a space with many folders', () => {
+  it('places the folders of a synced snapshot in about the time a listing of them takes', () => {
+    // Each derived folder's parent is looked up by path: a search of every folder for each made
+    // loading quadratic in folders (20,000 folders: 5.5 s), here about forty times the listed time.
+    const listed = foldersSpace(16_000, true);
+    const derived = foldersSpace(16_000, false);
+    const withListed = cpuTime(() => new SpaceStore(listed), 2);
+    const withDerived = cpuTime(() => new SpaceStore(derived), 2);
+    expect(withDerived).toBeLessThan(withListed * 10);
+  });
+
+  it('puts each derived folder in the folder of its path', () => {
+    const store = new SpaceStore(foldersSpace(3, false));
+    expect(store.folder(OUTER)?.parent_id).toBe(0);
+    for (let i = 0; i < 3; i++)
+      expect(store.folder(600_000 + i)).toMatchObject({ full_slug: `outer/f${i}`, parent_id: OUTER });
+  });
+});
 
 describe('control plane at scale', () => {
   it('replaces the entries of a large datasource in about the time it takes to create them', () => {
