@@ -154,7 +154,8 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
   const downloader = new Downloader(input, options);
   const referenced = new Set(Object.values(next.stories).flat());
   const toFetch: Array<{ ref: Reference; held?: AssetFile }> = [];
-  const users = input.revalidate ? firstUsers(next) : undefined;
+  let userIndex: Map<string, number[]> | undefined;
+  const users = () => (userIndex ??= usersOf(next));
   for (const p of [...referenced].sort()) {
     const held = old.files[p];
     if (held && existsSync(path.join(input.out, held.file))) {
@@ -164,10 +165,10 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
       // index written before it followed the stories there).
       const ref =
         firstUse.get(p) ??
-        (downloader.allows(held.url) ? heldReference(users!, p, held) : await findReference(input, next, p));
+        (downloader.allows(held.url) ? heldReference(users(), p, held) : await findReference(input, users(), p));
       if (ref) toFetch.push({ ref, held });
     } else {
-      const ref = firstUse.get(p) ?? (await findReference(input, next, p));
+      const ref = firstUse.get(p) ?? (await findReference(input, users(), p));
       if (ref) toFetch.push({ ref });
     }
   }
@@ -177,7 +178,7 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
   for (const [i, result] of results.entries()) {
     const { ref, held } = toFetch[i]!;
     if ('reason' in result) {
-      const named = held ? ((await findReference(input, next, parseAssetUrl(ref.url)!.path)) ?? ref) : ref;
+      const named = held ? ((await findReference(input, users(), parseAssetUrl(ref.url)!.path)) ?? ref) : ref;
       missing.push({ ...named, reason: result.reason });
     } else next.files[parseAssetUrl(ref.url)!.path] = result.url === ref.url ? result : { ...result, url: ref.url };
   }
@@ -210,26 +211,33 @@ export async function syncAssets(input: AssetSyncInput, options: AssetSyncOption
 }
 
 /**
- * The first story (in the index's order) that uses each asset path. Made once: a search of every
- * story for each held asset a full sync asks after took minutes at 20,000 stories, each with an asset.
+ * The stories (in the index's order) that use each asset path. Made once: a search of every story
+ * for each asset took minutes at 20,000 stories, each with an asset of its own.
  */
-function firstUsers(next: AssetIndex): Map<string, number> {
-  const users = new Map<string, number>();
+function usersOf(next: AssetIndex): Map<string, number[]> {
+  const users = new Map<string, number[]>();
   for (const [id, paths] of Object.entries(next.stories))
-    for (const p of paths) if (!users.has(p)) users.set(p, Number(id));
+    for (const p of paths) {
+      const ids = users.get(p);
+      if (ids) ids.push(Number(id));
+      else users.set(p, [Number(id)]);
+    }
   return users;
 }
 
 /** A held asset's reference without reading a record: its URL and a story that uses it (the field, only on failure). */
-function heldReference(users: ReadonlyMap<string, number>, p: string, held: AssetFile): Reference {
-  return { url: held.url, storyId: users.get(p) ?? Number.NaN, field: '(held)' };
+function heldReference(users: ReadonlyMap<string, readonly number[]>, p: string, held: AssetFile): Reference {
+  return { url: held.url, storyId: users.get(p)?.[0] ?? Number.NaN, field: '(held)' };
 }
 
 /** A held story that references `p` but whose file is gone: read its record to learn the URL. */
-async function findReference(input: AssetSyncInput, next: AssetIndex, p: string): Promise<Reference | undefined> {
-  for (const [id, paths] of Object.entries(next.stories)) {
-    if (!paths.includes(p)) continue;
-    const ref = (await input.references(Number(id))).find((r) => parseAssetUrl(r.url)!.path === p);
+async function findReference(
+  input: AssetSyncInput,
+  users: ReadonlyMap<string, readonly number[]>,
+  p: string,
+): Promise<Reference | undefined> {
+  for (const id of users.get(p) ?? []) {
+    const ref = (await input.references(id)).find((r) => parseAssetUrl(r.url)!.path === p);
     if (ref) return ref;
   }
   return undefined;
