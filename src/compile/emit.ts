@@ -467,9 +467,22 @@ export function datasourcesModule(records: readonly DatasourceRecord[]): string 
     };
   }
   return `${GENERATED_HEADER}export const datasources = ${jsonExpression(data)};
+/** Each datasource's entries by name (the first of a name), made on its first label: a search per label was as long as the datasource. */
+const byName = new WeakMap();
+function entryNamed(datasource, name) {
+  if (!Object.hasOwn(datasources, datasource)) return undefined;
+  const entries = datasources[datasource].entries;
+  let named = byName.get(entries);
+  if (!named) {
+    named = new Map();
+    for (const e of entries) if (!named.has(e.name)) named.set(e.name, e);
+    byName.set(entries, named);
+  }
+  return named.get(name);
+}
 /** The value of an entry in a dimension (a language code such as de), falling back to its default value. */
 export function label(datasource, name, dimension) {
-  const entry = Object.hasOwn(datasources, datasource) ? datasources[datasource].entries.find((e) => e.name === name) : undefined;
+  const entry = entryNamed(datasource, name);
   if (!entry) return undefined;
   return (dimension && Object.hasOwn(entry.dimension_values, dimension) && entry.dimension_values[dimension]) || entry.value;
 }
