@@ -11,6 +11,7 @@ import { benchSync, benchSyncBound, benchSyncMemory } from './sync.js';
 import { benchCompile, benchCompileFloor } from './compile.js';
 import { benchHostile } from './hostile.js';
 import { benchLeanIndex } from './lean-index.js';
+import { benchScale } from './scale.js';
 import { benchSite } from './site.js';
 
 const suites: Record<string, () => Promise<void>> = {
@@ -25,6 +26,7 @@ const suites: Record<string, () => Promise<void>> = {
   assets: benchAssets,
   index: benchLeanIndex,
   site: benchSite,
+  scale: benchScale,
   fleet: benchFleet,
 };
 

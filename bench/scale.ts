@@ -1,0 +1,115 @@
+/**
+ * Work that once grew with the square of the space, side by side with work of the same size known
+ * to grow with it: each ratio stays near 1 where the work is a lookup, and was 15 to 1,400 where it
+ * was a search (`npm run bench -- scale`). CPU time of this process, the least of a few runs.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { datasourcesModule } from '../src/compile/emit.js';
+import { SpaceStore } from '../src/server/store.js';
+import { fixtureSpace } from '../test/helpers/fixture-space.js';
+import { assetPhase, heldAssets, referencesOf, unchangedCdn } from '../test/helpers/held-assets.js';
+import { DIMENSIONS, entries, foldersSpace, labelledDatasource } from '../test/helpers/scale-spaces.js';
+import { fmt } from './lib.js';
+
+/** The least CPU time, in milliseconds, of `runs` runs of `run`. */
+async function cpuMs(run: () => unknown, runs = 3): Promise<number> {
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const before = process.cpuUsage();
+    await run();
+    const spent = process.cpuUsage(before);
+    least = Math.min(least, (spent.user + spent.system) / 1000);
+  }
+  return least;
+}
+
+function report(what: string, work: [string, number], against: [string, number]): void {
+  console.log(
+    `scale: ${what}: ${work[0]} ${fmt(work[1], 1)} ms against ${against[0]} ${fmt(against[1], 1)} ms: ${fmt(work[1] / against[1], 2)}x`,
+  );
+}
+
+/** 200,000 labels of the last entries of a 50,000-entry datasource, against the same in one of 50. */
+async function labels(dir: string): Promise<void> {
+  const file = path.join(dir, 'datasources.js');
+  await fs.writeFile(
+    file,
+    datasourcesModule([labelledDatasource(1, 'small', 50), labelledDatasource(2, 'large', 50_000)]),
+  );
+  const { label } = (await import(pathToFileURL(file).href)) as {
+    label: (datasource: string, name: string, dimension?: string) => string | undefined;
+  };
+  const run = (slug: string, size: number) => () => {
+    for (let i = 0; i < 200_000; i++) label(slug, `entry-${size - 1 - (i % 10)}`, 'de');
+  };
+  run('small', 50)();
+  run('large', 50_000)();
+  report(
+    'label() x 200,000',
+    ['50,000 entries', await cpuMs(run('large', 50_000))],
+    ['50 entries', await cpuMs(run('small', 50))],
+  );
+}
+
+/** The control plane replacing 16,000 entries in three dimensions that a datasource holds, against creating them. */
+async function datasourceEntries(): Promise<void> {
+  const input = { dimensions: DIMENSIONS, entries: entries(16_000) };
+  let round = 0;
+  const creating = await cpuMs(() => new SpaceStore(fixtureSpace()).replaceDatasourceEntries(`new-${round++}`, input));
+  const store = new SpaceStore(fixtureSpace());
+  store.replaceDatasourceEntries('held', input);
+  const replacing = await cpuMs(() => store.replaceDatasourceEntries('held', input));
+  report('PUT datasources/:slug/entries, 16,000 entries', ['replacing', replacing], ['creating', creating]);
+}
+
+/** Loading 16,000 folders a synced snapshot lacks (derived from paths), against the same folders listed. */
+async function derivedFolders(): Promise<void> {
+  const listed = foldersSpace(16_000, true);
+  const derived = foldersSpace(16_000, false);
+  // Each loaded once first, so that neither is timed while its code is still being compiled.
+  new SpaceStore(listed);
+  new SpaceStore(derived);
+  report(
+    'a space of 16,000 folders loaded',
+    ['derived from paths', await cpuMs(() => new SpaceStore(derived), 2)],
+    ['listed', await cpuMs(() => new SpaceStore(listed), 2)],
+  );
+}
+
+/** The asset phase over 50,000 stories and 200 held assets: asking after each, and downloading each gone, against trusting them. */
+async function heldAssetPhase(dir: string): Promise<void> {
+  const cdn = await unchangedCdn();
+  try {
+    const stories = 50_000;
+    const assets = 200;
+    const file = await heldAssets(dir, cdn.url, stories, assets);
+    await assetPhase(dir, cdn.url, stories, true); // warm up
+    const trusted = (await assetPhase(dir, cdn.url, stories, false)).cpu / 1000;
+    const asked = (await assetPhase(dir, cdn.url, stories, true)).cpu / 1000;
+    report('asset phase, 50,000 stories, 200 held assets', ['asking after each', asked], ['trusting them', trusted]);
+    await fs.rm(path.join(dir, file));
+    const gone = (await assetPhase(dir, cdn.url, stories, false, referencesOf(cdn.url, stories, assets))).cpu / 1000;
+    report(
+      'asset phase, 50,000 stories, 200 held assets',
+      ['downloading each gone', gone],
+      ['asking after each', asked],
+    );
+  } finally {
+    await cdn.close();
+  }
+}
+
+export async function benchScale(): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'content-sync-bench-scale-'));
+  try {
+    await labels(dir);
+    await datasourceEntries();
+    await derivedFolders();
+    await heldAssetPhase(path.join(dir, 'assets-snapshot'));
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
