@@ -93,6 +93,9 @@ export async function writeSpaceDirectory(dir: string, data: SpaceData, options:
   }
 }
 
+/** The names a space directory (or a snapshot, which is one) holds besides hidden ones. */
+const SPACE_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);
+
 /**
  * A space directory replaces what is at `target` whole: nothing, a directory holding only hidden
  * entries (a .gitkeep), or another space directory; its hidden entries (a .git, a .gitignore) are
@@ -111,9 +114,17 @@ async function replaceable(target: string): Promise<string[]> {
     throw err;
   }
   const hidden = entries.filter((e) => e.startsWith('.'));
-  if (hidden.length === entries.length || entries.includes(FILES.space)) return hidden;
+  if (hidden.length === entries.length) return hidden;
+  if (!entries.includes(FILES.space))
+    throw new Error(
+      `${target} holds other files and is not a space directory (no ${FILES.space}): a space directory replaces only an empty directory or another space directory; choose a new directory`,
+    );
+  // A space.json beside someone's files (a project's own directory, notes kept with a space) is no
+  // space directory: the files would be removed with the old tree.
+  const foreign = entries.filter((e) => !e.startsWith('.') && !SPACE_NAMES.has(e));
+  if (foreign.length === 0) return hidden;
   throw new Error(
-    `${target} holds other files and is not a space directory (no ${FILES.space}): a space directory replaces only an empty directory or another space directory; choose a new directory`,
+    `${target} holds files that are not a space directory's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}): a space directory replaces only an empty directory or another space directory; choose a new directory`,
   );
 }
 

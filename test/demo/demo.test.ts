@@ -160,6 +160,16 @@ describe('where the demo is written', () => {
       /theirs holds other files and is not a space directory \(no space\.json\).*choose a new directory/,
     );
     expect(await fs.readdir(theirs)).toEqual(['playground.json']);
+    // A space.json among someone's files (a project with its own space.json, a space directory with
+    // notes kept beside it) is no space directory either: refused, every file kept.
+    const project = path.join(tmp, 'project');
+    await fs.mkdir(path.join(project, 'src'), { recursive: true });
+    await fs.writeFile(path.join(project, 'space.json'), '{"mine":true}');
+    await fs.writeFile(path.join(project, 'package.json'), '{}');
+    await expect(writeDemoSpace(project, { stories: 10 })).rejects.toThrow(
+      /project holds files that are not a space directory's \(package\.json, src\).*choose a new directory/,
+    );
+    expect((await fs.readdir(project)).sort()).toEqual(['package.json', 'space.json', 'src']);
     // Under a file: that file is named, not the path that would go through it.
     const afile = path.join(theirs, 'playground.json');
     await expect(writeDemoSpace(path.join(afile, 'sub'), { stories: 10 })).rejects.toThrow(`${afile} is a file:`);
