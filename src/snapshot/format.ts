@@ -148,3 +148,9 @@ export const INDEX_FILES = {
   storyRows: 'indexes/stories.rows.json',
   datasources: 'indexes/datasources.json',
 } as const;
+
+/**
+ * The names a space directory (a snapshot is one) holds besides hidden ones: FILES, the indexes'
+ * folder and the assets' (`assets`, see assets.ts). Anything else in such a directory is someone's.
+ */
+export const SPACE_DIRECTORY_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);

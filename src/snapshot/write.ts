@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import fse from 'fs-extra';
-import { FILES, FORMAT_VERSION, type Manifest, type SpaceData } from './format.js';
+import { FILES, FORMAT_VERSION, SPACE_DIRECTORY_NAMES, type Manifest, type SpaceData } from './format.js';
 import { canonicalJson, sha256 } from './json.js';
 import { DEFAULT_LANG } from './format.js';
 
@@ -93,9 +93,6 @@ export async function writeSpaceDirectory(dir: string, data: SpaceData, options:
   }
 }
 
-/** The names a space directory (or a snapshot, which is one) holds besides hidden ones. */
-const SPACE_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);
-
 /**
  * A space directory replaces what is at `target` whole: nothing, a directory holding only hidden
  * entries (a .gitkeep), or another space directory; its hidden entries (a .git, a .gitignore) are
@@ -121,7 +118,7 @@ async function replaceable(target: string): Promise<string[]> {
     );
   // A space.json beside someone's files (a project's own directory, notes kept with a space) is no
   // space directory: the files would be removed with the old tree.
-  const foreign = entries.filter((e) => !e.startsWith('.') && !SPACE_NAMES.has(e));
+  const foreign = entries.filter((e) => !e.startsWith('.') && !SPACE_DIRECTORY_NAMES.has(e));
   if (foreign.length === 0) return hidden;
   throw new Error(
     `${target} holds files that are not a space directory's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}): a space directory replaces only an empty directory or another space directory; choose a new directory`,

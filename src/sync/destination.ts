@@ -1,11 +1,8 @@
 /** Where a sync may write its snapshot. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { FILES } from '../snapshot/index.js';
+import { FILES, SPACE_DIRECTORY_NAMES } from '../snapshot/index.js';
 import { SyncError } from './sync-error.js';
-
-/** The names a snapshot directory holds besides hidden ones (the staging, the lock). */
-const SNAPSHOT_NAMES: ReadonlySet<string> = new Set([...Object.values(FILES), 'indexes', 'assets']);
 
 /**
  * A sync writes only into a new or empty directory or an earlier snapshot: a directory holding
@@ -18,7 +15,7 @@ export async function refuseForeignDirectory(out: string): Promise<void> {
   } catch {
     return; // missing (created by the commit) or not a directory (the transaction says so)
   }
-  const foreign = entries.filter((e) => !e.startsWith('.') && !SNAPSHOT_NAMES.has(e));
+  const foreign = entries.filter((e) => !e.startsWith('.') && !SPACE_DIRECTORY_NAMES.has(e));
   let manifestForeign = false;
   if (entries.includes(FILES.manifest)) {
     try {
