@@ -15,6 +15,11 @@ const searchTexts = new WeakMap<object, string>();
 
 /** Structural keys whose values are identifiers or node kinds, not text a reader would search. */
 const STRUCTURAL = new Set(['_uid', 'component', 'fieldtype', 'linktype', 'type', 'plugin', 'uuid', 'id', '_editable']);
+/**
+ * In a blok (an object with a component) every key but these is a field the editor filled: a
+ * headline's `type` ("h2"), a tweet's `id`, a card's `uuid` are its text, not the shape of a node.
+ */
+const BLOK_STRUCTURAL = new Set(['_uid', 'component', '_editable']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function searchText(story: Story): string {
@@ -43,9 +48,11 @@ function searchedFields(story: Story): string[] {
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
     } else if (value !== null && typeof value === 'object') {
-      const keys = Object.keys(value);
+      const record = value as Record<string, unknown>;
+      const structural = typeof record.component === 'string' ? BLOK_STRUCTURAL : STRUCTURAL;
+      const keys = Object.keys(record);
       for (let i = keys.length - 1; i >= 0; i--) {
-        if (!STRUCTURAL.has(keys[i]!)) stack.push((value as Record<string, unknown>)[keys[i]!]);
+        if (!structural.has(keys[i]!)) stack.push(record[keys[i]!]);
       }
     }
   }
