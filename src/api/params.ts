@@ -45,8 +45,12 @@ const stringList = z.string().transform((s) =>
     .filter((x) => x !== ''),
 );
 
-/** `YYYY-mm-dd HH:MM`, with optional seconds; ISO 8601 is accepted too. */
-export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?Z?)?$/;
+/**
+ * `YYYY-mm-dd HH:MM`, with optional seconds; ISO 8601 is accepted too, as filter_query's gt_date
+ * takes it: any fraction (Python's microseconds) and a Z or an offset (`+01:00`, what dayjs and
+ * moment format by default), since the service compares instants.
+ */
+export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[ Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?$/;
 const dateString = (what: string) => z.string().regex(DATE_PATTERN, `${what} must be a date like 2024-01-31 13:45`);
 
 const SORT_ITEM = /^[A-Za-z0-9_.-]+(?::(?:asc|desc))?(?::(?:int|float))?$/;

@@ -38,3 +38,25 @@ describe('notes "Query semantics": search_term', () => {
     expect(await list({ search_term: 'headline' })).toEqual([]);
   });
 });
+
+describe('contract "published_at_gt / _lt" and the other story dates', () => {
+  it('take an ISO 8601 timestamp with an offset or microseconds, as filter_query gt_date does', async () => {
+    // Story 12 was published at 2024-03-01T08:00:00.000Z, 13 and 14 later.
+    expect(await list({ published_at_gt: '2024-03-01T09:00:00+01:00' })).toEqual([13, 14]);
+    expect(await list({ published_at_gt: '2024-04-01T07:30:00-01:00' })).toEqual([14]);
+    expect(await list({ first_published_at_lt: '2024-03-01T08:00:00.001500Z', starts_with: 'blog/' })).toEqual([
+      11, 12,
+    ]);
+    expect(await list({ published_at_gte: '2024-03-01T09:00:00.000000+0100', starts_with: 'blog/' })).toEqual([
+      12, 13, 14,
+    ]);
+    expect(await list({ 'filter_query[date][gt_date]': '2024-03-01T09:00:00+01:00' })).toEqual([13, 14]);
+  });
+
+  it('still refuse what is no date', async () => {
+    for (const value of ['2024-03-01T09:00:00+1', '2024-03-01 9:00', 'yesterday', '2024-02-30']) {
+      const r = await server.api('/v2/cdn/stories', { published_at_gt: value });
+      expect(r.status, value).toBe(422);
+    }
+  });
+});
