@@ -54,12 +54,11 @@ export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(?:[ Tt]\d{2}:\d{2}(?::\d{2}(?:\.
 const dateString = (what: string) => z.string().regex(DATE_PATTERN, `${what} must be a date like 2024-01-31 13:45`);
 
 const SORT_ITEM = /^[A-Za-z0-9_.-]+(?::(?:asc|desc))?(?::(?:int|float))?$/;
-const sortBy = z
-  .string()
-  .refine(
-    (s) => s.split(',').every((item) => SORT_ITEM.test(item)),
-    'sort_by must be a comma-separated list of attribute:asc|desc[:int|:float]',
-  );
+const sortBy = z.string().refine(
+  // An empty list (`sort_by=`) or item (a trailing comma) sorts by nothing, as the query engine reads it.
+  (s) => s.split(',').every((item) => item === '' || SORT_ITEM.test(item)),
+  'sort_by must be a comma-separated list of attribute:asc|desc[:int|:float]',
+);
 
 const version = z.enum(['published', 'draft'], { error: 'version must be published or draft' });
 const bool01 = (what: string) =>

@@ -60,3 +60,23 @@ describe('contract "published_at_gt / _lt" and the other story dates', () => {
     }
   });
 });
+
+describe('contract "sort_by": a comma-separated list', () => {
+  it('given empty sorts by nothing, as every other empty list filters nothing (space order)', async () => {
+    expect(await list({ sort_by: '' })).toEqual(await list({}));
+    expect(await list({ sort_by: '', with_tag: '' })).toEqual(await list({}));
+  });
+
+  it('with a trailing comma sorts by the keys it names', async () => {
+    expect(await list({ sort_by: 'name:desc,' })).toEqual(await list({ sort_by: 'name:desc' }));
+    expect(await list({ sort_by: 'content.component:asc,,name:desc' })).toEqual(
+      await list({ sort_by: 'content.component:asc,name:desc' }),
+    );
+  });
+
+  it('still refuses items it cannot read (spaces between items, unknown modifiers)', async () => {
+    for (const value of ['name:asc, id:desc', ' ', 'name:sideways,']) {
+      expect((await server.api('/v2/cdn/stories', { sort_by: value })).status, value).toBe(422);
+    }
+  });
+});
