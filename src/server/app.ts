@@ -29,8 +29,10 @@ export interface ServiceOptions {
   /** Enforce the contract's rate tiers (default true). */
   rateLimit?: boolean;
   faults?: FaultPlan;
-  /** Serve the control plane under /__admin/. */
+  /** Serve the control plane under /__admin/ (to a browser only from its own origin, at a name of this machine). */
   admin?: boolean;
+  /** The host it listens on (startServer's): a browser may address the control plane by it. */
+  host?: string;
   webhook?: { url: string; secret: string };
   log?: (line: string) => void;
   clock?: () => Date;
@@ -90,6 +92,7 @@ export class ContentService {
       previewToken: this.previewToken,
       latencyMs: options.latencyMs ?? 0,
       admin: options.admin ?? false,
+      host: options.host,
       maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
       changed: (event) => this.#changed(event),
       draftChanged: (storyId) => this.#draftListener?.(storyId),
@@ -97,6 +100,7 @@ export class ContentService {
     this.#pipeline = compose([
       stage.respond(parts), // sends what the stages inside answered
       ...(this.#selfAssetUrls ? [selfAssetUrls(this.assets)] : []), // asset URLs at this origin
+      stage.adminGuard(parts), // /__admin/ from a browser page of another origin or name: 403
       stage.preflight(parts), // OPTIONS: 204
       assetAdmin(parts, this.assets, (payload) => this.#announce(payload)), // /__admin/assets
       stage.admin(parts), // /__admin/: the control plane

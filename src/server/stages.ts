@@ -3,6 +3,7 @@
  * composes them in order; each answers and returns, or hands on with `next()`.
  */
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { UNAUTHORIZED_MESSAGE, notAllowedMessage } from '../api/index.js';
 import { handleAdmin, type Stats } from './admin.js';
 import type { CdnCache } from './cdn-cache.js';
@@ -24,6 +25,8 @@ export interface ServiceParts {
   previewToken: string;
   latencyMs: number;
   admin: boolean;
+  /** The host the service listens on, as given (a name a browser may address it by). */
+  host?: string;
   maxBodyBytes: number;
   changed: (event: ChangeEvent) => void;
   draftChanged: (storyId: number) => void;
@@ -65,6 +68,53 @@ export const respond =
   };
 
 const isAdminPath = (pathname: string): boolean => pathname === '/__admin' || pathname.startsWith('/__admin/');
+
+/** A host name of this machine: a page of another site cannot be given one by its DNS. */
+const isLocalHost = (hostname: string, bound: string | undefined): boolean =>
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  isIP(hostname.replace(/^\[|\]$/g, '')) !== 0 ||
+  (bound !== undefined && hostname === bound.toLowerCase());
+
+/**
+ * Why a browser page may not use the control plane, or undefined when it may: it changes the space
+ * without a token, so only a page of the service's own origin, addressed by a name of this machine,
+ * may (a page of another site needs no preflight for a text/plain POST or a form post, and one
+ * whose name was rebound to 127.0.0.1 is same-origin with the service). Clients that are no
+ * browser send neither Origin nor Sec-Fetch-Site.
+ */
+function crossOriginRefusal(req: IncomingMessage): string | undefined {
+  const origin = req.headers.origin;
+  const site = req.headers['sec-fetch-site'];
+  if (origin === undefined && site === undefined) return undefined;
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'a page of another site';
+  if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) return 'a page of another origin';
+  return undefined;
+}
+
+/** The control plane, when on, answers a browser only on its own origin at a name of this machine (403). */
+export const adminGuard =
+  (parts: ServiceParts): Stage<Exchange> =>
+  async (x, next) => {
+    if (!parts.admin || !isAdminPath(x.url.pathname)) return next();
+    let hostname: string;
+    try {
+      hostname = new URL(`http://${x.req.headers.host ?? ''}`).hostname;
+    } catch {
+      hostname = '';
+    }
+    const refusal =
+      crossOriginRefusal(x.req) ??
+      ((x.req.headers.origin !== undefined || x.req.headers['sec-fetch-site'] !== undefined) &&
+      !isLocalHost(hostname, parts.host)
+        ? `a page at ${hostname || 'no host'}, not a name of this machine`
+        : undefined);
+    if (refusal === undefined) return next();
+    // Written here, without the CORS headers every other answer has: the page may not read it either.
+    const e = encode(errorReply(403, `the control plane does not answer ${refusal}`));
+    x.res.writeHead(e.status, { ...e.headers, 'content-length': String(e.body.length) });
+    x.res.end(e.body);
+  };
 
 /** CORS preflight: answered at once, with the methods the path takes (the API reads; the control plane, when on, writes too). */
 export const preflight =
