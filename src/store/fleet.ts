@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type SyncOptions, sync } from '../sync/index.js';
 import { Lease } from './lease.js';
 import { RedisBudget } from './budget.js';
-import { budgetKey, connectRedis, fleetKey, type Redis } from './redis.js';
+import { budgetKey, connectRedis, fleetKey, type Redis, shownRedisUrl } from './redis.js';
 import { ObjectStore } from './s3.js';
 import { reason, type SharedSync, syncThroughStore } from './shared-sync.js';
 import { pull } from './transfer.js';
@@ -68,7 +68,9 @@ async function openRedis(url: string, log: (m: string) => void): Promise<Redis |
     return await connectRedis(url);
   } catch (err) {
     if ((err as Error).name === 'StoreConfigError') throw err;
-    log(`content-sync: Redis at ${url} cannot be reached (${reason(err)}): syncing without coordination`);
+    log(
+      `content-sync: Redis at ${shownRedisUrl(url)} cannot be reached (${reason(err)}): syncing without coordination`,
+    );
     return undefined;
   }
 }

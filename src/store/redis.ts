@@ -9,8 +9,28 @@ import { loadOptional } from './optional.js';
 
 export type { Redis };
 
+/**
+ * A Redis URL as a message may show it: without its user and password (managed Redis hands out
+ * `redis://default:PASSWORD@host:port`), since messages go to terminals and CI logs.
+ */
+export function shownRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    // Not a URL: what comes before the last @ may still be a password.
+    return url.replace(/^([a-z]+:\/\/)?.*@/i, '$1');
+  }
+}
+
 export async function connectRedis(url: string): Promise<Redis> {
-  const { Redis } = await loadOptional('ioredis', `the coordination through ${url}`, () => import('ioredis'));
+  const { Redis } = await loadOptional(
+    'ioredis',
+    `the coordination through ${shownRedisUrl(url)}`,
+    () => import('ioredis'),
+  );
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 5_000,
