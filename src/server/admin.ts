@@ -44,6 +44,9 @@ const TranslatedSlugInput = z.object({
   lang: z.string(),
 });
 
+/** The keys of a story's content that the delivery API gives as strings, whatever the content type. */
+const CONTENT_STRINGS = ['component', '_uid'] as const;
+
 const StoryInput = z.strictObject({
   name: z.string().min(1).optional(),
   slug: z.string().refine(isSlug, `slug ${SLUG_RULE}`).optional(),
@@ -55,6 +58,10 @@ const StoryInput = z.strictObject({
     .refine((c) => nestingDepth(c) <= MAX_CONTENT_NESTING, {
       error: (issue) =>
         `nested ${nestingDepth(issue.input)} levels deep, more than the ${MAX_CONTENT_NESTING} the service accepts`,
+    })
+    // The delivery contract's (StoryContent): delivered, any other kind fails every sync of the space.
+    .refine((c) => CONTENT_STRINGS.every((k) => !Object.hasOwn(c, k) || typeof c[k] === 'string'), {
+      error: 'component and _uid are strings, as the delivery API gives them',
     })
     .optional(),
   tag_list: z.array(z.string()).optional(),

@@ -270,6 +270,25 @@ describe('control plane', () => {
     expect((await admin('POST', '/stories/12/publish')).status).toBe(200);
   });
 
+  it('content whose component or _uid is not a string is refused with 422: delivered, it failed every sync of the space', async () => {
+    const v0 = await spaceVersion();
+    const { component } = (await published('blog/first-post')).body.story.content;
+    for (const content of [{ component: 123 }, { component: null }, { _uid: 5 }, { component: ['post'] }]) {
+      for (const [method, path, extra] of [
+        ['PUT', '/stories/12', {}],
+        ['PUT', '/stories/12', { lang: 'de' }],
+        ['POST', '/stories', { name: 'Odd', slug: 'odd' }],
+      ] as const) {
+        const a = await admin(method, path, { ...extra, content });
+        expect(a.status, `${method} ${path} ${JSON.stringify({ ...extra, content })}`).toBe(422);
+        expect(a.body.error).toBe('content: component and _uid are strings, as the delivery API gives them');
+      }
+    }
+    expect(await spaceVersion()).toBe(v0);
+    expect((await admin('POST', '/stories/12/publish')).status).toBe(200);
+    expect((await published('blog/first-post')).body.story.content.component).toBe(component);
+  });
+
   it('a new slug moves the story in every release too, as moving its folder does', async () => {
     // Story 13 (blog/second-post) has a version in release 7.
     const moved = await admin('PUT', '/stories/13', { slug: 'second-moved' });
