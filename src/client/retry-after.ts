@@ -6,10 +6,18 @@
 /** Longest a timer can wait: Node fires a `setTimeout` beyond 2^31-1 ms after 1 ms instead. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Seconds to wait: delta-seconds or an HTTP date (RFC 9110); 1 when absent or unreadable. */
+/**
+ * Seconds to wait: delta-seconds or an HTTP date (RFC 9110); 1 when absent or unreadable. A header
+ * sent twice (a proxy adding its own) reaches us joined by ", ": the longest of the values is read.
+ */
 export function retryAfterSeconds(value: string | null, now = Date.now()): number {
   if (value === null) return 1;
-  const text = value.trim();
+  // Split between values, not inside a date's "Thu, 01 Jan": a value starts after ", " with a digit or a day name.
+  const values = value.split(/,\s*(?=\d+\s*(?:,|$)|[A-Za-z]{3},)/);
+  return Math.max(...values.map((one) => oneValue(one.trim(), now)));
+}
+
+function oneValue(text: string, now: number): number {
   if (/^\d+$/.test(text)) return Number(text) || 1;
   const at = Date.parse(text);
   if (Number.isFinite(at)) return Math.max((at - now) / 1000, 1);

@@ -202,6 +202,14 @@ describe('Retry-After', { timeout: 30_000 }, () => {
     expect(retryAfterSeconds('-5', now)).toBe(1);
   });
 
+  it('a Retry-After sent twice (joined by ", ") is read, not taken as one second', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterSeconds('60, 60', now)).toBe(60);
+    expect(retryAfterSeconds('30,120', now)).toBe(120);
+    expect(retryAfterSeconds('Thu, 01 Jan 2026 00:00:30 GMT, Thu, 01 Jan 2026 00:01:00 GMT', now)).toBe(60);
+    expect(retryAfterSeconds('Thu, 01 Jan 2026 00:00:30 GMT, 90', now)).toBe(90);
+  });
+
   it('the pacer never schedules past what a timer can hold', async () => {
     let t = 0;
     const sleeps: number[] = [];
