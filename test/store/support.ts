@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
 import { generateDemoSpace } from '../../src/demo/index.js';
 import { writeSpaceDirectory } from '../../src/snapshot/index.js';
@@ -201,6 +202,14 @@ export async function startRedis(): Promise<TestRedis> {
 }
 
 /** The arguments of `content-sync sync` from `service` into `out`. */
+/**
+ * Environment for a CLI run in which the AWS SDK and the Redis client cannot be imported
+ * (fixtures/without-optional.mjs), proving a feature never loaded them or refused clearly.
+ */
+export const WITHOUT_OPTIONAL = {
+  NODE_OPTIONS: `--import ${fileURLToPath(new URL('./fixtures/without-optional.mjs', import.meta.url))}`,
+};
+
 export const syncArgs = (service: RunningServer, out: string): string[] => [
   'sync',
   '--base-url',
