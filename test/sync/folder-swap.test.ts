@@ -4,31 +4,24 @@
  * set of paths the census counts stay the same. An incremental sync still finds them moved.
  */
 import { afterAll, expect, it } from 'vitest';
-import { generateDemoSpace } from '../../src/demo/index.js';
-import { startServer } from '../../src/server/index.js';
 import { sync } from '../../src/sync/index.js';
 import { PUBLIC } from '../helpers/server.js';
-import { admin, readJsonFile, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from './support.js';
+import {
+  admin,
+  clockedService,
+  readJsonFile,
+  readTree,
+  removeTempDirs,
+  tempDir,
+  treeDiff,
+  unpaced,
+} from './support.js';
 
 afterAll(removeTempDirs);
 
 it('a census finds the stories of two folders that swapped names', async () => {
-  // The service's clock, moved on by hand: the stories' publications fall before the last sync's.
-  let time = Date.parse('2026-01-01T00:00:00Z');
-  const clock = () => new Date(time);
-  const server = await startServer({
-    space: generateDemoSpace({ stories: 20 }),
-    clock,
-    rateLimit: false,
-    admin: true,
-    publicToken: PUBLIC,
-  });
+  const { server, clock, create, later } = await clockedService();
   try {
-    const create = async (body: Record<string, unknown>, publish = true): Promise<number> => {
-      const { story } = await admin(server.url, 'POST', '/stories', { parent_id: 0, ...body });
-      if (publish) await admin(server.url, 'POST', `/stories/${story.id}/publish`);
-      return story.id;
-    };
     const folders: number[] = [];
     for (const slug of ['north', 'south']) {
       const folder = await create({ name: slug, slug, is_folder: true }, false);
@@ -37,12 +30,12 @@ it('a census finds the stories of two folders that swapped names', async () => {
       await create({ name: `${slug} intro`, slug: 'intro', parent_id: folder });
     }
     // A later publication: the census's watermark passes the stories above.
-    time += 3_600_000;
+    later();
     await create({ name: 'Later', slug: 'later' });
     const dir = await tempDir('folder-swap');
     await sync({ baseUrl: server.url, token: PUBLIC, out: dir, now: clock, ...unpaced() });
 
-    time += 3_600_000;
+    later();
     const [north, south] = folders;
     await admin(server.url, 'PUT', `/stories/${north}`, { slug: 'swapping' });
     await admin(server.url, 'PUT', `/stories/${south}`, { slug: 'north' });

@@ -9,8 +9,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Pacer } from '../../src/client/index.js';
+import { generateDemoSpace } from '../../src/demo/index.js';
+import { startServer } from '../../src/server/index.js';
 import { parseWebhookEvent, type SyncOptions, type WebhookEvent } from '../../src/sync/index.js';
 import { random } from '../helpers/random.js';
+import { PUBLIC } from '../helpers/server.js';
 
 /**
  * Client options for a service whose rate limits are off: the pacer aims far
@@ -106,6 +109,29 @@ export async function attemptAdmin(baseUrl: string, method: string, route: strin
 }
 
 /** Total requests the service counted since start (or the last reset). */
+/**
+ * A 20-story demo service with the control plane on and a clock moved on by hand (`later()`, an
+ * hour), so publications fall before or after a sync's watermark as a test needs them to.
+ */
+export async function clockedService() {
+  let time = Date.parse('2026-01-01T00:00:00Z');
+  const clock = () => new Date(time);
+  const server = await startServer({
+    space: generateDemoSpace({ stories: 20 }),
+    clock,
+    rateLimit: false,
+    admin: true,
+    publicToken: PUBLIC,
+  });
+  /** Creates a story at the root (or under `parent_id`), published unless told otherwise; its id. */
+  const create = async (body: Record<string, unknown>, publish = true): Promise<number> => {
+    const { story } = await admin(server.url, 'POST', '/stories', { parent_id: 0, ...body });
+    if (publish) await admin(server.url, 'POST', `/stories/${story.id}/publish`);
+    return story.id;
+  };
+  return { server, clock, create, later: () => (time += 3_600_000) };
+}
+
 export async function serviceRequests(baseUrl: string): Promise<number> {
   const stats = (await admin(baseUrl, 'GET', '/stats')) as { total: number };
   return stats.total;

@@ -3,34 +3,14 @@
  * version 1 ignores a parameter it does not know): a count by id and slug is a count by slug only.
  */
 import { afterAll, expect, it } from 'vitest';
-import { generateDemoSpace } from '../../src/demo/index.js';
-import { startServer } from '../../src/server/index.js';
 import { sync } from '../../src/sync/index.js';
 import { PUBLIC } from '../helpers/server.js';
-import { admin, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from './support.js';
+import { admin, clockedService, readTree, removeTempDirs, tempDir, treeDiff, unpaced } from './support.js';
 
 afterAll(removeTempDirs);
 
-async function world() {
-  let time = Date.parse('2026-01-01T00:00:00Z');
-  const clock = () => new Date(time);
-  const server = await startServer({
-    space: generateDemoSpace({ stories: 20 }),
-    clock,
-    rateLimit: false,
-    admin: true,
-    publicToken: PUBLIC,
-  });
-  const create = async (body: Record<string, unknown>, publish = true): Promise<number> => {
-    const { story } = await admin(server.url, 'POST', '/stories', { parent_id: 0, ...body });
-    if (publish) await admin(server.url, 'POST', `/stories/${story.id}/publish`);
-    return story.id;
-  };
-  return { server, clock, create, later: () => (time += 3_600_000) };
-}
-
 it('v1: a story deleted and another published at its slug is removed by a census', async () => {
-  const w = await world();
+  const w = await clockedService();
   try {
     const old = await w.create({ name: 'Old', slug: 'reborn' });
     w.later();
@@ -53,7 +33,7 @@ it('v1: a story deleted and another published at its slug is removed by a census
 });
 
 it('v1: a census finds the stories of two folders that swapped names', async () => {
-  const w = await world();
+  const w = await clockedService();
   try {
     const folders: number[] = [];
     for (const slug of ['north', 'south']) {
