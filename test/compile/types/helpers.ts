@@ -106,10 +106,10 @@ export function tscProject(dir: string): Promise<{ code: number; output: string 
 }
 
 /**
- * Runs tsc --strict (bundler resolution) over `<root>/main.ts` holding `main`, with the content
- * declarations at `declarations` (relative to root); its diagnostics.
+ * Runs tsc --strict (bundler resolution, library files checked) over `<root>/main.ts` holding `main`,
+ * with the content declarations at `declarations` (relative to root); its diagnostics.
  */
-export async function checkMain(root: string, main: string, declarations: string): Promise<string> {
+export async function checkMain(root: string, main: string, declarations: string | string[]): Promise<string> {
   await fs.writeFile(path.join(root, 'main.ts'), main);
   const compilerOptions = {
     strict: true,
@@ -121,7 +121,7 @@ export async function checkMain(root: string, main: string, declarations: string
   };
   await fs.writeFile(
     path.join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, include: ['main.ts', declarations] }),
+    JSON.stringify({ compilerOptions, include: ['main.ts', ...[declarations].flat()] }),
   );
   return (await tscProject(root)).output;
 }

@@ -20,7 +20,7 @@ import { fixtureSpace, uuidOf } from '../../helpers/fixture-space.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { removeTempDirs, tempDir, unpaced } from '../../sync/support.js';
 import { importFresh, walk } from '../support.js';
-import { tscProject } from './helpers.js';
+import { checkMain } from './helpers.js';
 
 /** Each sets a different value on globalThis if it ever runs. */
 const HOSTILE = [
@@ -162,37 +162,18 @@ describe('names from content in generated code', () => {
       'export {};',
     );
     const dts = (await walk(out)).filter((f) => f.endsWith('.d.ts'));
-    await fs.writeFile(
-      path.join(root, 'check.ts'),
-      [
-        `/// <reference path="./modules/stories.d.ts" />`,
-        `import type { ContentTypes } from './modules/types.js';`,
-        `import { datasources } from './modules/datasources.js';`,
-        `import { tags } from './modules/tags.js';`,
-        `import { byComponent } from './modules/index.js';`,
-        `type Hostile = ContentTypes[${stringLiteral(close)}];`,
-        `export const field = (c: Hostile): string | string[] => c[${stringLiteral(close)}];`,
-        `export const entries = byComponent(${stringLiteral(quote)}).length + tags.length + datasources[${stringLiteral(quote)}].entries.length;`,
-      ].join('\n'),
-    );
-    const compilerOptions = {
-      strict: true,
-      noEmit: true,
-      target: 'ES2022',
-      module: 'ESNext',
-      moduleResolution: 'Bundler',
-      types: [],
-      skipLibCheck: false,
-    };
-    await fs.writeFile(
-      path.join(root, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions,
-        include: ['check.ts', 'modules/types.d.ts', ...dts.map((f) => `modules/${f}`)],
-      }),
-    );
-    const result = await tscProject(root);
-    expect(result.output).toBe('');
+    const main = [
+      `/// <reference path="./modules/stories.d.ts" />`,
+      `import type { ContentTypes } from './modules/types.js';`,
+      `import { datasources } from './modules/datasources.js';`,
+      `import { tags } from './modules/tags.js';`,
+      `import { byComponent } from './modules/index.js';`,
+      `type Hostile = ContentTypes[${stringLiteral(close)}];`,
+      `export const field = (c: Hostile): string | string[] => c[${stringLiteral(close)}];`,
+      `export const entries = byComponent(${stringLiteral(quote)}).length + tags.length + datasources[${stringLiteral(quote)}].entries.length;`,
+    ].join('\n');
+    const output = await checkMain(root, main, ['modules/types.d.ts', ...dts.map((f) => `modules/${f}`)]);
+    expect(output).toBe('');
     expect(globalThis.PWNED).toBeUndefined();
   }, 120_000);
 });
