@@ -14,6 +14,7 @@ import {
   sync,
   type WebhookEvent,
 } from '../sync/index.js';
+import { retryLine } from '../client/index.js';
 import { baseUrlOf, integer, parse, syncFlags, UsageError } from './args.js';
 import { count } from '../text/index.js';
 
@@ -243,6 +244,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
         concurrency,
         maxResponseBytes: maxResponseMb * 1024 * 1024,
         tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)',
+        onRetry: (r) => console.error(`${tty ? '\r\x1b[K' : ''}content-sync sync: ${retryLine(r)}`),
       },
       onProgress: (p) => {
         if (!tty) return;

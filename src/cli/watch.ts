@@ -10,6 +10,7 @@ import type { View } from '../api/index.js';
 import { sync, type WebhookEvent } from '../sync/index.js';
 import { Batcher, Runner, Unsynced, answer, webhookEndpoint } from '../trigger/index.js';
 import { UsageError, baseUrlOf, hostFlag, integer, listenError, parse, syncFlags } from './args.js';
+import { retryLine } from '../client/index.js';
 import { summaryLine } from './sync.js';
 import { count } from '../text/index.js';
 
@@ -233,6 +234,7 @@ class Watcher {
           client: {
             concurrency: o.concurrency,
             tokenHint: 'check --token or CONTENT_TOKEN (a preview token is needed for drafts)',
+            onRetry: (r) => log(retryLine(r)),
           },
         });
         log(summaryLine(result, o.out));

@@ -65,6 +65,25 @@ export interface ClientOptions {
   tokenHint?: string;
   /** Called after every attempt, for progress displays. */
   onAttempt?: (event: AttemptEvent) => void;
+  /**
+   * Called when a failed attempt is to be made again (429s aside, which are pacing), so a sync
+   * held up by a failing or silent service says why instead of printing nothing for minutes.
+   */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface RetryEvent {
+  /** What failed, as its error says it (endpoint and attempt included). */
+  message: string;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** Attempts left after this one. */
+  retriesLeft: number;
+}
+
+/** A retry as a log line: what failed, and how many tries are left. */
+export function retryLine(r: RetryEvent): string {
+  return `${r.message}; trying again (${r.retriesLeft} ${r.retriesLeft === 1 ? 'attempt' : 'attempts'} left)`;
 }
 
 export interface AttemptEvent {
@@ -203,8 +222,13 @@ export class ContentClient {
           },
           // A service that refuses connections or a host that does not resolve
           // is a wrong address more often than a blip: give up after a few tries.
-          shouldRetry: ({ error, attemptNumber }) =>
-            error instanceof ContentApiError && error.retryable && (!error.unreachable || attemptNumber < 4),
+          shouldRetry: ({ error, attemptNumber, retriesLeft }) => {
+            if (!(error instanceof ContentApiError) || !error.retryable) return false;
+            if (error.unreachable && attemptNumber >= 4) return false;
+            if (error.status !== 429)
+              this.#options.onRetry?.({ message: error.message, attempt: attemptNumber, retriesLeft });
+            return true;
+          },
           // A 429 is the service pacing us, not a failure: it spends no retry (the pacer
           // already waits Retry-After), so a long storm slows a sync down but never fails it.
           shouldConsumeRetry: ({ error }) => !(error instanceof ContentApiError && error.status === 429),

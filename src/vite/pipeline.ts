@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ContentApiError, UNPACED } from '../client/index.js';
+import { ContentApiError, retryLine, UNPACED } from '../client/index.js';
 import { CompileCache, type CompileResult, compile, schemaProblem } from '../compile/index.js';
 import type { RunningServer } from '../server/index.js';
 import { hasSnapshot, type SyncOptions, type SyncResult, sync, type WebhookEvent } from '../sync/index.js';
@@ -328,8 +328,12 @@ export class ContentPipeline {
       // named at a start: its events name everything.
       ...(asked?.length ? { events: asked, eventsNameEverything: Boolean(this.options.embedded) } : {}),
       ...(start?.full ? { full: true } : {}),
-      // The embedded service (this pipeline's or another process's) has no rate limit to keep to.
-      ...(this.options.embedded ? { client: { pacer: UNPACED } } : {}),
+      client: {
+        // The embedded service (this pipeline's or another process's) has no rate limit to keep to.
+        ...(this.options.embedded ? { pacer: UNPACED } : {}),
+        // A build held up by a failing or silent service says why while it waits.
+        onRetry: (r) => this.log.warn(`content-sync: ${retryLine(r)}`),
+      },
       ...(assetDownloads(this.options) ? { assets: assetDownloads(this.options) } : {}),
     }).catch((err: unknown) => {
       this.#unsynced.failed(asked, err);

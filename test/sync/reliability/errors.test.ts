@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../../src/demo/index.js';
 import { startServer, type RunningServer } from '../../../src/server/index.js';
 import { sync } from '../../../src/sync/index.js';
+import { reply, startHostile } from '../../client/hostile.js';
 import { collect, runCli, spawnCli } from '../../helpers/cli.js';
 import { PUBLIC, startTestServer, type TestServer } from '../../helpers/server.js';
 import { mtimes, readTree, removeTempDirs, tempDir } from '../support.js';
@@ -306,6 +307,31 @@ describe.concurrent('content-sync sync output on success', { timeout: 60_000 }, 
     const lines = r.stdout.split('\n').filter((l) => l !== '');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^synced space 4242 \(cv \d+\) into .+: full: \d+ stories written/);
+  });
+
+  it('a service that fails before it answers: each retry is said on standard error as it happens', async ({
+    expect,
+  }) => {
+    let failures = 2;
+    const flaky = await startHostile(fixture.url, async (_req, res, forward) => {
+      if (failures-- > 0) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":"unavailable"}');
+        return;
+      }
+      reply(res, await forward());
+    });
+    try {
+      const dir = path.join(root, 'retried');
+      const r = await runCli(['sync', '--base-url', flaky.url, '--token', PUBLIC, '--out', dir]);
+      expect(r.code).toBe(0);
+      const said = r.stderr.split('\n').filter((l) => l !== '');
+      expect(said).toHaveLength(2);
+      expect(said[0]).toMatch(/^content-sync sync: 503 .*spaces\/me.*; trying again \(8 attempts left\)$/);
+      expect(said[1]).toMatch(/; trying again \(7 attempts left\)$/);
+    } finally {
+      await flaky.close();
+    }
   });
 
   it('--json: the summary as one JSON object', async ({ expect }) => {
