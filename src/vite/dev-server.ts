@@ -2,6 +2,7 @@
  * One dev server of the plugin: the updates that reach it (webhooks, polling, the embedded space
  * directory edited), each synced and compiled, and the modules that changed reloaded, until it stops.
  */
+import { existsSync } from 'node:fs';
 import type { ViteDevServer } from 'vite';
 import type { WebhookTarget } from '../server/index.js';
 import type { WebhookEvent } from '../sync/index.js';
@@ -22,6 +23,21 @@ export interface DevPlugin {
   readonly servers: OpenServers;
   /** Read at each line: a config resolved later replaces it. */
   readonly logger: Logger;
+  /**
+   * Generated files a `content:` import named before any compile wrote them (the page failed on an
+   * unknown import): Vite records no module for them, so nothing reloads the page when they appear.
+   */
+  readonly awaited: Set<string>;
+}
+
+/**
+ * Whether one of the `awaited` files exists now (this run wrote it, or a build beside the server did
+ * before it); those are awaited no longer.
+ */
+function appeared(awaited: Set<string>): boolean {
+  let found = false;
+  for (const file of awaited) if (existsSync(file)) found = awaited.delete(file);
+  return found;
 }
 
 export class DevServer implements OpenServer {
@@ -112,6 +128,8 @@ export class DevServer implements OpenServer {
       const result = await run(p);
       if (!this.#firstTime(result)) return;
       const reloaded = await reloadChanged(this.server, filesToReload(this.server, result, p.modulesDir));
+      // A page that failed on an import of a module this run wrote asks for it again.
+      if (appeared(this.plugin.awaited)) this.server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
       if (result.changedFiles.length) {
         this.plugin.logger.info(
           `content-sync: ${count(result.changedFiles.length, 'generated file')} changed, ${count(reloaded, 'module')} reloaded in ${Math.round(performance.now() - started)} ms`,

@@ -108,6 +108,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     options,
     lease,
     servers,
+    awaited: new Set(),
     get logger() {
       return resolved.logger;
     },
@@ -181,7 +182,10 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       await lease.ensureReady();
       const server = externalServerBuild(options.ssrModules, this.environment);
       const found = resolveImport(id, lease.pipeline!.modulesDir, server);
-      return 'to' in found ? found.to : this.error(found.error);
+      if ('to' in found) return found.to;
+      // A module a later change may write (a content type's first story): the page asks again then.
+      if (found.missing && resolved.serving) dev.awaited.add(found.missing);
+      return this.error(found.error);
     },
 
     /** On the dev server, some generated modules load in forms Vite transforms faster (dev-modules.ts). */
@@ -309,15 +313,16 @@ function resolveImport(
   id: string,
   modulesDir: string,
   server: ReturnType<typeof externalServerBuild>,
-): { to: string | { id: string; external: 'absolute' } } | { error: string } {
+): { to: string | { id: string; external: 'absolute' } } | { error: string; missing?: string } {
   const file = servedFile(id.slice(IMPORT_PREFIX.length));
   // A module of a story, language or content type the snapshot does not have is none either.
   if (file !== undefined && existsSync(path.join(modulesDir, file)))
     return { to: (server && externalModule(server, file)) ?? path.join(modulesDir, file) };
+  const error = `vite-plugin-content-sync: unknown import "${id}"; use ${MODULE_FORMS.map((f) => `${IMPORT_PREFIX}${f}`).join(', ')}`;
+  if (file === undefined) return { error };
   return {
-    error:
-      `vite-plugin-content-sync: unknown import "${id}"; use ${MODULE_FORMS.map((f) => `${IMPORT_PREFIX}${f}`).join(', ')}` +
-      (file === undefined ? '' : ' (the snapshot has no such story, language or content type)'),
+    error: `${error} (the snapshot has no such story, language or content type)`,
+    missing: path.join(modulesDir, file),
   };
 }
 
