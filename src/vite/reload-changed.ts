@@ -1,4 +1,5 @@
 /** The dev server's reload of generated files that changed, in every environment. */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ViteDevServer } from 'vite';
 import type { RefreshResult } from './pipeline.js';
@@ -28,7 +29,12 @@ export async function reloadChanged(server: ViteDevServer, files: readonly strin
     for (const file of files) {
       const mods = env.moduleGraph.getModulesByFile(file);
       if (!mods) continue;
+      const gone = !existsSync(file);
       for (const mod of mods) {
+        // A file deleted (its story unpublished or deleted): Vite invalidates the modules importing it
+        // softly, keeping their resolved imports, so the page imported the file still (a 404 that shows
+        // nothing). Transformed again, they say the import is unknown, as a fresh server does.
+        if (gone) for (const importer of mod.importers) env.moduleGraph.invalidateModule(importer);
         await env.reloadModule(mod);
         reloaded++;
         if (env.name !== 'client' && !server.environments.client?.moduleGraph.getModulesByFile(file)?.size)

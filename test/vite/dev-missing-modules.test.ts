@@ -2,12 +2,14 @@
  * Pages open on the dev server whose imports a change makes appear or go, showing what a fresh
  * server shows without a reload by hand: one importing a module the snapshot does not have yet (a
  * content type's lean list before its first story) shows the list once a story of that type is
- * published.
+ * published; one importing a story's module directly says the import is unknown once the story is
+ * deleted.
  *
  * Every page is written before the server starts, as Vite's watcher reloads a page whose html file
  * it sees created (whenever its event comes), and a page is changed only once its Vite client is
  * connected, as a reload sent before would not reach it.
  */
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
@@ -26,6 +28,8 @@ describe('pages importing modules that a later change creates or deletes', () =>
   let root: string;
   let server: ViteDevServer;
   let browser: Browser;
+  /** A published article the story page imports directly. */
+  let storyId: number;
   const logger = capturingLogger();
 
   beforeAll(async () => {
@@ -33,6 +37,15 @@ describe('pages importing modules that a later change creates or deletes', () =>
     root = await project(MAIN);
     const space = generateDemoSpace({ stories: 20 });
     await writeSpaceDirectory(path.join(root, 'space'), space);
+    storyId = space.stories.find((s) => s.published && /^articles\/./.test(s.published.story.full_slug))!.id;
+    await fs.writeFile(
+      path.join(root, 'story.js'),
+      `import story from 'content:stories/${storyId}';\ndocument.body.dataset.story = story.name;\n`,
+    );
+    await fs.writeFile(
+      path.join(root, 'story.html'),
+      '<!doctype html><html><body><script type="module" src="./story.js"></script></body></html>\n',
+    );
     browser = await launchBrowser();
     server = await createServer({
       root,
@@ -64,6 +77,25 @@ describe('pages importing modules that a later change creates or deletes', () =>
     await waitFor("the page's Vite client to connect", () => connected);
     return page;
   }
+
+  it("says a story's module is an unknown import once the story is deleted, as a fresh server does", async () => {
+    const page = await open('/story.html');
+    await waitFor('the story in the page', () =>
+      page.evaluate(() => document.body.dataset.story).catch(() => undefined),
+    );
+
+    // How the server answers the page's module once the story is gone (the page reloads).
+    const statuses: number[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname === '/story.js') statuses.push(r.status());
+    });
+    await admin(embeddedService(server), 'DELETE', `stories/${storyId}`);
+    // Not its old transform, importing the deleted file (a 404 that shows nothing): the import named unknown.
+    const status = await waitFor('the page to ask for its module again', () => statuses[0]);
+    expect(status).toBe(500);
+    expect(logger.text()).toContain(`unknown import "content:stories/${storyId}"`);
+    await page.close();
+  }, 60_000);
 
   it('shows the new module once its first story is published', async () => {
     const page = await open('/');
