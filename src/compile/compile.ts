@@ -467,10 +467,11 @@ function writeIfChanged(file: string, text: string): boolean {
 /**
  * The generation of what a compile writes: raised with a change to the generated modules or
  * declarations (2: resolved relations typed `Related`, lean index modules in content.d.ts; 3: types.d.ts
- * and types.js in place of types.ts; 4: no language exported under a name its story modules declare), so that
- * an output written before is compiled again in full rather than found unchanged.
+ * and types.js in place of types.ts; 4: no language exported under a name its story modules declare; 5: modules
+ * with functions marked @ts-nocheck), so that an output written before is compiled again in full rather than
+ * found unchanged.
  */
-const OUTPUT_VERSION = 4;
+const OUTPUT_VERSION = 5;
 
 /** What the output depends on besides the snapshot: a state compiled with another fingerprint is not resumed from. */
 function fingerprintOf(options: CompileOptions, setup: StorySetup, prefix: string): string {

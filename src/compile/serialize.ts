@@ -6,7 +6,7 @@
  * such modules back without importing them.
  */
 
-import { GENERATED_HEADER } from './emit.js';
+import { CODE_HEADER } from './emit.js';
 import { changedKeys, originalOf } from '../resolve/index.js';
 import { objectKey as key } from './escape.js';
 
@@ -179,7 +179,7 @@ const RUNTIME_BODY = `function p(base, ...edits) {
   return root;
 }`;
 
-export const RUNTIME_SOURCE = `${GENERATED_HEADER}export ${RUNTIME_BODY}\n`;
+export const RUNTIME_SOURCE = `${CODE_HEADER}export ${RUNTIME_BODY}\n`;
 
 /** The runtime's helper in this process (for reading modules back without importing them). */
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own source, as the runtime module holds it

@@ -12,7 +12,7 @@
  * nothing from content becomes a path.
  */
 import { sha256 } from '../snapshot/json.js';
-import { GENERATED_HEADER, type EntryMeta } from './emit.js';
+import { CODE_HEADER, GENERATED_HEADER, type EntryMeta } from './emit.js';
 import { jsonExpression, stringLiteral } from './escape.js';
 
 /** A name as it appears in file names: a digest (content decides names, never paths). */
@@ -112,7 +112,7 @@ function viewModule(rels: readonly string[], lang: string, exportName: string): 
   const imports = sorted.map((rel, i) => `import e${i}, { loaders as l${i} } from '../${rel}';`);
   const list = sorted.map((_, i) => `e${i}`).join(', ');
   const loaders = sorted.map((_, i) => `l${i}`).join(', ');
-  return `${GENERATED_HEADER}${imports.join('\n')}${imports.length ? '\n' : ''}export const language = ${stringLiteral(lang)};
+  return `${CODE_HEADER}${imports.join('\n')}${imports.length ? '\n' : ''}export const language = ${stringLiteral(lang)};
 /** The stories, by id. */
 export const entries = [${list}].flat().sort((a, b) => a.id - b.id);
 const loaders = Object.assign({}, ${loaders});

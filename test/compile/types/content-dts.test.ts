@@ -320,3 +320,19 @@ export const post = (): Promise<ArticleStory> => getStory('blog/first-post');
     expect(readFileSync(path.join(root, 'dist', 'posts.d.ts'), 'utf8')).toContain(`from 'content:types'`);
   }, 120_000);
 });
+
+describe('content modules under src/ of a project that checks JavaScript', () => {
+  it('add no errors under checkJs (as SvelteKit sets it up), where the include reaches them', async () => {
+    const root = await tempDir('content-dts-checkjs');
+    await compile({ snapshot, out: path.join(root, 'src', 'content'), resolveRelations: ['article.author'] });
+    await fs.writeFile(path.join(root, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    await fs.writeFile(path.join(root, 'src', 'main.ts'), APP);
+    // SvelteKit's generated tsconfig: allowJs and checkJs, every .js and .ts under src/ included.
+    const compilerOptions = { ...BUNDLER, allowJs: true, checkJs: true };
+    await fs.writeFile(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, include: ['src/**/*.js', 'src/**/*.ts'] }),
+    );
+    expect((await tscProject(root)).output).toBe('');
+  }, 60_000);
+});
