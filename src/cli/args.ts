@@ -91,6 +91,11 @@ export function baseUrlOf(value: string, source: string): string {
   } catch {
     throw new UsageError(`${source} is not a URL (got "${value}"): e.g. https://api.example.com`);
   }
+  // Quoted without them: a user name and password are secrets, and no request could send them.
+  if (url.username || url.password)
+    throw new UsageError(
+      `${source} holds a user name or password (${url.protocol}//…@${url.host}), which requests cannot carry in a URL: give the service's origin alone`,
+    );
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`${source} must be an http or https URL (got "${value}")`);
   return value;

@@ -172,6 +172,14 @@ export class ContentClient {
         false,
       );
     }
+    // fetch refuses such a URL with a message quoting it whole, the request's token with it.
+    if (base.username || base.password)
+      throw new ContentApiError(
+        `the base URL ${base.origin} holds a user name or password, which requests cannot carry in a URL; give the service's origin alone (CONTENT_BASE_URL), e.g. https://api.example.com`,
+        undefined,
+        '',
+        false,
+      );
     if (!options.token)
       throw new ContentApiError('no access token; set CONTENT_TOKEN (or pass --token)', undefined, '', false);
     this.#options = options;
