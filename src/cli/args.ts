@@ -83,6 +83,26 @@ export function hostFlag(value: string | undefined): string {
   return value ?? '127.0.0.1';
 }
 
+/**
+ * Where `serve` posts its webhooks: an http(s) URL without a user name or password, which fetch
+ * refuses to send (every webhook failed, its log line quoting them).
+ */
+export function webhookUrlOf(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--webhook-url is not a URL: ${value}`);
+  }
+  if (url.username || url.password)
+    throw new UsageError(
+      `--webhook-url holds a user name or password (${url.protocol}//…@${url.host}), which requests cannot carry in a URL; let the receiver check the webhook-signature instead`,
+    );
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--webhook-url must be an http or https URL (got ${url.protocol})`);
+  return value;
+}
+
 /** The service origin, checked before any request: an http(s) URL. `source` names where it came from. */
 export function baseUrlOf(value: string, source: string): string {
   let url: URL;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FaultPlan } from '../server/index.js';
-import { hostFlag, integer, listenError, parse, UsageError } from './args.js';
+import { hostFlag, integer, listenError, parse, UsageError, webhookUrlOf } from './args.js';
 import { count } from '../text/index.js';
 
 export { UsageError };
@@ -117,13 +117,7 @@ async function serve(argv: string[]): Promise<number> {
   const webhookSecret = values['webhook-secret'] as string | undefined;
   if (Boolean(webhookUrl) !== Boolean(webhookSecret))
     throw new UsageError('--webhook-url and --webhook-secret go together');
-  if (webhookUrl) {
-    try {
-      new URL(webhookUrl);
-    } catch {
-      throw new UsageError(`--webhook-url is not a URL: ${webhookUrl}`);
-    }
-  }
+  if (webhookUrl) webhookUrlOf(webhookUrl);
   const loadStarted = performance.now();
   const space = await readSpaceDirectory(values.data as string);
   const server = await startServer({

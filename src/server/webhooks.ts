@@ -66,10 +66,25 @@ export async function postWebhook(
       signal: AbortSignal.timeout(10_000),
     });
     await res.arrayBuffer().catch(() => undefined);
-    if (!res.ok) log(`webhook ${payload.action} to ${url}: answered ${res.status}`);
+    if (!res.ok) log(`webhook ${payload.action} to ${shownUrl(url)}: answered ${res.status}`);
     return res.ok;
   } catch (err) {
-    log(`webhook ${payload.action} to ${url} failed: ${(err as Error).message}`);
+    log(
+      `webhook ${payload.action} to ${shownUrl(url)} failed: ${(err as Error).message.replaceAll(url, shownUrl(url))}`,
+    );
     return false;
+  }
+}
+
+/**
+ * A webhook URL as a log line may show it: a receiver's secret often rides in its query
+ * (`?secret=...`) or its user info, and the log goes to terminals and CI logs.
+ */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return '(not a URL)';
   }
 }
