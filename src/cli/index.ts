@@ -52,8 +52,9 @@ const SERVE_HELP = `usage: content-sync serve --data DIR [options]
   --faults SPEC           fail requests at given rates, seeded: 429=0.05,reset=0.01,seed=7
                           (kinds 429, 500, 502, 503, 504, reset, truncate, slow, slowms)
   --admin                 serve the control plane (/__admin/) to change the space
-  --webhook-url URL       post a signed webhook there on every change (with --webhook-secret)
-  --webhook-secret S      the secret its webhook-signature is made with`;
+  --webhook-url URL       post a signed webhook there on every change
+  --webhook-secret S      the secret its webhook-signature is made with
+                          (default: $CONTENT_WEBHOOK_SECRET, which no other user sees in ps)`;
 
 async function demo(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -114,9 +115,14 @@ async function serve(argv: string[]): Promise<number> {
     throw err;
   }
   const webhookUrl = values['webhook-url'] as string | undefined;
-  const webhookSecret = values['webhook-secret'] as string | undefined;
-  if (Boolean(webhookUrl) !== Boolean(webhookSecret))
-    throw new UsageError('--webhook-url and --webhook-secret go together');
+  // From the environment too, as watch takes it: a flag's value is on the command line for as long as serve runs.
+  const secretFlag = values['webhook-secret'] as string | undefined;
+  const webhookSecret = secretFlag || (webhookUrl ? process.env.CONTENT_WEBHOOK_SECRET || undefined : undefined);
+  if (secretFlag !== undefined && !webhookUrl) throw new UsageError('--webhook-secret needs --webhook-url');
+  if (webhookUrl && !webhookSecret)
+    throw new UsageError(
+      '--webhook-url needs the secret webhooks are signed with: CONTENT_WEBHOOK_SECRET (or --webhook-secret)',
+    );
   if (webhookUrl) webhookUrlOf(webhookUrl);
   const loadStarted = performance.now();
   const space = await readSpaceDirectory(values.data as string);

@@ -9,23 +9,33 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/server/index.js';
+import { startServer, verifyWebhook } from '../../src/server/index.js';
 import { writeSpaceDirectory } from '../../src/snapshot/index.js';
 import { collect, spawnCli } from '../helpers/cli.js';
 import { fixtureSpace } from '../helpers/fixture-space.js';
 
 const HOOK_SECRET = 'hook-query-secret-5e1a';
+const SIGNING_SECRET = 'signing-secret-from-env-77d0';
 let dir: string;
 let data: string;
 let receiver: http.Server;
 let hook: string;
+const kept: Array<{ body: string; signature: string }> = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'content-sync-serve-hook-'));
   data = path.join(dir, 'space');
   await writeSpaceDirectory(data, fixtureSpace());
-  // A receiver that refuses every webhook, so that serve logs each one.
-  receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(500).end()));
+  // A receiver that refuses every webhook at /hook, so that serve logs each one, and keeps those at /ok.
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (!req.url?.startsWith('/ok')) return res.writeHead(500).end();
+      kept.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(req.headers['webhook-signature']) });
+      res.writeHead(202).end();
+    });
+  });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 });
@@ -103,6 +113,27 @@ describe('serve --webhook-url', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--webhook-url holds a user name or password/);
     expect(r.stderr + r.stdout).not.toContain(HOOK_SECRET);
+  });
+
+  it('signs with CONTENT_WEBHOOK_SECRET, as the README says secrets are given (a flag is seen by every user in ps)', async () => {
+    const child = spawnCli(
+      ['serve', '--data', data, '--port', '0', '--admin', '--webhook-url', hook.replace('/hook', '/ok')],
+      { CONTENT_WEBHOOK_SECRET: SIGNING_SECRET },
+    );
+    const done = collect(child);
+    try {
+      const first = await Promise.race([done.then(() => undefined), said(child.stdout, /listening on (http:\S+)\n/)]);
+      expect(first, 'serve exited before listening').toBeDefined();
+      const posted = await fetch(`${first![1]}/__admin/stories/12/unpublish`, { method: 'POST' });
+      expect(posted.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    // serve delivers what it sent before it stops.
+    expect(kept).toHaveLength(1);
+    expect(verifyWebhook(kept[0]!.body, SIGNING_SECRET, kept[0]!.signature)).toBe(true);
   });
 });
 
