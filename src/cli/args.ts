@@ -116,6 +116,11 @@ export function baseUrlOf(value: string, source: string): string {
     throw new UsageError(
       `${source} holds a user name or password (${url.protocol}//…@${url.host}), which requests cannot carry in a URL: give the service's origin alone`,
     );
+  // A URL copied whole (`...?token=...`) swallows the API's paths and token, and would be quoted with its own.
+  if (url.search || url.hash)
+    throw new UsageError(
+      `${source} has a ${url.search ? 'query (?…)' : 'fragment (#…)'}: give the service's origin alone (${url.origin}), the token as the token`,
+    );
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`${source} must be an http or https URL (got "${value}")`);
   return value;

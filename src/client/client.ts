@@ -180,6 +180,15 @@ export class ContentClient {
         '',
         false,
       );
+    // The API's paths and the token follow the base URL: a query or fragment (a URL copied whole,
+    // ?token= and all) would swallow them, and every message would quote it.
+    if (base.search || base.hash)
+      throw new ContentApiError(
+        `the base URL ${base.origin}${base.pathname} has a ${base.search ? 'query (?…)' : 'fragment (#…)'}, where the API's paths would go; give the service's origin alone (CONTENT_BASE_URL), e.g. https://api.example.com, and the token as the token`,
+        undefined,
+        '',
+        false,
+      );
     if (!options.token)
       throw new ContentApiError('no access token; set CONTENT_TOKEN (or pass --token)', undefined, '', false);
     this.#options = options;
