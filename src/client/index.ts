@@ -2,7 +2,6 @@ export {
   ContentClient,
   type ClientOptions,
   type Params,
-  type RetryEvent,
   retryLine,
 } from './client.js';
 export { Pacer, type RateBudget, SERVICE_BUCKET_MS, serviceBudget, UNPACED } from './pacer.js';
