@@ -455,9 +455,10 @@ function censusBatches(
   api: ApiVersion,
   maxChars = 6000,
 ): { batches: StoryIndexEntry[][]; listed: StoryIndexEntry[] } {
-  // Named by id in v2, by uuid in v1 (see SpaceFetcher.byIdentity).
+  // Named by id in v2, by uuid in v1 (see SpaceFetcher.byIdentity). The slug's length as the query
+  // string carries it: encodeURIComponent throws on a lone surrogate, which JSON and a slug can hold.
   const costOf = (e: StoryIndexEntry) =>
-    (api === 'v2' ? String(e.id) : e.uuid).length + encodeURIComponent(e.full_slug).length + 6;
+    (api === 'v2' ? String(e.id) : e.uuid).length + new URLSearchParams({ s: e.full_slug }).toString().length + 4;
   const limit = Math.ceil(entries.reduce((n, e) => n + costOf(e), 0) / maxChars) + 1;
   const batches: Array<{ entries: StoryIndexEntry[]; size: number }> = [];
   const listed: StoryIndexEntry[] = [];
