@@ -231,18 +231,23 @@ export function storyModuleSource(
   // Per export: objects that are neither raw nor copies along a path, reached more than once.
   let seen = new Map<object, number>();
   let consts = new Map<object, string>();
-  const count = (v: unknown, original: unknown): void => {
-    if (!isObject(v) || raws.has(v) || v === original) return;
-    const base = originalOf(v);
-    const along = base !== undefined && base === original;
-    if (!along) {
-      const n = seen.get(v) ?? 0;
-      seen.set(v, n + 1);
-      if (n > 0) return;
+  // Iterative, as `edits`: a story's copies nest as deep as its content times the resolution depth.
+  const count = (root: unknown): void => {
+    const stack: Array<[unknown, unknown]> = [[root, undefined]];
+    while (stack.length) {
+      const [v, original] = stack.pop()!;
+      if (!isObject(v) || raws.has(v) || v === original) continue;
+      const base = originalOf(v);
+      const along = base !== undefined && base === original;
+      if (!along) {
+        const n = seen.get(v) ?? 0;
+        seen.set(v, n + 1);
+        if (n > 0) continue;
+      }
+      const o = along || (base !== undefined && raws.has(base)) ? (base as Record<string, unknown>) : undefined;
+      const items = v as Record<string | number, unknown>;
+      for (const k of (o && changedKeys(v)) ?? Object.keys(v)) stack.push([items[k], o?.[k]]);
     }
-    const o = along || (base !== undefined && raws.has(base)) ? (base as Record<string, unknown>) : undefined;
-    const items = v as Record<string | number, unknown>;
-    for (const k of (o && changedKeys(v)) ?? Object.keys(v)) count(items[k], o?.[k]);
   };
 
   /**
@@ -250,15 +255,24 @@ export function storyModuleSource(
    * `path` is the path's JSON without its closing bracket (`[` at the root).
    */
   const edits = (v: object, o: Record<string | number, unknown>, path: string, out: string[]): void => {
-    const items = v as Record<string | number, unknown>;
     // A copy the resolver made lists the keys it set; any other is compared key by key.
-    for (const k of changedKeys(v) ?? (Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v))) {
-      const x = items[k];
-      const before = o[k];
-      if (x === undefined || (x === before && Object.hasOwn(o, k))) continue;
-      const at = `${path}${path.length > 1 ? ',' : ''}${JSON.stringify(k)}`;
+    const keysOf = (x: object) => changedKeys(x) ?? (Array.isArray(x) ? x.map((_, i) => i) : Object.keys(x));
+    // Depth first, in key order (the order p sets them in), on a stack of its own: a path is as
+    // long as the content is deep.
+    const stack = [{ v, o, path, keys: keysOf(v), i: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      if (top.i === top.keys.length) {
+        stack.pop();
+        continue;
+      }
+      const k = top.keys[top.i++]!;
+      const x = (top.v as Record<string | number, unknown>)[k];
+      const before = top.o[k];
+      if (x === undefined || (x === before && Object.hasOwn(top.o, k))) continue;
+      const at = `${top.path}${top.path.length > 1 ? ',' : ''}${JSON.stringify(k)}`;
       if (isObject(x) && isObject(before) && originalOf(x) === before && !raws.has(x))
-        edits(x, before as Record<string | number, unknown>, at, out);
+        stack.push({ v: x, o: before as Record<string | number, unknown>, path: at, keys: keysOf(x), i: 0 });
       else out.push(`${at}],${emit(x)}`);
     }
   };
@@ -303,7 +317,7 @@ export function storyModuleSource(
   for (const [exportAs, value] of exports) {
     seen = new Map();
     consts = new Map();
-    count(value, undefined);
+    count(value);
     const body = emit(value);
     lines.push(exportAs === 'default' ? `export default ${body};` : `export const ${exportAs} = ${body};`);
   }
