@@ -146,6 +146,20 @@ function issuePath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)';
 }
 
+/**
+ * The item of an answer an issue is in (a story of a listing, the story of a single answer), as
+ * ` (id 12, full_slug "blog/post")`: where a listing's index names it only within a page.
+ */
+function itemNamed(json: unknown, path: ReadonlyArray<PropertyKey>): string {
+  let item = json;
+  for (const p of typeof path[1] === 'number' ? path.slice(0, 2) : path.slice(0, 1))
+    item = item !== null && typeof item === 'object' ? (item as Record<PropertyKey, unknown>)[p] : undefined;
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return '';
+  const { id, full_slug: slug } = item as Record<string, unknown>;
+  if (typeof id !== 'number' && typeof id !== 'string') return '';
+  return ` (id ${JSON.stringify(id)}${typeof slug === 'string' ? `, full_slug ${JSON.stringify(slug)}` : ''})`;
+}
+
 export class ContentClient {
   readonly api: ApiVersion;
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, redirects: 0, bytes: 0 };
@@ -462,7 +476,7 @@ export class ContentClient {
       const issue = parsed.error.issues[0]!;
       throw new AbortError(
         new SchemaError(
-          `the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}: ${issue.message}`,
+          `the answer of ${endpoint} does not match the contract at ${issuePath(issue.path)}${itemNamed(json, issue.path)}: ${issue.message}`,
           200,
           endpoint,
           false,
