@@ -5,10 +5,16 @@
  * `//de` and `/de//` are one page, as they are one file.
  */
 
+/** Half a character (JSON carries `\ud800`, and so can a slug or tag), which encodeURIComponent throws on. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A segment of a page URL, encoded; a lone surrogate as the replacement character, as its file's name has it. */
+export const urlSegment = (segment: string): string => encodeURIComponent(segment.replace(LONE_SURROGATE, '\uFFFD'));
+
 /** The URL of a site path (`/a b/c?d` is `/a%20b/c%3Fd/`): each segment encoded, empty ones left out. */
 export function pageUrl(sitePath: string): string {
   const segments = sitePath.split('/').filter((s) => s !== '');
-  return segments.length ? `/${segments.map(encodeURIComponent).join('/')}/` : '/';
+  return segments.length ? `/${segments.map(urlSegment).join('/')}/` : '/';
 }
 
 /** The decoded non-empty segments of a URL path; undefined when one does not decode. */

@@ -5,7 +5,7 @@
  */
 import { byLanguage, byUuid, entries, languages, type StoryEntry } from 'content:index';
 import { tags } from 'content:tags';
-import { PagesByUrl, pageUrl } from './page-paths.js';
+import { PagesByUrl, pageUrl, urlSegment } from './page-paths.js';
 import { type PlannedPage, planPages, type RefusedPage } from './page-plan.js';
 
 export const DEFAULT_LANGUAGE = 'default';
@@ -75,7 +75,7 @@ function storyPageUrl(entry: StoryEntry): string {
 }
 
 /** The URL a tag's page has, written or not. */
-const tagPageUrl = (tag: string, lang: string): string => `${languageRoot(lang)}tags/${encodeURIComponent(tag)}/`;
+const tagPageUrl = (tag: string, lang: string): string => `${languageRoot(lang)}tags/${urlSegment(tag)}/`;
 
 /**
  * The URL of a story's page in its language (each segment encoded: a `?` in a slug is part of its

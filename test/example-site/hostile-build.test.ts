@@ -24,10 +24,13 @@ const SLUGS: Record<number, string> = {
   610000018: 'articles/same-page',
   610000019: 'articles/same-page/', // the page of 610000018 as well
   610000020: 'articles/100%-off?x#y',
+  610000023: 'articles/half-\ud800', // a lone surrogate: encodeURIComponent throws on it
 };
 
 /** A tag no page can be written for (a separator once decoded), given to one story. */
 const SLASHED_TAG = 'a/b';
+/** A tag holding half a character (JSON carries it), given to the same story. */
+const HALF_TAG = 'half-\ud800';
 const TAGGED = 610000021;
 
 /** The home story. */
@@ -88,7 +91,7 @@ async function makeHostile(space: string, id: number): Promise<number> {
         component,
         _uid: `unfilled-${i}`,
       }));
-    if (id === TAGGED) story.tag_list = [...((story.tag_list as string[] | undefined) ?? []), SLASHED_TAG];
+    if (id === TAGGED) story.tag_list = [...((story.tag_list as string[] | undefined) ?? []), SLASHED_TAG, HALF_TAG];
     if (view === 'published') {
       titles.set(id, String((story.content as Json).title));
       slugs.set(id, String(story.full_slug));
@@ -184,6 +187,21 @@ describe('the example site built over hostile slugs and links', () => {
     for (const file of await filesUnder(site.outDir))
       if (file.endsWith('.html') && (await fs.readFile(file, 'utf8')).includes(author)) embedding++;
     expect(embedding).toBeGreaterThan(0);
+  });
+
+  it('writes the pages of a slug and a tag holding a lone surrogate where their files are, and links to them', async () => {
+    // A file name cannot hold half a character: it is the replacement character there, and in the URL.
+    for (const url of ['/articles/half-\uFFFD/', '/tags/half-\uFFFD/']) {
+      expect(await pageOf(url), url).toContain('<h1>');
+      expect(site.refused, url).not.toContain(url);
+    }
+    const pages = await filesUnder(site.outDir);
+    const linking = async (href: string) => {
+      for (const file of pages) if ((await fs.readFile(file, 'utf8')).includes(`href="${href}"`)) return true;
+      return false;
+    };
+    expect(await linking('/articles/half-%EF%BF%BD/')).toBe(true);
+    expect(await linking('/tags/half-%EF%BF%BD/')).toBe(true);
   });
 
   it('refuses the pages that clash or cannot be files, warns naming the story, and builds the rest', () => {
