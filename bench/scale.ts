@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { datasourcesModule } from '../src/compile/emit.js';
+import { handleCdn } from '../src/server/cdn.js';
+import { encode } from '../src/server/respond.js';
 import { SpaceStore } from '../src/server/store.js';
 import { fixtureSpace } from '../test/helpers/fixture-space.js';
 import { assetPhase, heldAssets, referencesOf, unchangedCdn } from '../test/helpers/held-assets.js';
@@ -65,6 +67,36 @@ async function datasourceEntries(): Promise<void> {
   report('PUT datasources/:slug/entries, 16,000 entries', ['replacing', replacing], ['creating', creating]);
 }
 
+/**
+ * Paging through a 64,000-entry datasource, 1,000 entries a page as the service answers (each page
+ * asked twice, once for a dimension), against as many pages of a datasource of 1,000.
+ */
+async function pagedEntries(): Promise<void> {
+  const space = fixtureSpace();
+  space.datasources.push(labelledDatasource(7, 'small', 1_000), labelledDatasource(8, 'large', 64_000));
+  const store = new SpaceStore(space);
+  const pages = (slug: string, last: number) => () => {
+    for (let page = 1; page <= 64; page++)
+      for (const dimension of ['', 'de']) {
+        const params = new URLSearchParams({
+          token: 'bench',
+          datasource: slug,
+          per_page: '1000',
+          page: String(Math.min(page, last)),
+        });
+        if (dimension) params.set('dimension', dimension);
+        encode(handleCdn(store, { api: 'v2', endpoint: 'datasource_entries', path: '', params, preview: false }));
+      }
+  };
+  pages('large', 64)();
+  pages('small', 1)();
+  report(
+    'datasource_entries, 64 pages of 1,000 (and of a dimension)',
+    ['of 64,000 entries', await cpuMs(pages('large', 64))],
+    ['of 1,000 entries', await cpuMs(pages('small', 1))],
+  );
+}
+
 /** Loading 16,000 folders a synced snapshot lacks (derived from paths), against the same folders listed. */
 async function derivedFolders(): Promise<void> {
   const listed = foldersSpace(16_000, true);
@@ -107,6 +139,7 @@ export async function benchScale(): Promise<void> {
   try {
     await labels(dir);
     await datasourceEntries();
+    await pagedEntries();
     await derivedFolders();
     await heldAssetPhase(path.join(dir, 'assets-snapshot'));
   } finally {
