@@ -120,7 +120,9 @@ export class SpaceStore {
     this.space = clone(data.space);
     this.#clock = options.clock ?? (() => new Date());
     for (const r of data.stories) {
-      this.#records.set(r.id, r);
+      // Its own record: the control plane changes the versions a record holds (never a version in
+      // place), and the data given may be another store's too (a reader's RecordFileCache keeps it).
+      this.#records.set(r.id, r.releases ? { ...r, releases: { ...r.releases } } : { ...r });
       this.#byUuid.set(r.uuid, r.id);
     }
     for (const f of data.folders) {

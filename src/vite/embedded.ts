@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeDemoSpace } from '../demo/index.js';
 import { type RunningServer, startServer } from '../server/index.js';
-import { type FileDigests, readSpaceDirectory, type SpaceData } from '../snapshot/index.js';
+import { type FileDigests, RecordFileCache, readSpaceDirectory, type SpaceData } from '../snapshot/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Logger } from './pipeline.js';
 import { PipelineError } from './pipeline-error.js';
@@ -54,6 +54,8 @@ export class EmbeddedService {
   /** What shapes the snapshot synced from it (see ServiceEntry.shape). */
   readonly #shape: string;
   readonly #start: (space: SpaceData, port: number) => Promise<RunningServer>;
+  /** The directory's record files as last read: a reload reads again only those that changed. */
+  readonly #files: RecordFileCache;
 
   private constructor(
     readonly data: string,
@@ -61,7 +63,9 @@ export class EmbeddedService {
     paths: { contentDir: string; snapshotDir: string; shape: string },
     start: (space: SpaceData, port: number) => Promise<RunningServer>,
     server: RunningServer,
+    files: RecordFileCache,
   ) {
+    this.#files = files;
     this.#shape = paths.shape;
     this.#dir = paths.contentDir;
     this.#snapshotDir = paths.snapshotDir;
@@ -106,7 +110,8 @@ export class EmbeddedService {
         assetUrls: 'self',
         log: (line) => log.warn(`content-sync service: ${line}`),
       });
-    const { space, digests } = await readDirectory(data).catch((err: Error) => {
+    const files = new RecordFileCache();
+    const { space, digests } = await readDirectory(data, files).catch((err: Error) => {
       throw new PipelineError(`vite-plugin-content-sync: option "embedded.data": ${err.message}`, { cause: err });
     });
     // A port of its own when one is asked for; else the one it had last time (see service-port.ts).
@@ -118,7 +123,7 @@ export class EmbeddedService {
           );
         })
       : await onKeptPort(path.join(contentDir, 'service-port'), (port) => startAt(space, port));
-    const service = new EmbeddedService(data, tokens, paths, startAt, server);
+    const service = new EmbeddedService(data, tokens, paths, startAt, server, files);
     service.#announce();
     service.#planFrom(space, digests);
     log.info(
@@ -164,7 +169,7 @@ export class EmbeddedService {
    */
   async reload(log: Logger): Promise<void> {
     const running = this.#server;
-    const { space, digests } = await readDirectory(this.data);
+    const { space, digests } = await readDirectory(this.data, this.#files);
     const webhook = running.service.webhook;
     const drafts = running.service.draftListener;
     // Edits made through the control plane, which the snapshot may hold and the new service has not.
@@ -254,9 +259,15 @@ export class EmbeddedService {
   }
 }
 
-/** The space directory `data` as it is now, with the digests of its files. */
-async function readDirectory(data: string): Promise<{ space: SpaceData; digests: FileDigests }> {
+/**
+ * The space directory `data` as it is now, with the digests of its files; the files `cache` holds
+ * unchanged since the last read are not read again.
+ */
+async function readDirectory(
+  data: string,
+  cache: RecordFileCache,
+): Promise<{ space: SpaceData; digests: FileDigests }> {
   const digests: FileDigests = new Map();
-  const space = await readSpaceDirectory(data, digests);
+  const space = await readSpaceDirectory(data, digests, cache);
   return { space, digests };
 }
