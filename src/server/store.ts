@@ -112,6 +112,13 @@ export class SpaceStore {
   /** The file holding each asset's bytes, by asset path: a snapshot synced with its assets. */
   readonly assetFiles: Readonly<Record<string, string>>;
   #nextId: number;
+  /**
+   * The stories (in any version) and folders holding each full slug, and the slugs each holds: a
+   * slug is checked free by a lookup (a search of every story made each creation or move cost as
+   * much as the space is large, and seeding a space through the control plane quadratic).
+   */
+  readonly #slugHolders = new Map<string, Set<number>>();
+  readonly #heldSlugs = new Map<number, readonly string[]>();
   #derived = new Map<string, unknown>();
   #generation = 0;
   readonly #clock: () => Date;
@@ -131,6 +138,7 @@ export class SpaceStore {
     }
     for (const d of data.datasources) this.#datasources.set(d.datasource.id, d);
     this.#deriveMissingFolders();
+    for (const id of [...this.#records.keys(), ...this.#folders.keys()]) this.#hold(id);
     this.releases = data.releases;
     this.workflowStages = data.workflowStages;
     this.views = data.views ?? ['published', 'draft'];
@@ -456,6 +464,7 @@ export class SpaceStore {
       this.#assertFreeSlug(folder.full_slug, id);
       this.#folders.set(id, folder);
       this.#byUuid.set(uuid, id);
+      this.#hold(id);
       this.#invalidate();
       return { story: folderAsStory(folder, this.#now()), folder };
     }
@@ -492,6 +501,7 @@ export class SpaceStore {
     if (input.lang && input.lang !== DEFAULT_LANG) this.#applyTranslation(version, input);
     this.#records.set(id, record);
     this.#byUuid.set(uuid, id);
+    this.#hold(id);
     this.#invalidate();
     return { story: materialize(version, input.lang && this.isLanguage(input.lang) ? input.lang : DEFAULT_LANG) };
   }
@@ -542,9 +552,10 @@ export class SpaceStore {
     // its folder does), else from_release would deliver it at its old path.
     if (moved && record.releases)
       for (const [rid, v] of Object.entries(record.releases)) record.releases[rid] = this.#movedLike(v, draft);
+    if (moved && record.published) record.published = this.#movedLike(record.published, draft);
+    this.#hold(id);
     if (moved && record.published) {
-      // ... and its published version.
-      record.published = this.#movedLike(record.published, draft);
+      // ... and its published version, moved above.
       const event = this.#commit({
         action: 'moved',
         story_id: id,
@@ -585,6 +596,7 @@ export class SpaceStore {
     next.full_slug = this.#fullSlug(next.parent_id, next.slug, false);
     if (next.full_slug !== before) this.#assertFreeSlug(next.full_slug, folder.id);
     this.#folders.set(folder.id, next);
+    this.#hold(folder.id);
     if (next.full_slug === before) {
       // A folder has no draft: a link to it shows its name and position in the published view too.
       this.#invalidate();
@@ -596,6 +608,7 @@ export class SpaceStore {
     for (const f of folders) {
       if (f.id !== folder.id && this.#isInside(f.id, folder.id)) {
         this.#folders.set(f.id, { ...f, full_slug: this.#fullSlug(f.parent_id, f.slug, false) });
+        this.#hold(f.id);
       }
     }
     for (const record of this.#records.values()) {
@@ -614,6 +627,7 @@ export class SpaceStore {
           this.#restructure(copy);
           record.releases[rid] = copy;
         }
+      this.#hold(record.id);
     }
     const event = this.#commit({
       action: 'moved',
@@ -628,12 +642,27 @@ export class SpaceStore {
 
   /** A slug is unique within its folder, across stories and folders, as in the editor. */
   #assertFreeSlug(fullSlug: string, exceptId: number): void {
-    const taken =
-      [...this.#folders.values()].some((f) => f.id !== exceptId && f.full_slug === fullSlug) ||
-      [...this.#records.values()].some(
-        (r) => r.id !== exceptId && versionsOf(r).some((v) => v.story.full_slug === fullSlug),
-      );
+    const taken = [...(this.#slugHolders.get(fullSlug) ?? [])].some((id) => id !== exceptId);
     if (taken) throw new StoreError(422, `slug: ${fullSlug} is already taken in this folder; choose another slug`);
+  }
+
+  /** Takes note of the full slugs story or folder `id` holds now (none once it is gone). */
+  #hold(id: number): void {
+    for (const slug of this.#heldSlugs.get(id) ?? []) {
+      const holders = this.#slugHolders.get(slug)!;
+      holders.delete(id);
+      if (holders.size === 0) this.#slugHolders.delete(slug);
+    }
+    const folder = this.#folders.get(id);
+    const record = this.#records.get(id);
+    // Each once: a story's versions mostly share one.
+    const slugs = new Set<string>();
+    if (folder) slugs.add(folder.full_slug);
+    for (const v of record ? versionsOf(record) : []) slugs.add(v.story.full_slug);
+    if (slugs.size === 0) this.#heldSlugs.delete(id);
+    else this.#heldSlugs.set(id, [...slugs]);
+    for (const slug of slugs)
+      (this.#slugHolders.get(slug) ?? this.#slugHolders.set(slug, new Set()).get(slug)!).add(id);
   }
 
   /** Whether folder `id` is `ancestor` or lies inside it. */
@@ -670,6 +699,7 @@ export class SpaceStore {
     // The draft now equals the published version (publishing stamps both).
     record.draft = null;
     record.updated_at = now;
+    this.#hold(id);
     const event = this.#commit({
       action: 'published',
       story_id: id,
@@ -686,6 +716,7 @@ export class SpaceStore {
     if (!record.draft && was) record.draft = clone(was);
     record.published = null;
     record.updated_at = this.#now();
+    this.#hold(id);
     const story = (record.draft ?? was)!.story;
     const event = this.#commit({
       action: 'unpublished',
@@ -706,6 +737,7 @@ export class SpaceStore {
       if (hasChildren) throw new StoreError(422, `folder ${id} is not empty`);
       this.#folders.delete(id);
       this.#byUuid.delete(folder.uuid);
+      this.#hold(id);
       return {
         event: this.#commit({
           action: 'deleted',
@@ -720,6 +752,7 @@ export class SpaceStore {
     const record = this.record(id);
     this.#records.delete(id);
     this.#byUuid.delete(record.uuid);
+    this.#hold(id);
     const story = (record.published ?? structureOf(record))?.story;
     return {
       event: this.#commit({

@@ -77,3 +77,48 @@ describe('a datasource of many entries, paged', () => {
     }
   });
 });
+
+describe('the slugs the control plane checks, looked up', () => {
+  it('frees a slug its holder left (moved, deleted, its folder moved) and takes the one it came to', async () => {
+    const server = await startTestServer({ admin: true });
+    const admin = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${server.url}/__admin${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const create = (slug: string, parent_id: number, is_folder = false) =>
+      admin('POST', '/stories', { name: slug, slug, parent_id, is_folder });
+    try {
+      const outer = (await create('outer', 0, true)).body.story.id;
+      const story = (await create('a', outer)).body.story.id;
+      expect((await admin('POST', `/stories/${story}/publish`)).status).toBe(200);
+      expect((await create('a', outer)).status).toBe(422);
+      // Moved (its draft and published version): the old slug is free, the new one taken.
+      expect((await admin('PUT', `/stories/${story}`, { slug: 'b' })).status).toBe(200);
+      expect((await create('b', outer)).status).toBe(422);
+      const again = (await create('a', outer)).body.story.id;
+      // Unpublished, a story keeps its slug; deleted, it frees it.
+      expect((await admin('POST', `/stories/${story}/unpublish`)).status).toBe(200);
+      expect((await create('b', outer)).status).toBe(422);
+      expect((await admin('DELETE', `/stories/${story}`)).status).toBe(200);
+      const b = (await create('b', outer)).body.story.id;
+      // The folder moved: its stories' slugs move with it.
+      expect((await admin('PUT', `/stories/${outer}`, { slug: 'moved' })).status).toBe(200);
+      expect((await create('outer', 0, true)).status).toBe(201);
+      expect((await admin('POST', '/stories', { name: 'x', slug: 'moved' })).status).toBe(422);
+      const inner = (await create('inner', outer, true)).body.story.id;
+      expect((await admin('PUT', `/stories/${again}`, { parent_id: inner })).status).toBe(200);
+      expect((await admin('PUT', `/stories/${b}`, { parent_id: inner, slug: 'a' })).status).toBe(422);
+      expect((await admin('PUT', `/stories/${b}`, { slug: 'a' })).status).toBe(200);
+      // The folder gone once empty: its slug is free.
+      expect((await admin('DELETE', `/stories/${again}`)).status).toBe(200);
+      expect((await admin('DELETE', `/stories/${inner}`)).status).toBe(200);
+      expect((await create('inner', outer, true)).status).toBe(201);
+    } finally {
+      await server.close();
+    }
+  });
+});
