@@ -146,6 +146,35 @@ async function controlPlaneSlugs(): Promise<void> {
   report('control plane: 2,000 stories created and 2,000 moved', ['in 20,000 stories', large], ['in 2,000', small]);
 }
 
+/**
+ * The first 20 pages (of 100) of a search every story matches, in a space of 20,000 stories against
+ * one of 2,000: the search is made for the first page, the others cut from it.
+ */
+async function pagedSearch(): Promise<void> {
+  const run = (n: number) => {
+    const store = new SpaceStore(foldersSpace(n, true));
+    let round = 0;
+    return () => {
+      // A term of its own each run, so that no run takes the selection an earlier one made.
+      const term = [...'welcome'].map((c, i) => (i === round ? c.toUpperCase() : c)).join('');
+      round++;
+      for (let page = 1; page <= 20; page++) {
+        const params = new URLSearchParams({ token: 'bench', search_term: term, per_page: '100', page: String(page) });
+        encode(handleCdn(store, { api: 'v2', endpoint: 'stories', path: '', params, preview: false }));
+      }
+    };
+  };
+  const small = run(2_000);
+  const large = run(20_000);
+  small();
+  large();
+  report(
+    'stories?search_term=, 20 pages of 100',
+    ['in 20,000 stories', await cpuMs(large, 2)],
+    ['in 2,000', await cpuMs(small, 2)],
+  );
+}
+
 /** Loading 16,000 folders a synced snapshot lacks (derived from paths), against the same folders listed. */
 async function derivedFolders(): Promise<void> {
   const listed = foldersSpace(16_000, true);
@@ -190,6 +219,7 @@ export async function benchScale(): Promise<void> {
     await datasourceEntries();
     await pagedEntries();
     await derivedFolders();
+    await pagedSearch();
     await controlPlaneSlugs();
     await rereadDirectory(dir);
     await heldAssetPhase(path.join(dir, 'assets-snapshot'));

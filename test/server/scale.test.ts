@@ -122,3 +122,33 @@ describe('the slugs the control plane checks, looked up', () => {
     }
   });
 });
+
+describe('a story listing paged', () => {
+  it('answers each page of a query from the same selection, and a change made since in the next page', async () => {
+    const server = await startTestServer({ space: foldersSpace(250, true), admin: true });
+    try {
+      const ids = async (params: Record<string, string>) => {
+        const out: number[] = [];
+        for (let page = 1; page <= 3; page++) {
+          const r = await server.api('/v2/cdn/stories', { ...params, per_page: '100', page: String(page) });
+          out.push(...r.body.stories.map((s: { id: number }) => s.id));
+          expect(r.headers.get('total')).toBe('251');
+        }
+        return out;
+      };
+      const paths = Array.from({ length: 250 }, (_, i) => 900_000 + i);
+      expect(await ids({ starts_with: 'outer/' })).toEqual([OUTER + 1, ...paths].sort((a, b) => a - b));
+      const slug = (id: number) => (id === OUTER + 1 ? 'outer/intro' : `outer/f${id - 900_000}/page`);
+      expect(await ids({ starts_with: 'outer/', sort_by: 'full_slug:desc' })).toEqual(
+        [OUTER + 1, ...paths].sort((a, b) => (slug(b) < slug(a) ? -1 : 1)),
+      );
+      // Unpublished, and so gone from the next page asked of either query.
+      expect((await fetch(`${server.url}/__admin/stories/900000/unpublish`, { method: 'POST' })).status).toBe(200);
+      const first = await server.api('/v2/cdn/stories', { starts_with: 'outer/', per_page: '100' });
+      expect(first.headers.get('total')).toBe('250');
+      expect(first.body.stories.map((s: { id: number }) => s.id)).not.toContain(900_000);
+    } finally {
+      await server.close();
+    }
+  });
+});
