@@ -19,24 +19,29 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The first line serve prints on standard output. */
+function listeningLine(child: ReturnType<typeof spawnCli>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const onData = (d: string) => {
+      seen += d;
+      const nl = seen.indexOf('\n');
+      if (nl !== -1) {
+        child.stdout.off('data', onData);
+        resolve(seen.slice(0, nl));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening`)));
+  });
+}
+
 describe('content-sync serve', () => {
   it('prints one line "listening on http://127.0.0.1:<port>", serves, and ends with 0 on SIGTERM', async () => {
     const child = spawnCli(['serve', '--data', data, '--port', '0', '--public-token', 'cli-token', '--admin']);
     const done = collect(child);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let seen = '';
-        const onData = (d: string) => {
-          seen += d;
-          const nl = seen.indexOf('\n');
-          if (nl !== -1) {
-            child.stdout.off('data', onData);
-            resolve(seen.slice(0, nl));
-          }
-        };
-        child.stdout.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening`)));
-      });
+      const line = await listeningLine(child);
       const m = /^listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
       expect(m, line).not.toBeNull();
       const base = m![1]!;
@@ -58,6 +63,24 @@ describe('content-sync serve', () => {
     expect(result.signal).toBeNull();
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+
+  it('takes its tokens from CONTENT_PUBLIC_TOKEN and CONTENT_PREVIEW_TOKEN, off the command line', async () => {
+    const env = { CONTENT_PUBLIC_TOKEN: 'env-public', CONTENT_PREVIEW_TOKEN: 'env-preview' };
+    const child = spawnCli(['serve', '--data', data, '--port', '0'], env);
+    const done = collect(child);
+    try {
+      const base = /^listening on (\S+)$/.exec(await listeningLine(child))![1]!;
+      const status = async (query: string) => (await fetch(`${base}/v2/cdn/stories/blog/first-post?${query}`)).status;
+      expect(await status('token=env-public')).toBe(200);
+      expect(await status('token=env-public&version=draft')).toBe(401);
+      expect(await status('token=env-preview&version=draft')).toBe(200);
+      expect(await status('token=local-public-token')).toBe(401);
+      expect(await status('token=local-preview-token&version=draft')).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect((await done).code).toBe(0);
   });
 
   it("bad flags exit 2 with what is wrong and where serve's options are, on stderr", async () => {
