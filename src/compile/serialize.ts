@@ -233,9 +233,12 @@ export function storyModuleSource(
   let consts = new Map<object, string>();
   // Iterative, as `edits`: a story's copies nest as deep as its content times the resolution depth.
   const count = (root: unknown): void => {
-    const stack: Array<[unknown, unknown]> = [[root, undefined]];
-    while (stack.length) {
-      const [v, original] = stack.pop()!;
+    // Two parallel stacks, values and their originals: no pair allocated per node of the hot path.
+    const values: unknown[] = [root];
+    const originals: unknown[] = [undefined];
+    while (values.length) {
+      const v = values.pop();
+      const original = originals.pop();
       if (!isObject(v) || raws.has(v) || v === original) continue;
       const base = originalOf(v);
       const along = base !== undefined && base === original;
@@ -246,7 +249,10 @@ export function storyModuleSource(
       }
       const o = along || (base !== undefined && raws.has(base)) ? (base as Record<string, unknown>) : undefined;
       const items = v as Record<string | number, unknown>;
-      for (const k of (o && changedKeys(v)) ?? Object.keys(v)) stack.push([items[k], o?.[k]]);
+      for (const k of (o && changedKeys(v)) ?? Object.keys(v)) {
+        values.push(items[k]);
+        originals.push(o?.[k]);
+      }
     }
   };
 
