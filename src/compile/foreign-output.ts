@@ -7,28 +7,18 @@ import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from
 import path from 'node:path';
 import { GENERATED_HEADER } from './emit.js';
 import { generatedFiles } from './output.js';
-import { FORMER_TYPES, TOP_FILES } from './shared-files.js';
+import { FORMER_TYPES, FORMER_TYPES_HEAD, TOP_FILES } from './shared-files.js';
 
 /** The names a compile writes (or wrote) at the top of its output directory. */
 const OWN_TOP_FILES: readonly string[] = [...TOP_FILES, FORMER_TYPES];
 
 /** Throws when `out` or `declaration` is not a compile's own. The directory is looked at when `fresh` (no compile's state is there). */
 export function refuseForeignFiles(out: string, declaration: string | undefined, fresh: boolean): void {
-  // Only the header is read: the declarations are looked at on every compile, and can be large.
-  const header = Buffer.from(GENERATED_HEADER);
   const foreign = (file: string): boolean => {
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch {
-      return false;
-    }
-    try {
-      const start = Buffer.alloc(header.length);
-      return readSync(fd, start, 0, header.length, 0) < header.length || !start.equals(header);
-    } finally {
-      closeSync(fd);
-    }
+    const start = head(file);
+    if (start === undefined) return false;
+    const begins = (text: string): boolean => start.subarray(0, Buffer.byteLength(text)).equals(Buffer.from(text));
+    return !begins(GENERATED_HEADER) && !(path.basename(file) === FORMER_TYPES && begins(FORMER_TYPES_HEAD));
   };
   // A directory opens for reading on Linux and fails the read with a bare EISDIR that names neither it nor the flag.
   if (declaration !== undefined && isDirectory(declaration))
@@ -44,6 +34,23 @@ export function refuseForeignFiles(out: string, declaration: string | undefined,
     throw new Error(
       `${out} holds files content-sync did not write (${theirs.join(', ')}): a compile writes into a new or empty directory or its own output; choose another --out (or dir)`,
     );
+}
+
+/** The first bytes of `file`, as many as a header has (undefined when it cannot be opened: missing, nobody's). */
+function head(file: string): Buffer | undefined {
+  // Only the head is read: the declarations are looked at on every compile, and can be large.
+  const start = Buffer.alloc(Math.max(Buffer.byteLength(GENERATED_HEADER), Buffer.byteLength(FORMER_TYPES_HEAD)));
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    return start.subarray(0, readSync(fd, start, 0, start.length, 0));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function isDirectory(file: string): boolean {

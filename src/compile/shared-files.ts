@@ -46,6 +46,12 @@ type TopFile = (typeof TOP_FILES)[number];
  */
 export const FORMER_TYPES = 'types.ts';
 
+/**
+ * How a types.ts began before compiles put GENERATED_HEADER in it (the types' own preamble): such a
+ * file, left by an older version whose state this one does not read, is a compile's, not the project's.
+ */
+export const FORMER_TYPES_HEAD = '/**\n * Any component instance ("blok").';
+
 /** A types.ts an earlier compile wrote, as a leftover to remove (a compile with a state removes it as a file it no longer writes). */
 export function formerTypes(out: string): string[] {
   return existsSync(path.join(out, FORMER_TYPES)) ? [FORMER_TYPES] : [];
