@@ -15,7 +15,7 @@ import {
   type DatasourceRecord,
   type Manifest,
 } from '../snapshot/format.js';
-import { readManifest } from '../snapshot/read.js';
+import { readManifest, refuseNewerFormat } from '../snapshot/read.js';
 import { indexRowsOfLayout, parseIndexRowsText } from '../snapshot/index-rows.js';
 import { rememberedState } from '../snapshot/state.js';
 import { indexRowOf, scanIndexRows, type IndexRow } from '../snapshot/stories-index.js';
@@ -40,6 +40,7 @@ export async function openSnapshot(snapshot: string): Promise<{ manifest: Manife
       index.push({ id: e.id, uuid: e.uuid, digest: e.digest, component: e.component, published: e.published });
     return { manifest: mem.manifest, readIndex: () => index.sort((a, b) => a.id - b.id) };
   }
+  refuseNewerFormat(snapshot);
   const manifest = await readManifest(snapshot).catch(() => undefined);
   if (!manifest)
     throw new Error(`${snapshot} holds no snapshot (no readable manifest.json); run \`content-sync sync\` first`);

@@ -20,6 +20,15 @@ export const FORMAT_VERSION = 1;
 export const DEFAULT_LANG = 'default';
 
 /**
+ * Why a directory whose manifest has `format` is refused, when a newer version wrote it: this one
+ * would misread it, or replace it in its own format. Undefined for a format this version reads.
+ */
+export function newerFormatReason(dir: string, format: unknown): string | undefined {
+  if (typeof format !== 'number' || format <= FORMAT_VERSION) return undefined;
+  return `${dir} holds a snapshot of format ${format}, written by a newer content-sync than this one (which reads format ${FORMAT_VERSION}): upgrade content-sync to use it`;
+}
+
+/**
  * What a language variant changes relative to the default-language story.
  * Top-level keys replace the default's; `content` is merged key by key into
  * the default content (a translated field replaces that field whole).

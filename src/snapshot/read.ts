@@ -15,6 +15,7 @@ import {
   Release,
   StoryRecord,
   WorkflowStage,
+  newerFormatReason,
   type SpaceData,
 } from './format.js';
 import { type AssetIndex, readAssetIndex } from './assets.js';
@@ -231,6 +232,18 @@ export async function readManifest(dir: string): Promise<Manifest | undefined> {
   return readOptional(dir, FILES.manifest, Manifest);
 }
 
+/** Throws when a newer version wrote the directory (see newerFormatReason); a manifest missing or unreadable is left to its reader. */
+export function refuseNewerFormat(dir: string, hint = ''): void {
+  let format: unknown;
+  try {
+    format = (JSON.parse(readFileSync(path.join(dir, FILES.manifest), 'utf8')) as { format?: unknown } | null)?.format;
+  } catch {
+    return;
+  }
+  const reason = newerFormatReason(dir, format);
+  if (reason) throw new SpaceDirectoryError(`${reason}${hint}`);
+}
+
 /**
  * Loads a whole space directory. `digests`, when given, receives a digest of each file read, of
  * the bytes read (so of the content loaded), by its path in the directory: the space's file
@@ -269,6 +282,8 @@ async function readOpened(
       `${dir} is not a space directory (no ${FILES.space}); create one with \`content-sync demo --out DIR\` (DIR new or empty) or \`content-sync sync\``,
     );
   }
+  // Before its records, which a newer format may shape otherwise.
+  refuseNewerFormat(dir);
   const space = check(Space, await readJson(spaceFile), spaceFile, true);
   if (digests) {
     const { version: _, ...unversioned } = space;
