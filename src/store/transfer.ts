@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import PQueue from 'p-queue';
-import { canonicalJson, forgetState, SnapshotTransaction } from '../snapshot/index.js';
+import { canonicalJson, FILES, forgetState, newerFormatReason, SnapshotTransaction } from '../snapshot/index.js';
 import { collision, openForReading } from '../snapshot/transaction.js';
 import { refuseForeignDirectory } from '../sync/index.js';
 import { digestOf, isSnapshotPath, snapshotDigests } from './files.js';
@@ -145,6 +145,24 @@ async function fetchVerified(store: ObjectStore, digest: string): Promise<Uint8A
 }
 
 /**
+ * Refuses a snapshot a newer builder published (a fleet upgraded one builder at a time): this version
+ * would commit files it misreads, then refuse its own snapshot directory. Nothing is committed.
+ */
+async function refuseNewerSnapshot(store: ObjectStore, key: string, manifest: StoreManifest): Promise<void> {
+  const digest = manifest.files[FILES.manifest];
+  const bytes = digest === undefined ? undefined : await fetchVerified(store, digest);
+  if (typeof bytes !== 'object') return; // none, or missing or damaged: the pull says so
+  let format: unknown;
+  try {
+    format = (JSON.parse(Buffer.from(bytes).toString('utf8')) as { format?: unknown } | null)?.format;
+  } catch {
+    return;
+  }
+  const newer = newerFormatReason(`${store.url}/${key}`, format);
+  if (newer) throw new Error(`${newer}; nothing was committed`);
+}
+
+/**
  * Makes the snapshot in `dir` the one the manifest `key` names: downloads only the objects whose
  * file the local snapshot does not hold, verifies each, and commits in one transaction. A
  * StoreIntegrityError (nothing committed) when an object is missing or damaged.
@@ -159,6 +177,7 @@ export async function pull(store: ObjectStore, dir: string, key: string, signal?
     throw new Error(
       `${store.url}/${key} names ${foreign.length} path(s) no snapshot holds (${foreign.slice(0, 2).join(', ')}); nothing was committed`,
     );
+  await refuseNewerSnapshot(store, key, manifest);
   const txn = await SnapshotTransaction.begin(dir);
   try {
     const local = await snapshotDigests(dir);

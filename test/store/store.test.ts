@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoSpace } from '../../src/demo/index.js';
-import { canonicalJson } from '../../src/snapshot/index.js';
+import { canonicalJson, FORMAT_VERSION } from '../../src/snapshot/index.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { digestOf, snapshotDigests } from '../../src/store/files.js';
 import { type FleetOptions, ObjectStore, prune } from '../../src/store/index.js';
@@ -193,6 +193,33 @@ describe('store', () => {
     expect(b.warnings.join('\n')).toMatch(/names 1 path\(s\) no snapshot holds \(\.txn\.lock\).*syncing from the API/);
     expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
     await expect(fs.access(path.join(bDir, '.txn.lock'))).rejects.toThrow();
+  });
+
+  it('a snapshot a newer builder published (a newer snapshot format) is not pulled: the builder syncs from the API', async () => {
+    const store = freshStore();
+    const a = await builder(service, await tempDir('a'), store);
+    const key = a.pushed!.manifest;
+    await withStore(store, async (s) => {
+      const manifest = (await readManifest(s, key))!;
+      const local = JSON.parse(
+        Buffer.from((await s.get(`${OBJECTS}${manifest.files['manifest.json']}`))!).toString('utf8'),
+      ) as object;
+      const newer = canonicalJson({ ...local, format: FORMAT_VERSION + 1 });
+      await s.put(`${OBJECTS}${digestOf(Buffer.from(newer))}`, newer);
+      await s.put(
+        key,
+        canonicalJson({ ...manifest, files: { ...manifest.files, 'manifest.json': digestOf(Buffer.from(newer)) } }),
+      );
+    });
+    const bDir = await tempDir('b');
+    const b = await builder(service, bDir, store);
+    expect(b.pulled).toBeUndefined();
+    expect(b.warnings.join('\n')).toMatch(
+      new RegExp(
+        `format ${FORMAT_VERSION + 1}, written by a newer content-sync.*nothing was committed.*syncing from the API`,
+      ),
+    );
+    expect(treeDiff(await readTree(bDir), await direct(service))).toEqual([]);
   });
 
   it("a directory of someone else's is refused untouched, though the store has a snapshot to pull into it", async () => {
