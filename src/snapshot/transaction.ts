@@ -181,9 +181,10 @@ async function recoverJournal(dir: string): Promise<'clean' | 'rolled-forward' |
   await sweep(dir);
   const txn = path.join(dir, TXN);
   if (!existsSync(txn)) return 'clean';
-  // A journal of an earlier version, whose writer named itself in it.
+  // A journal of an earlier version, whose writer named itself in it. One naming this process is an
+  // earlier process's that had its pid (a container restarted after a kill): this one writes none.
   const legacy = Number((await fs.readFile(path.join(txn, 'LOCK'), 'utf8').catch(() => '')).trim());
-  if (processRunning(legacy)) {
+  if (legacy !== process.pid && processRunning(legacy)) {
     throw new SnapshotLockedError(
       `${dir} is being written by process ${legacy} (an earlier version of content-sync); wait for it to finish`,
     );

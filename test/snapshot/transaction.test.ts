@@ -135,6 +135,26 @@ describe('one writer at a time', () => {
     expect(leftovers(dir)).toEqual([]);
   });
 
+  it("an earlier version's journal naming this pid in .txn/LOCK (a container restarted after a kill) is finished, by a writer and by a reader", async () => {
+    // As versions before the lock file left it: the plan committed, the writer's pid in the journal.
+    const legacyJournal = (dir: string) => {
+      mkdirSync(path.join(dir, '.txn', 'files'), { recursive: true });
+      writeFileSync(path.join(dir, '.txn', 'files', 'a.json'), 'committed a\n');
+      writeFileSync(path.join(dir, '.txn', 'COMMIT'), JSON.stringify({ puts: ['a.json'], deletes: [] }));
+      writeFileSync(path.join(dir, '.txn', 'LOCK'), String(process.pid));
+    };
+    const written = snapshotDir();
+    legacyJournal(written);
+    await (await SnapshotTransaction.begin(written)).abort();
+    expect(read(written, 'a.json')).toBe('committed a\n');
+    expect(leftovers(written)).toEqual([]);
+    const compiled = snapshotDir();
+    legacyJournal(compiled);
+    await (await openForReading(compiled, 0)).close();
+    expect(read(compiled, 'a.json')).toBe('committed a\n');
+    expect(leftovers(compiled)).toEqual([]);
+  });
+
   it('a lock that is not one content-sync wrote is left alone, with what to do', async () => {
     const dir = snapshotDir();
     writeFileSync(path.join(dir, '.txn.lock'), '');
