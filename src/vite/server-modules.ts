@@ -106,6 +106,13 @@ interface Stamp {
   assets?: string[];
 }
 
+/**
+ * The generation of how copies are made, raised when a copy an earlier version made of the same module
+ * differs (2: asset URLs joined as Vite joins its own, where `build.assetsDir` '' made them `//<file>`):
+ * copies kept from before are then all made again, not only those whose modules changed since.
+ */
+const COPIES_VERSION = 2;
+
 async function keyOf(environment: Environment, snapshotDir: string, assets: AssetImports | undefined): Promise<string> {
   const { base, build } = environment.config;
   const index = assets ? await fs.stat(path.join(snapshotDir, ASSET_INDEX)).catch(() => undefined) : undefined;
@@ -114,6 +121,7 @@ async function keyOf(environment: Environment, snapshotDir: string, assets: Asse
     assetsDir: build.assetsDir,
     assetIndex: index?.mtimeMs ?? null,
     renditions: assets?.renditionKey ?? null,
+    copies: COPIES_VERSION,
   });
 }
 

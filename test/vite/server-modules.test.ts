@@ -258,4 +258,28 @@ describe("a server build with ssrModules: 'external' and assets at the output's 
         expect(decodeURIComponent(rendition!)).toMatch(/^\/[0-9a-f]{64}-480w\.\w+$/);
     }
   }, 60_000);
+
+  it('makes again the copies an earlier version kept with `//<file>`, though their modules did not change', async () => {
+    // The output as versions before the fix left it: copies showing `//<file>`, and their stamp.
+    const copies = path.join(root, 'out', 'content');
+    let altered = 0;
+    for (const file of await fs.readdir(copies, { recursive: true })) {
+      if (!file.endsWith('.js')) continue;
+      const copy = path.join(copies, file);
+      const text = await fs.readFile(copy, 'utf8');
+      const old = text.replace(/"\/([0-9a-f]{64})/g, '"//$1');
+      if (old !== text) altered++;
+      await fs.writeFile(copy, old);
+    }
+    expect(altered).toBeGreaterThan(0);
+    const stampFile = path.join(copies, '.content-sync.json');
+    const stamp = JSON.parse(await fs.readFile(stampFile, 'utf8')) as { key: string };
+    const { copies: _, ...oldKey } = JSON.parse(stamp.key) as Record<string, unknown>;
+    await fs.writeFile(stampFile, JSON.stringify({ ...stamp, key: JSON.stringify(oldKey) }));
+    const base = config(root, capturingLogger(), [480]);
+    await build({ ...base, build: { ...base.build, assetsDir: '' } });
+    const images = (await renderIn(path.join(root, 'out'))).flatMap((r) => r.images);
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images) expect(image.split('#')[0]).toMatch(/^\/[0-9a-f]{64}\.\w+$/);
+  }, 60_000);
 });
