@@ -16,7 +16,7 @@ import type { Logger } from './pipeline.js';
 import { PipelineError } from './pipeline-error.js';
 import { announceService, serviceFileOf, withdrawService } from './service-file.js';
 import { onKeptPort } from './service-port.js';
-import { type Origin, readOrigin, type StartSync, startSync, writeOrigin } from './space-origin.js';
+import { ORIGIN_FILE, type Origin, readOrigin, type StartSync, startSync, writeOrigin } from './space-origin.js';
 
 type EmbeddedOptions = NonNullable<ResolvedOptions['embedded']>;
 
@@ -192,9 +192,6 @@ export class EmbeddedService {
     this.#generation = this.#server.service.store.generation;
     this.#announce();
     this.#planFrom(space, digests);
-    // Without the digests of the directory the snapshot was last synced from, what changed cannot be told.
-    if (!this.#plan!.full && !readOrigin(this.#originFile))
-      this.#plan = { full: true, events: [], reason: 'the directory the snapshot was synced from is not known' };
     // A draft saved through the control plane leaves the cache version as it was: the snapshot may
     // hold drafts the directory never had, which the directory's changes alone would not take out.
     if (!this.#plan!.full && edited)
@@ -255,7 +252,7 @@ export class EmbeddedService {
 
   /** Where the directory's origin is kept (beside the snapshot, in the content directory). */
   get #originFile(): string {
-    return path.join(this.#dir, 'space-origin.json');
+    return path.join(this.#dir, ORIGIN_FILE);
   }
 }
 

@@ -15,6 +15,9 @@ import type { SpaceData } from '../snapshot/index.js';
 import type { WebhookEvent } from '../sync/index.js';
 import { keepFile } from './kept-file.js';
 
+/** The file the origin is kept in, in the content directory. */
+export const ORIGIN_FILE = 'space-origin.json';
+
 /** The space directory a snapshot was synced from. */
 export interface Origin {
   /** The space's version (the cache version the service started at). */
@@ -61,14 +64,20 @@ const DATASOURCE_FILE = /^datasources\/(\d+)\.json$/;
 export function startSync(kept: Origin | undefined, cv: number | undefined, now: Origin, space: SpaceData): StartSync {
   const full = (reason: string | undefined): StartSync => ({ full: true, events: [], ...(reason ? { reason } : {}) });
   if (cv === undefined) return full(undefined);
-  // Not known to have been synced from this directory: as before origins were kept, a full sync
-  // unless the snapshot is at the space's version (edits through the control plane move it).
-  if (!kept || kept.version !== cv) {
+  // Nothing says which service the snapshot was synced from (an earlier version kept no origin, nor
+  // its port): at the space's version, its asset URLs may still name a port nothing serves any more.
+  if (!kept)
+    return full(
+      cv === now.version
+        ? `nothing kept says which service the snapshot was synced from (its asset URLs carry it; no ${ORIGIN_FILE} beside it, as an earlier version kept none)`
+        : 'the space directory changed since the snapshot was synced',
+    );
+  // Not known to have been synced from this directory: a full sync unless the snapshot is at the
+  // space's version (edits through the control plane move it).
+  if (kept.version !== cv) {
     if (cv === now.version) return { full: false, events: [] };
     return full(
-      kept
-        ? 'the snapshot is at another version than the one kept of the space directory (it took edits made through the control plane, say)'
-        : 'the space directory changed since the snapshot was synced',
+      'the snapshot is at another version than the one kept of the space directory (it took edits made through the control plane, say)',
     );
   }
   if (kept.service !== now.service)

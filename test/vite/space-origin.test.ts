@@ -164,6 +164,32 @@ describe('the embedded space directory changed between runs', () => {
       await new Promise((resolve) => holder.close(resolve));
     }
   }, 60_000);
+
+  it('syncs the whole space, saying why, over a content directory an earlier version left (no origin, no port kept)', async () => {
+    await run(root, space);
+    const content = path.join(root, '.content');
+    const old = Number((await fs.readFile(path.join(content, 'service-port'), 'utf8')).trim());
+    await fs.rm(path.join(content, 'space-origin.json'));
+    await fs.rm(path.join(content, 'service-port'));
+    // The port the earlier version's service had is another's now (each of its starts took a free one).
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(old, '127.0.0.1', resolve));
+    try {
+      const logger = capturingLogger();
+      const upgraded = await run(root, space, undefined, 'published', logger);
+      expect(upgraded.sync?.mode).toBe('full');
+      expect(logger.lines.map((l) => l.msg)).toContain(
+        'content-sync: reading the whole space: nothing kept says which service the snapshot was synced from (its asset URLs carry it; no space-origin.json beside it, as an earlier version kept none)',
+      );
+      // No asset URL names the port nothing serves any more.
+      const files = await snapshotFiles(root);
+      const stories = [...files].filter(([rel]) => rel.startsWith('stories/'));
+      expect(stories.some(([, text]) => text.includes('http://127.0.0.1:'))).toBe(true);
+      expect(stories.filter(([, text]) => text.includes(`127.0.0.1:${old}/`)).map(([rel]) => rel)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 60_000);
 });
 
 describe('the embedded space directory changed between runs, in the draft view', () => {
@@ -268,11 +294,17 @@ describe('what the first sync after a start fetches', () => {
     const reason = (start: ReturnType<typeof startSync>) => (start.full ? start.reason : 'not full');
     // No snapshot yet: everything, with nothing to explain.
     expect(startSync(kept, undefined, same.origin, same.data)).toEqual({ full: true, events: [] });
-    // No origin kept, or one of another snapshot: everything unless the snapshot is at the space's version.
+    // No origin kept: everything (the service the snapshot's asset URLs name is not known).
     expect(reason(startSync(undefined, kept.version + 1, same.origin, same.data))).toBe(
       'the space directory changed since the snapshot was synced',
     );
-    expect(startSync(undefined, same.origin.version, same.origin, same.data).full).toBe(false);
+    expect(reason(startSync(undefined, same.origin.version, same.origin, same.data))).toMatch(
+      /^nothing kept says which service the snapshot was synced from/,
+    );
+    // One of another snapshot: everything unless the snapshot is at the space's version.
+    expect(startSync({ ...kept, version: kept.version - 1 }, same.origin.version, same.origin, same.data).full).toBe(
+      false,
+    );
     expect(reason(startSync(kept, kept.version + 1, same.origin, same.data))).toMatch(
       /^the snapshot is at another version than the one kept of the space directory/,
     );
