@@ -294,6 +294,28 @@ async function fetchAllStories(pass: Pass): Promise<void> {
   }
 }
 
+/**
+ * The records of a snapshot read whole without its indexes that the space no longer lists: no index
+ * names them for removal, and serve would go on serving a story deleted since.
+ */
+async function removeUnlisted(pass: Pass, out: string): Promise<void> {
+  const unlisted = async (folder: string, listed: ReadonlyMap<number, unknown>): Promise<number[]> => {
+    const names = await fs.readdir(path.join(out, folder)).catch(() => [] as string[]);
+    return names.flatMap((name) => {
+      const id = /^(\d+)\.json$/.exec(name)?.[1];
+      return id !== undefined && !listed.has(Number(id)) ? [Number(id)] : [];
+    });
+  };
+  for (const id of await unlisted(FILES.stories, pass.stories)) {
+    pass.removed.add(id);
+    pass.txn.delete(storyFile(id));
+  }
+  for (const id of await unlisted(FILES.datasources, pass.datasources)) {
+    pass.changedDatasources.add(id);
+    pass.txn.delete(datasourceFile(id));
+  }
+}
+
 function removeStory(pass: Pass, id: number): void {
   if (!pass.stories.has(id)) return;
   pass.stories.delete(id);
@@ -835,6 +857,9 @@ async function syncPass(run: SyncRun, txn: SnapshotTransaction, passNo: number):
     );
   }
   const plan = planPass(run, state, space);
+  // A snapshot there whose state cannot be read (its indexes deleted or damaged): read whole, saying so.
+  const unindexed = !state && existsSync(path.join(out, FILES.manifest));
+  if (unindexed && !options.full) plan.fullBecause = "the snapshot's indexes could not be read";
   // A snapshot synced without assets gets them on the first sync that asks, even when nothing else changed.
   const assetsMissing = options.assets !== undefined && !existsSync(path.join(out, ASSET_INDEX));
   // Unchanged only when the last sync that read every change is at the space's version (asset
@@ -845,6 +870,7 @@ async function syncPass(run: SyncRun, txn: SnapshotTransaction, passNo: number):
   }
   const pass = newPass(run, txn, space, state, plan);
   const tagsText = await readChanges(pass, state, plan, options);
+  if (unindexed) await removeUnlisted(pass, out);
   checkMoved(pass);
   // v1 answers carry no cache version and never redirect: ask the space again before committing.
   if (client.api === 'v1' && (await client.space()).version !== space.version) throw new Moved();
