@@ -128,7 +128,7 @@ export async function compileCommand(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ ok: true, ...result, durationMs: Math.round(result.durationMs) }));
   } else {
     console.log(
-      `compiled ${count(result.stories, 'story', 'stories')} (${count(result.modules, 'module')}, ${result.mode}) into ${out}: ` +
+      `compiled ${count(result.stories, 'story', 'stories')} (${count(result.modules, 'module')}, ${result.mode}${result.fullBecause ? `: ${result.fullBecause}` : ''}) into ${out}: ` +
         `${count(result.written.length, 'file')} written, ${result.deleted.length} deleted in ${(result.durationMs / 1000).toFixed(1)}s`,
     );
   }

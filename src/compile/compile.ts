@@ -123,6 +123,8 @@ export interface CompileResult {
    * changed beyond `written` and `deleted` (what this compile changed from the other's output).
    */
   writtenElsewhere?: true;
+  /** Why a compile over an output with a state compiled everything although not asked to (another version's state, other options). */
+  fullBecause?: string;
   durationMs: number;
 }
 
@@ -266,6 +268,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const leftovers = previous ? undefined : [...generatedFiles(out), ...formerTypes(out)];
   let state: CompileLedger | undefined =
     !options.full && previous?.fingerprint === fingerprint && previous.chunkTotal === chunkTotal ? previous : undefined;
+  const fullBecause = state || options.full ? undefined : whyFull(previous, stamp, fingerprint, chunkTotal);
 
   const byUuid = new Map<string, number>();
   for (const e of index) byUuid.set(e.uuid, e.id);
@@ -419,8 +422,27 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     warnings: [...languagesListed, ...renamedTypes(types.model.components), ...(warning ? [warning] : [])],
     ...(declared ? { declaration } : {}),
     ...elsewhere,
+    ...(!state && fullBecause ? { fullBecause } : {}),
     durationMs: performance.now() - started,
   };
+}
+
+/**
+ * Why the last compile's state is not resumed from, when there is one: an upgrade (or a downgrade)
+ * compiles everything once, and says so. `stamp`: the state file's, undefined when there is none.
+ */
+function whyFull(
+  previous: CompileLedger | undefined,
+  stamp: string | undefined,
+  fingerprint: string,
+  chunkTotal: number,
+): string | undefined {
+  if (!previous)
+    return stamp === undefined ? undefined : "the last compile's state is not one this version of content-sync reads";
+  if (previous.fingerprint !== fingerprint)
+    return 'the compile options or the version of content-sync changed since the last compile';
+  if (previous.chunkTotal !== chunkTotal) return 'the stories fill another number of chunks than at the last compile';
+  return undefined;
 }
 
 /**

@@ -250,7 +250,7 @@ export class ContentPipeline {
     for (const w of compiled.warnings) this.log.warn(`content-sync: ${w}`);
     if (compiled.written.length || compiled.deleted.length) {
       this.log.info(
-        `content-sync: compiled ${count(compiled.stories, 'story', 'stories')}: ${count(compiled.written.length, 'file')} written, ${compiled.deleted.length} deleted`,
+        `content-sync: compiled ${count(compiled.stories, 'story', 'stories')}${compiled.fullBecause ? ` (in full: ${compiled.fullBecause})` : ''}: ${count(compiled.written.length, 'file')} written, ${compiled.deleted.length} deleted`,
       );
     }
     const changedFiles = [...compiled.written, ...compiled.deleted].map((rel) => path.join(this.modulesDir, rel));

@@ -48,11 +48,28 @@ describe('compile over an earlier version’s output', () => {
   it('removes the types.ts an older version wrote without the header and compiles as into a new directory', async () => {
     const out = path.join(await tempDir('upgrade-out'), '.content');
     await olderOutput(out);
-    await compile({ snapshot, out });
+    const upgraded = await compile({ snapshot, out });
+    expect(upgraded.mode).toBe('full');
+    expect(upgraded.fullBecause).toBe("the last compile's state is not one this version of content-sync reads");
     expect(existsSync(path.join(out, 'types.ts'))).toBe(false);
     const fresh = path.join(await tempDir('upgrade-fresh'), '.content');
     await compile({ snapshot, out: fresh });
     expect(bytesDiff(await readOutput(fresh), await readOutput(out), [STATE])).toEqual([]);
+  }, 30_000);
+
+  it('says why it compiles everything over a state an earlier generation of the output wrote, and nothing when there was none', async () => {
+    const out = path.join(await tempDir('upgrade-generation'), '.content');
+    expect((await compile({ snapshot, out })).fullBecause).toBeUndefined();
+    // Same state version, another fingerprint: what an output version raised since gives.
+    const state = JSON.parse(readFileSync(path.join(out, STATE), 'utf8')) as Record<string, unknown>;
+    await fs.writeFile(
+      path.join(out, STATE),
+      JSON.stringify({ ...state, fingerprint: 'of an earlier output version' }),
+    );
+    const again = await compile({ snapshot, out });
+    expect(again.mode).toBe('full');
+    expect(again.fullBecause).toBe('the compile options or the version of content-sync changed since the last compile');
+    expect((await compile({ snapshot, out })).fullBecause).toBeUndefined();
   }, 30_000);
 
   it('still refuses a types.ts of the project’s own there', async () => {
