@@ -45,11 +45,11 @@ const SERVE_HELP = `usage: content-sync serve --data DIR [options]
   --data DIR              a space directory (\`content-sync demo\` writes one)
   --port P                the port (default 3210; 0: any free one)
   --host H                the address to listen on (default 127.0.0.1)
-  --public-token T        the token of the published view (default: $CONTENT_PUBLIC_TOKEN,
-                          else local-public-token)
-  --preview-token T       the token of both views (default: $CONTENT_PREVIEW_TOKEN, else
-                          local-preview-token; a mirror's real tokens belong in the environment,
-                          which no other user sees in ps)
+  --public-token T        the token of the published view, else $CONTENT_PUBLIC_TOKEN
+                          (default local-public-token)
+  --preview-token T       the token of both views, else $CONTENT_PREVIEW_TOKEN
+                          (default local-preview-token); a mirror's real tokens belong in
+                          the environment, which no other user sees in ps
   --latency MS            delay every answer, to emulate a network (default 0)
   --no-rate-limit         answer without the contract's rate limits
   --faults SPEC           fail requests at given rates, seeded: 429=0.05,reset=0.01,seed=7
