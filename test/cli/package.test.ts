@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   license: string;
   files: string[];
-  exports: Record<string, { types: string; import: string }>;
+  exports: Record<string, { types: string; default: string }>;
 };
 
 describe('the package', () => {
@@ -44,10 +44,10 @@ describe('the package', () => {
   it('exports entry points that are built (by `npm pack` and `npm test`) and load in Node', async () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './image', './prerender', './server']);
     for (const [subpath, target] of Object.entries(pkg.exports)) {
-      expect(existsSync(path.join(ROOT, target.import)), subpath).toBe(true);
+      expect(existsSync(path.join(ROOT, target.default)), subpath).toBe(true);
       expect(existsSync(path.join(ROOT, target.types)), subpath).toBe(true);
     }
-    const prerender = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./prerender']!.import)).href)) as {
+    const prerender = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./prerender']!.default)).href)) as {
       ModuleDigests: unknown;
       SERVER_CONTENT_DIR: unknown;
     };
@@ -56,8 +56,44 @@ describe('the package', () => {
     expect(prerender.SERVER_CONTENT_DIR).toBe('content');
   });
 
+  it('loads in a project without "type": "module": its vite.config.ts, and require() of every entry', async () => {
+    // `npm init` writes no "type": Vite bundles such a project's vite.config.ts to CommonJS and
+    // requires the plugin, which Node (20.19 on, the engines floor) loads only through a condition
+    // that require() matches.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'package-cjs-'));
+    try {
+      await fs.mkdir(path.join(dir, 'node_modules'));
+      await fs.symlink(ROOT, path.join(dir, 'node_modules', 'vite-plugin-content-sync'));
+      await fs.symlink(path.join(ROOT, 'node_modules', 'vite'), path.join(dir, 'node_modules', 'vite'));
+      await fs.writeFile(path.join(dir, 'package.json'), '{ "name": "app", "private": true }\n');
+      await fs.writeFile(
+        path.join(dir, 'vite.config.ts'),
+        "import { defineConfig } from 'vite';\nimport { contentSync } from 'vite-plugin-content-sync';\nexport default defineConfig({ plugins: [contentSync({ offline: true })] });\n",
+      );
+      const subpaths = Object.keys(pkg.exports).map((s) => `vite-plugin-content-sync${s.slice(1)}`);
+      await fs.writeFile(
+        path.join(dir, 'entries.cjs'),
+        `for (const s of ${JSON.stringify(subpaths)}) console.log(s, Object.keys(require(s)).length > 0);\n`,
+      );
+      await fs.writeFile(
+        path.join(dir, 'config.mjs'),
+        "import { loadConfigFromFile } from 'vite';\nconst r = await loadConfigFromFile({ command: 'build', mode: 'production' });\nconsole.log(r.config.plugins.flat().map((p) => p.name).join(','));\n",
+      );
+      const run = promisify(execFile);
+      const required = await run(process.execPath, ['entries.cjs'], { cwd: dir });
+      expect(required.stdout).toBe(subpaths.map((s) => `${s} true\n`).join(''));
+      const config = await run(process.execPath, ['config.mjs'], {
+        cwd: dir,
+        env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
+      });
+      expect(config.stdout.trim()).toBe('vite-plugin-content-sync');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('serves a space directory through the /server entry as the README shows', async () => {
-    const server = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./server']!.import)).href)) as {
+    const server = (await import(pathToFileURL(path.join(ROOT, pkg.exports['./server']!.default)).href)) as {
       readSpaceDirectory(dir: string): Promise<unknown>;
       startServer(options: { space: unknown; assetUrls: 'self'; port: number }): Promise<{
         url: string;
