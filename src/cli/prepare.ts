@@ -13,6 +13,7 @@ import type { ContentSyncApi } from '../vite/index.js';
 import { PLUGIN_NAME } from '../vite/plugin.js';
 import { parse, UsageError } from './args.js';
 import { count } from '../text/index.js';
+import { loadOptional } from '../store/optional.js';
 
 const HELP = `usage: content-sync prepare [--config FILE] [--mode M]
 
@@ -67,7 +68,8 @@ async function projectVite(astro: boolean): Promise<typeof import('vite')> {
     if (astro) from = createRequire(from.resolve('astro/package.json'));
     return (await import(pathToFileURL(from.resolve('vite')).href)) as typeof import('vite');
   } catch {
-    return import('vite');
+    // Vite is an optional peer: without it, say so, not which file of this package imported it.
+    return loadOptional('vite', "loading the project's Vite config", () => import('vite'));
   }
 }
 

@@ -125,6 +125,31 @@ describe('content-sync prepare', () => {
   );
 
   it(
+    'names Vite and the line that installs it when neither the project nor the package resolves it',
+    async () => {
+      // npx -p vite-plugin-content-sync outside a project: Vite, an optional peer, is not installed.
+      const refuse = `export async function resolve(s, c, next) {
+  if (s === 'vite') throw Object.assign(new Error("Cannot find package 'vite' imported from " + c.parentURL), { code: 'ERR_MODULE_NOT_FOUND' });
+  return next(s, c);
+}`;
+      const dir = await projectWith('no-vite', {
+        'vite.config.mjs': 'export default {};\n',
+        'no-vite.mjs': `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(refuse)}`)});\n`,
+      });
+      const result = await runCli(
+        ['prepare'],
+        { ...ENV, NODE_OPTIONS: `--import ${path.join(dir, 'no-vite.mjs')}` },
+        dir,
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        "content-sync prepare: loading the project's Vite config needs the package vite, which is not installed: npm i -D vite",
+      );
+    },
+    SLOW,
+  );
+
+  it(
     "exits 1 with the plugin's own error, and writes nothing, when offline has no snapshot",
     async () => {
       const dir = await projectWith('no-snapshot', {
