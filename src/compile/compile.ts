@@ -65,6 +65,7 @@ export interface CompileOptions {
   resolveRelations?: readonly string[];
   detectRelations?: boolean;
   resolveLinks?: LinksMode;
+  /** How deep resolved stories resolve their own relations: 0 to 10 (default 1), as the plugin's `depth`. */
   depth?: number;
   /**
    * Keep a relation's uuid where its target is not in this view of the
@@ -141,10 +142,24 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   }
 }
 
+/**
+ * The deepest resolution a compile takes, as the plugin's `depth` and `--depth`: the resolver takes
+ * any, but each level embeds every related story of the last, so a space whose stories relate to
+ * several others outgrows memory (depth 1,000 over the 2,425-story demo with detected relations: out of memory after 90 s).
+ */
+const MAX_DEPTH = 10;
+
+/** Refuses, before anything is written, a depth from a script that the plugin and the CLI refuse. */
+function checkDepth(depth: number | undefined): void {
+  if (depth === undefined || (Number.isSafeInteger(depth) && depth >= 0 && depth <= MAX_DEPTH)) return;
+  throw new RangeError(`depth must be an integer from 0 to ${MAX_DEPTH}, got ${String(depth)}`);
+}
+
 async function compileSnapshot(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);
+  checkDepth(options.depth);
   const { manifest, readIndex } = await openSnapshot(snapshot);
   // One compile writes an output directory at a time (a dev server's and a build's, say): two at
   // once would each write the files of their own snapshot and leave a state that matches neither.

@@ -192,6 +192,18 @@ describe('content-sync compile --schema', () => {
   });
 });
 
+describe('compile() from a script', () => {
+  it('refuses a depth the plugin and --depth refuse (over 10), before writing anything', async () => {
+    // Each level embeds the related stories of the last: at depth 1,000 a related space of 2,425
+    // stories ran the process out of memory after a minute and a half.
+    const out = path.join(await tempDir('compile-depth'), 'modules');
+    const deep = { snapshot, out, resolveRelations: ['article.author'], depth: 11 };
+    await expect(compile(deep)).rejects.toThrow('depth must be an integer from 0 to 10, got 11');
+    expect(existsSync(out)).toBe(false);
+    expect((await compile({ ...deep, depth: 10 })).stories).toBe(stories);
+  });
+});
+
 describe('the files a full compile lists', () => {
   it('are in the order sort() gives their paths, whatever the number of digits of the story ids', () => {
     const others = ['types.d.ts', 'chunks/entries-0.js', 'stories.d.ts', 'runtime.js', 'backlinks.js'];
