@@ -165,7 +165,11 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
     },
   });
   endPhase('server bundle');
+  // The client build's index.html is the page template: it stays as the home page's file, written
+  // over it below, and goes when the site has no home page (a bare template is no page).
+  const templateFile = path.join(outDir, 'index.html');
   const keep = new Set(outputFiles(client).map((f) => path.join(outDir, f)));
+  keep.delete(templateFile);
   // The client build copied these too, though its output does not name them.
   if (publicDir) for (const file of await filesIn(publicDir)) keep.add(path.join(outDir, file));
   // Only the images and documents pages show: no server code (an older layout put chunks there).
@@ -181,7 +185,7 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
     if (there !== size) await fs.copyFile(from, to);
   }
 
-  const template = await fs.readFile(path.join(outDir, 'index.html'), 'utf8');
+  const template = await fs.readFile(templateFile, 'utf8');
   const last = await takeRendered(contentPath, outDir);
   const results = await prerender(path.join(ssrDir, 'prerender.js'), {
     outDir,

@@ -1,0 +1,60 @@
+/**
+ * The example site built over a space whose home story is not published (unpublished, or its slug
+ * changed): the site has no page at `/`, so the output has no file there, and a static host answers
+ * the not-found page. Real builds of a small demo space, real files.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSpaceDirectory } from '../../src/snapshot/read.js';
+import { writeSpaceDirectory } from '../../src/snapshot/write.js';
+import { SpaceStore } from '../../src/server/store.js';
+import { filesUnder, serveStatic, siteApi, type SiteApi } from './support.js';
+
+const STORIES = 60;
+
+describe('the example site without a home story', () => {
+  let tmp: string;
+  let api: SiteApi;
+  let contentDir: string;
+  let outDir: string;
+
+  beforeAll(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'example-no-home-'));
+    api = await siteApi();
+    contentDir = path.join(tmp, 'content');
+    outDir = path.join(tmp, 'dist');
+    await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('writes no page at / once the home story is unpublished, and / is not found', async () => {
+    expect(await fs.readFile(path.join(outDir, 'index.html'), 'utf8')).toContain('lang="en"');
+    const dir = path.join(contentDir, 'space');
+    const store = new SpaceStore(await readSpaceDirectory(dir));
+    const home = [...store.records()].find((r) => r.published?.story.full_slug === 'home')!;
+    store.unpublish(home.id);
+    await writeSpaceDirectory(dir, store.toData());
+
+    await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
+    // The client build writes the page template to index.html; no page filled it.
+    const unfilled: string[] = [];
+    for (const file of await filesUnder(outDir))
+      if (file.endsWith('.html') && (await fs.readFile(file, 'utf8')).includes('<!--app-html-->'))
+        unfilled.push(path.relative(outDir, file));
+    expect(unfilled).toEqual([]);
+    const site = await serveStatic(outDir);
+    try {
+      const res = await fetch(`${site.url}/`);
+      expect(res.status).toBe(404);
+      // The other pages are there.
+      expect((await fetch(`${site.url}/tags/`)).status).toBe(200);
+    } finally {
+      await site.close();
+    }
+  }, 120_000);
+});
