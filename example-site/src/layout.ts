@@ -6,6 +6,7 @@ import {
   LANGUAGE_NAMES,
   alternates,
   breadcrumbs,
+  homeUrl,
   htmlLang,
   languageRoot,
   topNavigation,
@@ -23,8 +24,9 @@ export interface Rendered {
 
 function navigation(ctx: PageContext, current: string): string {
   const { lang } = ctx;
+  const home = homeUrl(lang);
   const items = [
-    { url: languageRoot(lang), name: t('home', lang) },
+    ...(home ? [{ url: home, name: t('home', lang) }] : []),
     ...topNavigation(lang).flatMap((e) => {
       const url = urlOf(e);
       return url ? [{ url, name: ctx.title(e) }] : [];
@@ -71,7 +73,10 @@ export function layout(
         .join('')
     : '';
   const head = `<title>${esc(options.title)} · Demo site</title>${options.description ? `<meta name="description" content="${esc(options.description)}">` : ''}${alternateLinks}`;
-  const html = `<header class="site-header"><a class="brand" href="${esc(languageRoot(lang))}">Demo site</a>${navigation(ctx, url)}${languageSwitcher(route, lang)}</header>
+  const home = homeUrl(lang);
+  // Linked to the home page only when the site has one: no link leads to the not-found page.
+  const brand = home ? `<a class="brand" href="${esc(home)}">Demo site</a>` : '<span class="brand">Demo site</span>';
+  const html = `<header class="site-header">${brand}${navigation(ctx, url)}${languageSwitcher(route, lang)}</header>
 ${crumbs(ctx, route?.kind === 'story' ? route.entry : undefined)}
 <main>${options.body}</main>
 <footer class="site-footer"><a href="${esc(languageRoot(lang))}tags/">${esc(t('tags', lang))}</a></footer>`;

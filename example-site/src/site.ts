@@ -92,6 +92,13 @@ export function urlOfUuid(uuid: string, lang: string): string | undefined {
   return entry ? urlOf(entry) : undefined;
 }
 
+/** The URL of the home page in a language; undefined when the site has none (no home story published). */
+export function homeUrl(lang: string): string | undefined {
+  const { homeId, variants } = mapOf();
+  const home = homeId === undefined ? undefined : variants.get(homeId)?.get(lang);
+  return home && urlOf(home);
+}
+
 /** The URL of a tag's page in a language; undefined when the site has no page for it. */
 export function tagUrl(tag: string, lang: string): string | undefined {
   return planOf().tags.has(`${lang}\0${tag}`) ? tagPageUrl(tag, lang) : undefined;

@@ -1,7 +1,7 @@
 /**
  * The example site built over a space whose home story is not published (unpublished, or its slug
  * changed): the site has no page at `/`, so the output has no file there, and a static host answers
- * the not-found page. Real builds of a small demo space, real files.
+ * the not-found page, and no page links there. Real builds of a small demo space, real files.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -57,4 +57,16 @@ describe('the example site without a home story', () => {
       await site.close();
     }
   }, 120_000);
+
+  it('links no page to the home page it does not have', async () => {
+    const broken = new Set<string>();
+    for (const file of await filesUnder(outDir)) {
+      if (!file.endsWith('.html')) continue;
+      for (const [, href] of (await fs.readFile(file, 'utf8')).matchAll(/ href="(\/[^"#]*)/g)) {
+        const target = path.join(outDir, decodeURIComponent(href!), href!.endsWith('/') ? 'index.html' : '');
+        if (!(await fs.stat(target).catch(() => undefined))) broken.add(href!);
+      }
+    }
+    expect([...broken].sort()).toEqual([]);
+  }, 60_000);
 });
