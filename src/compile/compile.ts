@@ -133,6 +133,7 @@ export interface CompileResult {
 const WAIT_FOR_OUTPUT_MS = 120_000;
 
 export async function compile(options: CompileOptions): Promise<CompileResult> {
+  checkOptions(options);
   // No commit changes the snapshot while the compile reads it (a commit under way is waited for).
   const reading = await openForReading(path.resolve(options.snapshot));
   try {
@@ -149,17 +150,28 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
  */
 const MAX_DEPTH = 10;
 
-/** Refuses, before anything is written, a depth from a script that the plugin and the CLI refuse. */
-function checkDepth(depth: number | undefined): void {
-  if (depth === undefined || (Number.isSafeInteger(depth) && depth >= 0 && depth <= MAX_DEPTH)) return;
-  throw new RangeError(`depth must be an integer from 0 to ${MAX_DEPTH}, got ${String(depth)}`);
+/**
+ * Refuses, before anything is written, options from a script that the plugin and the CLI refuse
+ * (a missing path failed as a bare `paths[0]` TypeError; a wrong links mode left an empty output).
+ */
+function checkOptions(options: CompileOptions): void {
+  for (const key of ['snapshot', 'out'] as const)
+    if (typeof options[key] !== 'string' || options[key] === '')
+      throw new TypeError(
+        `compile needs ${key}: the ${key === 'out' ? 'directory to write into' : "snapshot's directory"}`,
+      );
+  const depth = options.depth;
+  if (depth !== undefined && !(Number.isSafeInteger(depth) && depth >= 0 && depth <= MAX_DEPTH))
+    throw new RangeError(`depth must be an integer from 0 to ${MAX_DEPTH}, got ${String(depth)}`);
+  const links = options.resolveLinks;
+  if (links !== undefined && links !== 'url' && links !== 'story' && links !== 'link')
+    throw new RangeError(`resolveLinks must be 'url', 'story' or 'link', got ${String(links)}`);
 }
 
 async function compileSnapshot(options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
   const snapshot = path.resolve(options.snapshot);
   const out = path.resolve(options.out);
-  checkDepth(options.depth);
   const { manifest, readIndex } = await openSnapshot(snapshot);
   // One compile writes an output directory at a time (a dev server's and a build's, say): two at
   // once would each write the files of their own snapshot and leave a state that matches neither.

@@ -705,8 +705,23 @@ interface SyncRun {
   report: () => void;
 }
 
+/**
+ * Refuses options a script without types can pass (the CLI and the plugin check theirs): a missing
+ * `out` failed as a bare `paths[0]` TypeError, `api: 'v3'` as a 404 blaming the base URL.
+ */
+function checkOptions(options: SyncOptions): void {
+  if (typeof options.out !== 'string' || options.out === '')
+    throw new TypeError('sync needs out: the directory to write the snapshot into');
+  if (options.api !== undefined && options.api !== 'v1' && options.api !== 'v2')
+    throw new TypeError(`api must be 'v1' or 'v2', got ${String(options.api)}`);
+  for (const view of options.views ?? [])
+    if (view !== 'published' && view !== 'draft')
+      throw new TypeError(`views must hold 'published' and/or 'draft', got ${String(view)}`);
+}
+
 export async function sync(options: SyncOptions): Promise<SyncResult> {
   const started = performance.now();
+  checkOptions(options);
   const views: View[] = [...new Set(options.views ?? ['published'])].sort().reverse() as View[];
   if (!views.length) throw new SyncError('no view to sync; choose published, draft or both');
   const out = path.resolve(options.out);

@@ -202,6 +202,17 @@ describe('compile() from a script', () => {
     expect(existsSync(out)).toBe(false);
     expect((await compile({ ...deep, depth: 10 })).stories).toBe(stories);
   });
+
+  it('refuses options a script without types can pass, naming them, before writing anything', async () => {
+    const out = path.join(await tempDir('compile-untyped'), 'modules');
+    const untyped = (o: Record<string, unknown>) => compile(o as unknown as Parameters<typeof compile>[0]);
+    await expect(untyped({ snapshot, out, resolveLinks: 'urls' })).rejects.toThrow(
+      "resolveLinks must be 'url', 'story' or 'link', got urls",
+    );
+    await expect(untyped({ snapshot })).rejects.toThrow('compile needs out');
+    await expect(untyped({ out })).rejects.toThrow('compile needs snapshot');
+    expect(existsSync(out)).toBe(false);
+  });
 });
 
 describe('the files a full compile lists', () => {
