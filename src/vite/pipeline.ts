@@ -175,7 +175,7 @@ export class ContentPipeline {
     if (!running || running.pid === process.pid) return;
     throw new PipelineError(
       `vite-plugin-content-sync: process ${running.pid} already serves ${path.relative(this.root, data) || '.'} at ${running.url} ` +
-        `into ${path.relative(this.root, this.#dir) || '.'} (another dev server of this project, or a build): stop it first, ` +
+        `into ${path.relative(this.root, this.#dir) || '.'} (another dev server of this project, a build or a test run): stop it first, ` +
         `or give this one another "dir"`,
     );
   }

@@ -77,6 +77,8 @@ interface Resolved {
   logger: Logger;
   /** Vite's dev server (or another server of Vite's, such as a test runner's), not a build. */
   serving: boolean;
+  /** The server is Vitest's, running the project's unit tests: it serves no pages. */
+  testRunner: boolean;
 }
 
 /** Each instance's options as its pipeline is keyed (see shared-pipeline.ts): instances of one config are compared. */
@@ -97,11 +99,12 @@ function warnOfOthers(config: ResolvedConfig, first: Plugin, logger: Logger): vo
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const options = parseOptions(input);
-  const resolved: Resolved = { root: process.cwd(), logger: console, serving: false };
+  const resolved: Resolved = { root: process.cwd(), logger: console, serving: false, testRunner: false };
   const servers = new OpenServers(() => lease.pipeline);
   const lease = new PipelineLease(
-    // A build syncs from the service a dev server of the project runs, when there is one; a dev server runs its own.
-    () => holdPipeline(options, resolved.root, resolved.logger, { borrow: !resolved.serving }),
+    // A build (or a test run) syncs from the service a dev server of the project runs, when there is
+    // one; a dev server runs its own.
+    () => holdPipeline(options, resolved.root, resolved.logger, { borrow: !resolved.serving || resolved.testRunner }),
     () => servers.route(),
   );
   const dev: DevPlugin = {
@@ -158,6 +161,7 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     configResolved(config) {
       resolved.root = config.root;
       resolved.serving = config.command === 'serve';
+      resolved.testRunner = isTestRunner(config);
       resolved.logger = timestamped(config.logger);
       if (config.command === 'build') renditions ??= buildRenditions(config.root, options);
       warnOfOthers(config, plugin, resolved.logger);
@@ -261,6 +265,13 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   optionsOf.set(plugin, JSON.stringify(options));
   return plugin as ContentSyncPlugin;
 }
+
+/**
+ * Vitest's server (its plugins are named `vitest` and `vitest:*`): the project's unit tests, run while
+ * its dev server may run, as a build may. Not the dev servers a test of the user's creates.
+ */
+const isTestRunner = (config: ResolvedConfig): boolean =>
+  config.plugins.some((p) => p.name === 'vitest' || p.name.startsWith('vitest:'));
 
 /** Vite's logger, each line with its time. */
 function timestamped(logger: ViteLogger): Logger {
