@@ -13,7 +13,7 @@ import type { OpenServer, OpenServers } from './open-servers.js';
 import type { ResolvedOptions } from './options.js';
 import type { ContentPipeline, Logger, RefreshResult } from './pipeline.js';
 import type { PipelineLease } from './pipeline-lease.js';
-import { filesToReload, reloadChanged } from './reload-changed.js';
+import { filesToReload, reloadChanged, reportToWatcher } from './reload-changed.js';
 import { watchSpaceDirectory } from './space-watch.js';
 
 /** What a dev server takes from its plugin instance. */
@@ -28,6 +28,8 @@ export interface DevPlugin {
    * unknown import): Vite records no module for them, so nothing reloads the page when they appear.
    */
   readonly awaited: Set<string>;
+  /** The server is Vitest's (read at each update: known once the config is resolved). */
+  readonly testRunner: boolean;
 }
 
 /**
@@ -127,7 +129,9 @@ export class DevServer implements OpenServer {
       const started = performance.now();
       const result = await run(p);
       if (!this.#firstTime(result)) return;
-      const reloaded = await reloadChanged(this.server, filesToReload(this.server, result, p.modulesDir));
+      const files = filesToReload(this.server, result, p.modulesDir);
+      const reloaded = await reloadChanged(this.server, files);
+      if (this.plugin.testRunner) reportToWatcher(this.server, files);
       // A page that failed on an import of a module this run wrote asks for it again.
       if (appeared(this.plugin.awaited)) this.server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
       if (result.changedFiles.length) {

@@ -115,6 +115,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     get logger() {
       return resolved.logger;
     },
+    get testRunner() {
+      return resolved.testRunner;
+    },
   };
   /** A watching build (`vite build --watch`) ended a build: the next one syncs again. */
   let rebuild = false;

@@ -47,3 +47,12 @@ export async function reloadChanged(server: ViteDevServer, files: readonly strin
   if (serverOnly) server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
   return reloaded;
 }
+
+/**
+ * Vitest's watch mode runs again the tests that import a file Vite's watcher reports changed, and the
+ * generated files are kept from that watcher (plugin.ts's watchIgnored): the files a run changed are
+ * reported to it, once the run has written them all.
+ */
+export function reportToWatcher(server: ViteDevServer, files: readonly string[]): void {
+  for (const file of files) server.watcher.emit(existsSync(file) ? 'change' : 'unlink', file);
+}

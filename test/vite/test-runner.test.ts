@@ -3,7 +3,7 @@
  * middleware mode): they import content modules like pages do, while the project's dev server may
  * run beside them.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,26 +11,34 @@ import { promisify } from 'node:util';
 import type { ViteDevServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeEnv } from '../frameworks/fixture-app.js';
-import { capturingLogger, clearContentEnv, devServer, embeddedService, project, removeDir } from './support.js';
+import {
+  capturingLogger,
+  clearContentEnv,
+  devServer,
+  embeddedService,
+  project,
+  removeDir,
+  waitFor,
+} from './support.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const VITEST = path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
 const OPTIONS = { embedded: { data: 'space', demo: { stories: 12 } } };
 
 /** The project's Vite config, with the plugin of this repository's source, and a unit test importing content. */
-async function unitTests(root: string): Promise<void> {
+async function unitTests(root: string, test = CONTENT_TEST): Promise<void> {
   const plugin = JSON.stringify(path.join(REPO, 'src', 'index.ts'));
   await fs.writeFile(
     path.join(root, 'vite.config.mts'),
     `import { contentSync } from ${plugin};\n` +
       `export default { plugins: [contentSync(${JSON.stringify(OPTIONS)})], test: { include: ['*.test.js'] } };\n`,
   );
-  await fs.writeFile(
-    path.join(root, 'content.test.js'),
-    "import { test, expect } from 'vitest';\nimport { entries } from 'content:index';\n" +
-      "test('content', () => expect(entries.length).toBeGreaterThan(0));\n",
-  );
+  await fs.writeFile(path.join(root, 'content.test.js'), test);
 }
+
+const CONTENT_TEST =
+  "import { test, expect } from 'vitest';\nimport { entries } from 'content:index';\n" +
+  "test('content', () => expect(entries.length).toBeGreaterThan(0));\n";
 
 /** `vitest run` in `root` as a child process; its exit code and output. */
 async function vitestRun(root: string): Promise<{ code: number; output: string }> {
@@ -69,5 +77,47 @@ describe('vitest run with the embedded option', () => {
     // The dev server's service is still the project's, for its next build or test run.
     const entry = JSON.parse(await fs.readFile(path.join(root, '.content', 'service.json'), 'utf8'));
     expect(entry).toMatchObject({ pid: process.pid, url: embeddedService(server).url });
+  }, 60_000);
+});
+
+describe('vitest watch with the embedded option', () => {
+  let root: string | undefined;
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child?.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+    }
+    child = undefined;
+    await removeDir(root);
+  });
+
+  it('runs the tests again when content they import changes in the space directory', async () => {
+    clearContentEnv();
+    root = await project('');
+    const dir = root;
+    // Each run of the test writes the name it imported of the first story, where this test reads it.
+    await unitTests(
+      dir,
+      "import { writeFileSync } from 'node:fs';\nimport { test } from 'vitest';\nimport { entries } from 'content:index';\n" +
+        "test('content', () => {\n  const [first] = entries.filter((e) => e.lang === 'default').sort((a, b) => a.id - b.id);\n" +
+        "  writeFileSync('seen.json', JSON.stringify({ id: first.id, name: first.name }));\n});\n",
+    );
+    child = spawn(process.execPath, [VITEST, 'watch', '--root', dir], {
+      cwd: dir,
+      env: nodeEnv(process.execPath),
+      detached: true,
+      stdio: 'ignore',
+    });
+    const seen = async () => JSON.parse(await fs.readFile(path.join(dir, 'seen.json'), 'utf8').catch(() => 'null'));
+    const { id } = await waitFor('the first run', seen, 30_000);
+
+    const file = path.join(dir, 'space', 'stories', `${id}.json`);
+    const record = JSON.parse(await fs.readFile(file, 'utf8'));
+    record.published.story.name = 'Edited on disk';
+    await fs.writeFile(`${file}.tmp`, JSON.stringify(record));
+    await fs.rename(`${file}.tmp`, file);
+    await waitFor('a run that imports the edit', async () => (await seen()).name === 'Edited on disk', 20_000);
   }, 60_000);
 });
