@@ -186,6 +186,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       const generated = resolved.serving && lease.pipeline && devResolve(lease.pipeline.modulesDir, id, importer);
       if (generated) return generated;
       if (!id.startsWith(IMPORT_PREFIX)) return null;
+      // Vite's scan for dependencies to pre-bundle: the generated modules import none, and a scan
+      // alone (`vite optimize`) ends with no hook that would stop a service started for it.
+      if (this.environment?.mode === 'scan') return { id, external: true };
       await lease.ensureReady();
       const server = externalServerBuild(options.ssrModules, this.environment);
       const found = resolveImport(id, lease.pipeline!.modulesDir, server);
