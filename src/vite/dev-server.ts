@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import type { ViteDevServer } from 'vite';
 import type { WebhookTarget } from '../server/index.js';
 import type { WebhookEvent } from '../sync/index.js';
+import type { ProjectEnv } from './project-env.js';
 import { count } from '../text/index.js';
 import { Batcher } from '../trigger/index.js';
 import { deliverInProcess, serveWebhooks, webhookSecret } from './dev-webhook.js';
@@ -30,6 +31,8 @@ export interface DevPlugin {
   readonly awaited: Set<string>;
   /** The server is Vitest's (read at each update: known once the config is resolved). */
   readonly testRunner: boolean;
+  /** CONTENT_* settings: the project's .env files for the mode, the environment over them. */
+  readonly env: ProjectEnv;
 }
 
 /**
@@ -62,7 +65,7 @@ export class DevServer implements OpenServer {
     private readonly plugin: DevPlugin,
   ) {
     const { options } = plugin;
-    const secret = webhookSecret(options);
+    const secret = webhookSecret(options, this.plugin.env);
     this.#batcher = new Batcher<WebhookEvent>(
       options.webhook.coalesceMs,
       options.webhook.maxWaitMs,

@@ -9,6 +9,7 @@ import { parseWebhookEvent, type WebhookEvent } from '../sync/index.js';
 import { answer, type Batcher, webhookEndpoint } from '../trigger/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Logger } from './pipeline.js';
+import type { ProjectEnv } from './project-env.js';
 
 /**
  * The secrets made here, one per set of options: instances with the same options share one embedded
@@ -18,11 +19,11 @@ import type { Logger } from './pipeline.js';
 const made = new Map<string, string>();
 
 /** The secret webhooks are signed with; none turns the endpoint off. */
-export function webhookSecret(options: ResolvedOptions): string | undefined {
+export function webhookSecret(options: ResolvedOptions, env: ProjectEnv): string | undefined {
   // Without a secret of the user's, the embedded service's control plane still reaches this server:
   // through a secret made here, which only the service in this process is given. An empty
   // CONTENT_WEBHOOK_SECRET is no secret (as an empty CONTENT_STORE is no store).
-  const given = options.webhook.secret ?? (process.env.CONTENT_WEBHOOK_SECRET || undefined);
+  const given = options.webhook.secret ?? (env.CONTENT_WEBHOOK_SECRET || undefined);
   if (given || !options.embedded?.admin) return given;
   const key = JSON.stringify(options);
   let secret = made.get(key);

@@ -43,7 +43,7 @@ const webhookShape = {
   /**
    * The webhook secret. Without one, the endpoint is off (404), unless `embedded.admin` is on:
    * then it takes only what the embedded service posts, signed with a secret the plugin makes.
-   * @default process.env.CONTENT_WEBHOOK_SECRET
+   * @default CONTENT_WEBHOOK_SECRET (the environment, else the project's .env files for the mode)
    */
   secret: z.string().min(1).optional(),
   /**
@@ -155,14 +155,14 @@ const DownloadOptions: z.ZodObject<typeof downloadShape, z.core.$strict> = z.str
 const optionShape = {
   /**
    * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`).
-   * @default process.env.CONTENT_BASE_URL
+   * @default CONTENT_BASE_URL (the environment, else the project's .env files for the mode)
    */
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL such as https://api.example.com' })
     .optional(),
   /**
    * The access token (a preview token for `version: 'draft'`). Never written to the output.
-   * @default process.env.CONTENT_TOKEN
+   * @default CONTENT_TOKEN (the environment, else the project's .env files for the mode)
    */
   token: z.string().min(1).optional(),
   /**
@@ -239,7 +239,7 @@ const optionShape = {
   /**
    * Share snapshots with other builders through an S3-compatible store, `s3://bucket/prefix`
    * (credentials and endpoint: the AWS SDK's standard environment; needs `@aws-sdk/client-s3`).
-   * @default process.env.CONTENT_STORE (no store)
+   * @default CONTENT_STORE (the environment, else the project's .env files; no store)
    */
   store: z
     .string()
@@ -248,7 +248,7 @@ const optionShape = {
   /**
    * With `store`: elect one syncer among builders that start together, through Redis
    * (`redis://...`; needs `ioredis`); and share the token's rate budget among them.
-   * @default process.env.CONTENT_REDIS_URL (no Redis)
+   * @default CONTENT_REDIS_URL (the environment, else the project's .env files; no Redis)
    */
   redis: z
     .string()

@@ -14,6 +14,7 @@ import { Runner, Unsynced } from '../trigger/index.js';
 import { EmbeddedService } from './embedded.js';
 import { assetDownloads, type ResolvedOptions } from './options.js';
 import { PipelineError } from './pipeline-error.js';
+import type { ProjectEnv } from './project-env.js';
 import { runningService, serviceFileOf } from './service-file.js';
 import { count } from '../text/index.js';
 
@@ -67,6 +68,8 @@ export class ContentPipeline {
     readonly options: ResolvedOptions,
     readonly root: string,
     readonly log: Logger,
+    /** CONTENT_* settings (the project's .env files under the environment, see project-env.ts). */
+    readonly env: ProjectEnv = process.env,
   ) {
     this.#dir = path.resolve(root, options.dir);
     this.snapshotDir = path.join(this.#dir, 'snapshot');
@@ -78,8 +81,8 @@ export class ContentPipeline {
    * then); undefined when the snapshot came from another builder instead.
    */
   async #sync(options: SyncOptions): Promise<SyncResult | undefined> {
-    const store = this.options.store ?? (process.env.CONTENT_STORE || undefined);
-    const redis = this.options.redis ?? (process.env.CONTENT_REDIS_URL || undefined);
+    const store = this.options.store ?? (this.env.CONTENT_STORE || undefined);
+    const redis = this.options.redis ?? (this.env.CONTENT_REDIS_URL || undefined);
     if (!store && !redis) return sync(options);
     const { fleetSync } = await import('../store/index.js');
     const shared = await fleetSync({ ...options, store, redis, log: (m) => this.log.warn(m) });
@@ -121,8 +124,8 @@ export class ContentPipeline {
         await this.#startEmbedded(data);
       }
     } else {
-      this.#baseUrl = this.options.baseUrl ?? process.env.CONTENT_BASE_URL;
-      this.#token = this.options.token ?? process.env.CONTENT_TOKEN;
+      this.#baseUrl = this.options.baseUrl ?? this.env.CONTENT_BASE_URL;
+      this.#token = this.options.token ?? this.env.CONTENT_TOKEN;
     }
   }
 
@@ -277,7 +280,7 @@ export class ContentPipeline {
         .join(' and ');
       if (!(await hasSnapshot(this.snapshotDir))) {
         throw new PipelineError(
-          `vite-plugin-content-sync: set ${missing}, or use the embedded option to build against a local space`,
+          `vite-plugin-content-sync: set ${missing} (in the environment or the project's .env files), or use the embedded option to build against a local space`,
         );
       }
       this.log.warn(`content-sync: ${missing} not set: building from the existing snapshot, which may be stale`);

@@ -25,6 +25,7 @@ import { OpenServers } from './open-servers.js';
 import { assetDownloads, type ContentSyncOptions, parseOptions, type ResolvedOptions } from './options.js';
 import type { ContentPipeline, Logger, RefreshResult } from './pipeline.js';
 import { PipelineLease } from './pipeline-lease.js';
+import { type ProjectEnv, projectEnv } from './project-env.js';
 import { type RenditionCounts, Renditions } from './renditions.js';
 import { externalModule, externalServerBuild, relativeImports, writeServerModules } from './server-modules.js';
 import { holdPipeline } from './shared-pipeline.js';
@@ -79,6 +80,8 @@ interface Resolved {
   serving: boolean;
   /** The server is Vitest's, running the project's unit tests: it serves no pages. */
   testRunner: boolean;
+  /** CONTENT_* settings: the project's .env files for the mode, the environment over them. */
+  env: ProjectEnv;
 }
 
 /** Each instance's options as its pipeline is keyed (see shared-pipeline.ts): instances of one config are compared. */
@@ -99,12 +102,22 @@ function warnOfOthers(config: ResolvedConfig, first: Plugin, logger: Logger): vo
 
 export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
   const options = parseOptions(input);
-  const resolved: Resolved = { root: process.cwd(), logger: console, serving: false, testRunner: false };
+  const resolved: Resolved = {
+    root: process.cwd(),
+    logger: console,
+    serving: false,
+    testRunner: false,
+    env: process.env,
+  };
   const servers = new OpenServers(() => lease.pipeline);
   const lease = new PipelineLease(
     // A build (or a test run) syncs from the service a dev server of the project runs, when there is
     // one; a dev server runs its own.
-    () => holdPipeline(options, resolved.root, resolved.logger, { borrow: !resolved.serving || resolved.testRunner }),
+    () =>
+      holdPipeline(options, resolved.root, resolved.logger, {
+        borrow: !resolved.serving || resolved.testRunner,
+        env: resolved.env,
+      }),
     () => servers.route(),
   );
   const dev: DevPlugin = {
@@ -117,6 +130,9 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
     },
     get testRunner() {
       return resolved.testRunner;
+    },
+    get env() {
+      return resolved.env;
     },
   };
   /** A watching build (`vite build --watch`) ended a build: the next one syncs again. */
@@ -161,13 +177,14 @@ export function contentSync(input: ContentSyncOptions = {}): ContentSyncPlugin {
       return watchIgnored(config, options);
     },
 
-    configResolved(config) {
+    async configResolved(config) {
       resolved.root = config.root;
       resolved.serving = config.command === 'serve';
       resolved.testRunner = isTestRunner(config);
       resolved.logger = timestamped(config.logger);
       if (config.command === 'build') renditions ??= buildRenditions(config.root, options);
       warnOfOthers(config, plugin, resolved.logger);
+      resolved.env = await projectEnv(config);
     },
 
     async buildStart() {

@@ -9,6 +9,7 @@
  */
 import type { ResolvedOptions } from './options.js';
 import { ContentPipeline, type Logger } from './pipeline.js';
+import type { ProjectEnv } from './project-env.js';
 
 interface Shared {
   started: Promise<ContentPipeline>;
@@ -31,12 +32,12 @@ export async function holdPipeline(
   options: ResolvedOptions,
   root: string,
   log: Logger,
-  start: { borrow?: boolean } = {},
+  start: { borrow?: boolean; env?: ProjectEnv } = {},
 ): Promise<HeldPipeline> {
   const key = JSON.stringify([root, options]);
   let entry = shared.get(key);
   if (!entry) {
-    const pipeline = new ContentPipeline(options, root, log);
+    const pipeline = new ContentPipeline(options, root, log, start.env);
     const fresh: Shared = { started: pipeline.start(start).then(() => pipeline), holders: 0 };
     // A start that failed is not shared: the next instance tries again.
     fresh.started.catch(() => shared.get(key) === fresh && shared.delete(key));

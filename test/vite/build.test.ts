@@ -211,6 +211,26 @@ describe('build against the local service', () => {
     }
   });
 
+  it("takes CONTENT_BASE_URL and CONTENT_TOKEN from the project's .env files for the mode, as Vite reads them", async () => {
+    const staging = await project(MAIN);
+    try {
+      // Where Vite projects keep their settings: nothing in the environment, the options empty.
+      await fs.writeFile(
+        path.join(staging, '.env.staging'),
+        `CONTENT_BASE_URL=${service.url}\nCONTENT_TOKEN=${PUBLIC_TOKEN}\n`,
+      );
+      await fs.writeFile(path.join(staging, '.env'), 'CONTENT_TOKEN=not-the-token\n');
+      await build({ ...config(staging, capturingLogger(), {}), mode: 'staging' });
+      expect(await builtText(staging)).toContain('Alpha Nachrichten');
+      // Another mode reads its own files: .env alone holds no base URL (the snapshot stays as it was).
+      const production = capturingLogger();
+      await build({ ...config(staging, production, {}), mode: 'production' });
+      expect(production.text('warn')).toMatch(/CONTENT_BASE_URL \(or the baseUrl option\) not set/);
+    } finally {
+      await removeDir(staging);
+    }
+  });
+
   it('offline: true builds from the snapshot without one request', async () => {
     await admin(service, 'POST', 'stats/reset');
     const logger = capturingLogger();
