@@ -6,15 +6,12 @@
  * left in it). Real builds of a 100-story demo space, real files.
  */
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoryRecord } from '../../src/snapshot/format.js';
-import { readSpaceDirectory } from '../../src/snapshot/read.js';
-import { writeSpaceDirectory } from '../../src/snapshot/write.js';
-import { SpaceStore } from '../../src/server/store.js';
+import type { SpaceStore } from '../../src/server/store.js';
 import { takeRendered } from '../../example-site/rendered-pages.js';
-import { filesUnder, siteApi, type SiteApi } from './support.js';
+import { changeSpace, filesUnder, type SiteApi, siteInTemp } from './support.js';
 
 const STORIES = 100;
 
@@ -39,12 +36,7 @@ describe('the example site rebuilt where the last build is in the way', () => {
   /** The folder the first test changed. */
   let other: string | undefined;
 
-  async function change(edit: (store: SpaceStore) => void): Promise<void> {
-    const dir = path.join(contentDir, 'space');
-    const store = new SpaceStore(await readSpaceDirectory(dir));
-    edit(store);
-    await writeSpaceDirectory(dir, store.toData());
-  }
+  const change = (edit: (store: SpaceStore) => void) => changeSpace(contentDir, edit);
 
   /** Rebuilds over the last output, and builds the same space from nothing: the two outputs are the same. */
   async function rebuildAsFromNothing(): Promise<{ refused: string[]; files: Map<string, Buffer> }> {
@@ -67,11 +59,7 @@ describe('the example site rebuilt where the last build is in the way', () => {
   }
 
   beforeAll(async () => {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'example-leftovers-'));
-    api = await siteApi();
-    contentDir = path.join(tmp, 'content');
-    outDir = path.join(tmp, 'dist');
-    await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
+    ({ tmp, api, contentDir, outDir } = await siteInTemp('leftovers', STORIES));
   }, 120_000);
 
   afterAll(async () => {

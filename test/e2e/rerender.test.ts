@@ -5,13 +5,10 @@
  * changes), real files.
  */
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSpaceDirectory } from '../../src/snapshot/read.js';
-import { writeSpaceDirectory } from '../../src/snapshot/write.js';
-import { SpaceStore } from '../../src/server/store.js';
-import { filesUnder, siteApi, type SiteApi, type SiteBuild } from './support.js';
+import type { SpaceStore } from '../../src/server/store.js';
+import { changeSpace, filesUnder, type SiteApi, type SiteBuild, siteInTemp } from './support.js';
 
 /** What `read` gives of every file under `dir`, by its path inside it. */
 async function eachFile<T>(dir: string, read: (file: string) => Promise<T>): Promise<Map<string, T>> {
@@ -32,13 +29,7 @@ describe('the example site rebuilt after a change', () => {
   let outDir: string;
   let first: SiteBuild;
 
-  /** Changes the demo space as the service's control plane would, and publishes. */
-  async function change(edit: (store: SpaceStore) => void): Promise<void> {
-    const dir = path.join(contentDir, 'space');
-    const store = new SpaceStore(await readSpaceDirectory(dir));
-    edit(store);
-    await writeSpaceDirectory(dir, store.toData());
-  }
+  const change = (edit: (store: SpaceStore) => void) => changeSpace(contentDir, edit);
 
   /** A build from nothing of the same content into a fresh directory: what the rebuilt output must equal. */
   async function expectSameAsFresh(name: string): Promise<void> {
@@ -51,11 +42,7 @@ describe('the example site rebuilt after a change', () => {
   }
 
   beforeAll(async () => {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'example-rerender-'));
-    api = await siteApi();
-    contentDir = path.join(tmp, 'content');
-    outDir = path.join(tmp, 'dist');
-    first = await api.buildSite({ outDir, contentDir, logLevel: 'silent' });
+    ({ tmp, api, contentDir, outDir, first } = await siteInTemp('rerender'));
   }, 120_000);
 
   afterAll(async () => {

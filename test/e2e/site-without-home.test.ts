@@ -4,13 +4,9 @@
  * the not-found page, and no page links there. Real builds of a small demo space, real files.
  */
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSpaceDirectory } from '../../src/snapshot/read.js';
-import { writeSpaceDirectory } from '../../src/snapshot/write.js';
-import { SpaceStore } from '../../src/server/store.js';
-import { filesUnder, serveStatic, siteApi, type SiteApi } from './support.js';
+import { changeSpace, filesUnder, serveStatic, type SiteApi, siteInTemp } from './support.js';
 
 const STORIES = 60;
 
@@ -21,11 +17,7 @@ describe('the example site without a home story', () => {
   let outDir: string;
 
   beforeAll(async () => {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'example-no-home-'));
-    api = await siteApi();
-    contentDir = path.join(tmp, 'content');
-    outDir = path.join(tmp, 'dist');
-    await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
+    ({ tmp, api, contentDir, outDir } = await siteInTemp('no-home', STORIES));
   }, 120_000);
 
   afterAll(async () => {
@@ -34,11 +26,10 @@ describe('the example site without a home story', () => {
 
   it('writes no page at / once the home story is unpublished, and / is not found', async () => {
     expect(await fs.readFile(path.join(outDir, 'index.html'), 'utf8')).toContain('lang="en"');
-    const dir = path.join(contentDir, 'space');
-    const store = new SpaceStore(await readSpaceDirectory(dir));
-    const home = [...store.records()].find((r) => r.published?.story.full_slug === 'home')!;
-    store.unpublish(home.id);
-    await writeSpaceDirectory(dir, store.toData());
+    await changeSpace(contentDir, (store) => {
+      const home = [...store.records()].find((r) => r.published?.story.full_slug === 'home')!;
+      store.unpublish(home.id);
+    });
 
     await api.buildSite({ outDir, contentDir, stories: STORIES, logLevel: 'silent' });
     // The client build writes the page template to index.html; no page filled it.

@@ -4,11 +4,15 @@
  * of the embedded content service, and polling.
  */
 import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { readSpaceDirectory } from '../../src/snapshot/read.js';
+import { writeSpaceDirectory } from '../../src/snapshot/write.js';
+import { SpaceStore } from '../../src/server/store.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -226,4 +230,31 @@ export async function siteApi(): Promise<SiteApi> {
     'startDevServer'
   >;
   return { buildSite: build.buildSite, startDevServer: dev.startDevServer };
+}
+
+/** The example site built once into a temp directory of its own: its content and output beside each other. */
+export interface SiteInTemp {
+  tmp: string;
+  api: SiteApi;
+  contentDir: string;
+  outDir: string;
+  first: SiteBuild;
+}
+
+/** Builds the example site (over a demo of `stories`, or the default) into a fresh temp directory named by `label`. */
+export async function siteInTemp(label: string, stories?: number): Promise<SiteInTemp> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), `example-${label}-`));
+  const api = await siteApi();
+  const contentDir = path.join(tmp, 'content');
+  const outDir = path.join(tmp, 'dist');
+  const first = await api.buildSite({ outDir, contentDir, ...(stories ? { stories } : {}), logLevel: 'silent' });
+  return { tmp, api, contentDir, outDir, first };
+}
+
+/** Changes the space directory of a site's content as the service's control plane would, and publishes it. */
+export async function changeSpace(contentDir: string, edit: (store: SpaceStore) => void): Promise<void> {
+  const dir = path.join(contentDir, 'space');
+  const store = new SpaceStore(await readSpaceDirectory(dir));
+  edit(store);
+  await writeSpaceDirectory(dir, store.toData());
 }
