@@ -13,6 +13,15 @@ import { nearest } from './suggest.js';
 export const RELATION_PATTERN = /^[^.\s,]+\.[^.\s,]+$/;
 const relation = z.string().regex(RELATION_PATTERN, 'each entry must be component.field');
 
+/** What makes a base URL one no request can use (a URL copied whole, a proxy's basic auth). */
+function baseUrlProblem(url: URL): string | undefined {
+  if (url.username || url.password)
+    return `holds a user name or password (${url.protocol}//…@${url.host}), which requests cannot carry in a URL: give the service's origin alone`;
+  if (url.search || url.hash)
+    return `has a ${url.search ? 'query (?…)' : 'fragment (#…)'}, where the API's paths would go: give the service's origin alone (${url.origin}), the token as the token`;
+  return undefined;
+}
+
 /** The enums the options and the command's flags share. */
 export const ApiVersion = z.enum(['v1', 'v2']);
 export const ContentView = z.enum(['published', 'draft']);
@@ -159,6 +168,12 @@ const optionShape = {
    */
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL such as https://api.example.com' })
+    .check((ctx) => {
+      // The client refuses these before any request; said here, when the config loads, and
+      // without quoting the URL, whose user info or query may hold a password or the token.
+      const problem = URL.canParse(ctx.value) ? baseUrlProblem(new URL(ctx.value)) : undefined;
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    })
     .optional(),
   /**
    * The access token (a preview token for `version: 'draft'`). Never written to the output.

@@ -289,7 +289,10 @@ export class ContentPipeline {
     try {
       return { result: await this.#syncNow(url, token, events), offline: false };
     } catch (err) {
-      const unreachable = err instanceof ContentApiError && (err.status === undefined || err.status >= 500);
+      // Refused before any request (no endpoint: a base URL or token the client cannot use) is a
+      // mistake in the configuration, which no service coming back would mend: not out of reach.
+      const unreachable =
+        err instanceof ContentApiError && (err.status === undefined ? err.endpoint !== '' : err.status >= 500);
       // The other process's service went away (its dev server stopped): this pipeline runs its own.
       if (unreachable && this.options.embedded && !this.#embedded && !this.#closed) {
         this.log.warn(`content-sync: the service at ${url} went away (${(err as Error).message}): starting one here`);

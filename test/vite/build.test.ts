@@ -263,6 +263,20 @@ describe('build when the API cannot be reached', () => {
     expect(await builtText(root)).toContain('Alpha news');
   });
 
+  it("offline: 'auto' fails on a CONTENT_BASE_URL no request can use, not taking it for an API out of reach", async () => {
+    // An API URL copied whole (?token= and all): a mistake in the configuration, which no service
+    // coming back would mend; building from the snapshot would keep it stale without an error.
+    process.env.CONTENT_BASE_URL = `${deadUrl}/v2/cdn/stories?token=${PUBLIC_TOKEN}`;
+    const logger = capturingLogger();
+    try {
+      const built = build(config(root, logger, { token: PUBLIC_TOKEN, offline: 'auto' }));
+      await expect(built).rejects.toThrow(/the base URL .* has a query/);
+      expect(logger.text('warn')).not.toMatch(/CANNOT BE REACHED/);
+    } finally {
+      delete process.env.CONTENT_BASE_URL;
+    }
+  });
+
   it.each(['constructor', '__proto__', 'hasOwnProperty'])(
     'refuses content:%s with the unknown-import message',
     async (name) => {

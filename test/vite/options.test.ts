@@ -37,6 +37,24 @@ describe('plugin options', () => {
     expect(() => contentSync(input as never)).toThrow(`option "${name}"`);
   });
 
+  it.each([
+    ['https://api.example.com/v2/cdn/stories?token=secret-token', /has a query/],
+    ['https://api.example.com/#token=secret-token', /has a fragment/],
+    ['https://user:secret-token@api.example.com', /holds a user name or password/],
+  ])('refuses baseUrl %s when the config loads, quoting no secret', (baseUrl, why) => {
+    const failure = (() => {
+      try {
+        contentSync({ baseUrl });
+      } catch (err) {
+        return err as Error;
+      }
+    })();
+    expect(failure).toBeInstanceOf(OptionsError);
+    expect(failure?.message).toMatch(/option "baseUrl"/);
+    expect(failure?.message).toMatch(why);
+    expect(failure?.message).not.toContain('secret-token');
+  });
+
   it('refuses an unknown key and names it', () => {
     let error: unknown;
     try {
