@@ -16,7 +16,7 @@ commands:
          write a deterministic demo space directory (N from 10 to 100000, default 200)
   serve  --data DIR [--port P] [--host H] [--public-token T] [--preview-token T]
          [--latency MS] [--no-rate-limit] [--faults SPEC] [--admin]
-         [--webhook-url URL --webhook-secret S]
+         [--webhook-url URL [--webhook-secret S]]
          serve a space directory as the Content Delivery API (v1 and v2)
   sync   --base-url URL --token T --out DIR [--api v1|v2] [--version published|draft|both]
          [--full] [--events FILE] [--json] [--concurrency N] [--max-response-mb N]

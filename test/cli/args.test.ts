@@ -47,5 +47,7 @@ describe('content-sync flags', () => {
     expect(demo.stdout).toMatch(/^usage: content-sync demo --out DIR/);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^content-sync: unknown command "frob"\n\nusage: content-sync <command>/);
+    // The secret may come from CONTENT_WEBHOOK_SECRET, as the README's command reference says.
+    expect(unknown.stderr).toContain('[--webhook-url URL [--webhook-secret S]]');
   }, 120_000);
 });
