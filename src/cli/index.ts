@@ -118,6 +118,8 @@ async function serve(argv: string[]): Promise<number> {
     throw err;
   }
   const webhookUrl = values['webhook-url'] as string | undefined;
+  // A `--webhook-url "$HOOK"` with HOOK unset would serve without a webhook, and without a word.
+  if (webhookUrl === '') throw new UsageError('--webhook-url must not be empty (leave it out to post no webhooks)');
   // From the environment too, as watch takes it: a flag's value is on the command line for as long as serve runs.
   const secretFlag = values['webhook-secret'] as string | undefined;
   const webhookSecret = secretFlag || (webhookUrl ? process.env.CONTENT_WEBHOOK_SECRET || undefined : undefined);

@@ -115,6 +115,23 @@ describe('serve --webhook-url', () => {
     expect(r.stderr + r.stdout).not.toContain(HOOK_SECRET);
   });
 
+  it('refuses an empty URL (a --webhook-url "$HOOK" with HOOK unset), which would post nothing without a word', async () => {
+    const child = spawnCli(['serve', '--data', data, '--port', '0', '--webhook-url', ''], {
+      CONTENT_WEBHOOK_SECRET: SIGNING_SECRET,
+    });
+    const done = collect(child);
+    // Started (listening) is the failure; it is stopped so the test ends.
+    const first = await Promise.race([
+      done.then(() => 'exited'),
+      said(child.stdout, /listening on/).then(() => 'started'),
+    ]);
+    if (first === 'started') child.kill('SIGTERM');
+    const r = await done;
+    expect(first).toBe('exited');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--webhook-url must not be empty/);
+  });
+
   it('signs with CONTENT_WEBHOOK_SECRET, as the README says secrets are given (a flag is seen by every user in ps)', async () => {
     const child = spawnCli(
       ['serve', '--data', data, '--port', '0', '--admin', '--webhook-url', hook.replace('/hook', '/ok')],
