@@ -186,6 +186,14 @@ export class ContentClient {
         false,
       );
     }
+    // No request to another scheme can succeed: refused now, not after a minute of retries.
+    if (base.protocol !== 'http:' && base.protocol !== 'https:')
+      throw new ContentApiError(
+        `the base URL ${base.origin === 'null' ? base.protocol : base.origin} must be an http or https URL; set CONTENT_BASE_URL to e.g. https://api.example.com`,
+        undefined,
+        '',
+        false,
+      );
     // fetch refuses such a URL with a message quoting it whole, the request's token with it.
     if (base.username || base.password)
       throw new ContentApiError(
