@@ -30,7 +30,7 @@ export async function refuseForeignDirectory(out: string): Promise<void> {
       // Unreadable: a damaged snapshot, which a sync repairs.
     }
   }
-  if (newer) throw new SyncError(`${newer}, or sync into another --out`);
+  if (newer) throw new SyncError(`${newer}, or sync into another --out (or dir)`);
   if (foreign.length || manifestForeign)
     throw new SyncError(
       `${out} holds files that are not a snapshot's (${(manifestForeign ? [FILES.manifest, ...foreign] : foreign).slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}): a sync writes only into a new or empty directory or an earlier snapshot; choose another --out (or dir)`,
