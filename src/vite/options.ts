@@ -163,7 +163,8 @@ const DownloadOptions: z.ZodObject<typeof downloadShape, z.core.$strict> = z.str
  */
 const optionShape = {
   /**
-   * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`).
+   * The service origin, e.g. `https://api.example.com` (without `/v2/cdn`, and without user name,
+   * password, query or fragment, which no request could use).
    * @default CONTENT_BASE_URL (the environment, else the project's .env files for the mode)
    */
   baseUrl: z
