@@ -160,6 +160,9 @@ function itemNamed(json: unknown, path: ReadonlyArray<PropertyKey>): string {
   return ` (id ${JSON.stringify(id)}${typeof slug === 'string' ? `, full_slug ${JSON.stringify(slug)}` : ''})`;
 }
 
+/** Attempts at a service that refuses connections or a host that does not resolve, at most. */
+const UNREACHABLE_ATTEMPTS = 4;
+
 export class ContentClient {
   readonly api: ApiVersion;
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, redirects: 0, bytes: 0 };
@@ -263,9 +266,12 @@ export class ContentClient {
           // is a wrong address more often than a blip: give up after a few tries.
           shouldRetry: ({ error, attemptNumber, retriesLeft }) => {
             if (!(error instanceof ContentApiError) || !error.retryable) return false;
-            if (error.unreachable && attemptNumber >= 4) return false;
+            if (error.unreachable && attemptNumber >= UNREACHABLE_ATTEMPTS) return false;
+            // The attempts left are those this error gets: said as 8 to one that stops after 4, the
+            // last line promised tries that never came.
+            const left = error.unreachable ? Math.min(retriesLeft, UNREACHABLE_ATTEMPTS - attemptNumber) : retriesLeft;
             if (error.status !== 429)
-              this.#options.onRetry?.({ message: error.message, attempt: attemptNumber, retriesLeft });
+              this.#options.onRetry?.({ message: error.message, attempt: attemptNumber, retriesLeft: left });
             return true;
           },
           // A 429 is the service pacing us, not a failure: it spends no retry (the pacer
