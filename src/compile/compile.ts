@@ -295,7 +295,8 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
   const leftovers = previous ? undefined : [...generatedFiles(out), ...formerTypes(out)];
   let state: CompileLedger | undefined =
     !options.full && previous?.fingerprint === fingerprint && previous.chunkTotal === chunkTotal ? previous : undefined;
-  const fullBecause = state || options.full ? undefined : whyFull(previous, stamp, fingerprint, chunkTotal);
+  const fullBecause =
+    state || options.full ? undefined : whyFull(previous, stamp, fingerprint, chunkTotal, setup.languages);
 
   const byUuid = new Map<string, number>();
   for (const e of index) byUuid.set(e.uuid, e.id);
@@ -420,6 +421,7 @@ async function compileIndex(options: CompileOptions, opened: Opened): Promise<Co
     fingerprint,
     chunkTotal,
     snapshotDigests,
+    languages: setup.languages,
     stories: result.stories,
     modules: result.withModules,
     files: output.files,
@@ -463,9 +465,13 @@ function whyFull(
   stamp: string | undefined,
   fingerprint: string,
   chunkTotal: number,
+  languages: readonly string[],
 ): string | undefined {
   if (!previous)
     return stamp === undefined ? undefined : "the last compile's state is not one this version of content-sync reads";
+  // The snapshot's languages are in the fingerprint, though neither an option nor the version: said as they are.
+  if (previous.languages && previous.languages.join('\0') !== languages.join('\0'))
+    return `the snapshot's languages changed since the last compile (${previous.languages.join(', ')}; now ${languages.join(', ')})`;
   if (previous.fingerprint !== fingerprint)
     return 'the compile options or the version of content-sync changed since the last compile';
   if (previous.chunkTotal !== chunkTotal) return 'the stories fill another number of chunks than at the last compile';

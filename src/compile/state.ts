@@ -22,6 +22,8 @@ export interface CompileLedger {
   chunkTotal: number;
   /** Digests of the snapshot's datasources and tags when compiled. */
   snapshotDigests?: { datasources?: string | undefined; tags?: string | undefined };
+  /** The languages compiled (in the fingerprint too): kept to say that they changed when a compile is full for it. */
+  languages?: readonly string[] | undefined;
   stories: Map<number, LedgerEntry>;
   /** The stories that have a module (`stories/<id>.js`). */
   modules: Set<number>;
@@ -37,6 +39,7 @@ interface StoredState {
   fingerprint: string;
   chunkTotal: number;
   snapshotDigests?: CompileLedger['snapshotDigests'];
+  languages?: readonly string[];
   components: string[];
   ids: number[];
   digests: string[];
@@ -110,6 +113,7 @@ function stateText(state: CompileLedger, types: unknown, encoded?: EncodedIndex)
     fingerprint: state.fingerprint,
     chunkTotal: state.chunkTotal,
     ...(state.snapshotDigests ? { snapshotDigests: state.snapshotDigests } : {}),
+    ...(state.languages ? { languages: state.languages } : {}),
     components,
     ids,
     digests: [],
@@ -221,6 +225,7 @@ function decodeState(raw: unknown): CompileLedger | undefined {
     fingerprint: s.fingerprint,
     chunkTotal: s.chunkTotal,
     snapshotDigests: s.snapshotDigests,
+    languages: Array.isArray(s.languages) ? s.languages : undefined,
     stories,
     modules: withModule,
     files,
