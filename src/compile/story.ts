@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Story, View } from '../api/index.js';
 import { DEFAULT_LANG, INDEX_FILES, StoryRecord, type LanguageOverlay, type StoryVersion } from '../snapshot/format.js';
 import { isStackOverflow, nestingDepth, sha256 } from '../snapshot/json.js';
-import { materialize, untranslated } from '../snapshot/languages.js';
+import { materialize, overlayIn, untranslated } from '../snapshot/languages.js';
 import { storyFile, type StoryIndexEntry } from '../snapshot/index-entries.js';
 import { overlayContentTexts, versionLayout } from '../snapshot/record-text.js';
 import type { IndexRow } from '../snapshot/stories-index.js';
@@ -183,9 +183,10 @@ export class RecordCache {
     }
     if (!entry || typeof entry.name !== 'string' || typeof entry.slug !== 'string' || entry.path === undefined)
       return undefined;
-    const fullSlug = entry.slugs?.[lang];
+    // Own keys only: a language named `constructor` must not read what every object has.
+    const fullSlug = entry.slugs && Object.hasOwn(entry.slugs, lang) ? entry.slugs[lang] : undefined;
     if (typeof fullSlug !== 'string') return undefined;
-    const own = entry.link_fields?.[lang];
+    const own = entry.link_fields && Object.hasOwn(entry.link_fields, lang) ? entry.link_fields[lang] : undefined;
     return {
       id,
       uuid: row.uuid,
@@ -559,7 +560,7 @@ export function rawModuleSource(
   const overlays: Parameters<typeof overlayModuleSource>[1][number][] = [];
   for (const [k, lang] of languages.entries()) {
     if (lang === DEFAULT_LANG) continue;
-    const translated = version.languages?.[lang];
+    const translated = overlayIn(version, lang);
     const overlay = translated ?? untranslated(version.story, lang);
     const { content, $replace_content: replace, ...top } = overlay as LanguageOverlay & { $replace_content?: boolean };
     if (replace && content === undefined) return exportsSource(materialized);

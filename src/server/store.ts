@@ -9,6 +9,8 @@ import type { Datasource, DatasourceEntry, Space, Story, Tag, View } from '../ap
 import {
   DEFAULT_LANG,
   materialize,
+  overlayIn,
+  setOverlay,
   type DatasourceRecord,
   type Folder,
   type SpaceData,
@@ -514,7 +516,8 @@ export class SpaceStore {
         `lang ${lang} is not a language of this space (${this.space.language_codes.join(', ') || 'none'})`,
       );
     const languages = (version.languages ??= {});
-    const overlay = (languages[lang] ??= { full_slug: `${lang}/${version.story.full_slug}` });
+    let overlay = overlayIn(version, lang);
+    if (!overlay) setOverlay(languages, lang, (overlay = { full_slug: `${lang}/${version.story.full_slug}` }));
     if (input.content) overlay.content = { ...(overlay.content ?? {}), ...input.content };
     if (input.name !== undefined) overlay.name = input.name;
     this.#restructure(version);

@@ -62,6 +62,11 @@ export interface DatasourceIndexEntry {
   digest: string;
 }
 
+/** Sets `key` as an own key, whatever it is: a language code may be `__proto__`. */
+function ownKey<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 export function indexEntry(record: StoryRecord, text: string, languages: readonly string[]): StoryIndexEntry {
   const version = (record.published ?? record.draft)!;
   const s = version.story;
@@ -74,13 +79,13 @@ export function indexEntry(record: StoryRecord, text: string, languages: readonl
       continue;
     }
     const variant = materialize(version, lang);
-    slugs[lang] = variant.full_slug;
+    ownKey(slugs, lang, variant.full_slug);
     const differs: LinkFields = {};
     if (variant.name !== s.name) differs.name = variant.name;
     if (variant.slug !== s.slug) differs.slug = variant.slug;
     const variantPath = realPath(variant);
     if (variantPath !== path) differs.path = variantPath;
-    if (Object.keys(differs).length) linkFields[lang] = differs;
+    if (Object.keys(differs).length) ownKey(linkFields, lang, differs);
   }
   const entry: StoryIndexEntry = {
     id: record.id,

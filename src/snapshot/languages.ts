@@ -15,8 +15,8 @@ import { sameJson } from './json.js';
  */
 export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, fallbackLang?: string): Story {
   if (lang === DEFAULT_LANG) return version.story;
-  const overlay = version.languages?.[lang] ?? untranslated(version.story, lang);
-  const fallback = fallbackLang && fallbackLang !== lang ? version.languages?.[fallbackLang] : undefined;
+  const overlay = overlayIn(version, lang) ?? untranslated(version.story, lang);
+  const fallback = fallbackLang && fallbackLang !== lang ? overlayIn(version, fallbackLang) : undefined;
   const {
     content: fbContent,
     $replace_content: _r,
@@ -33,6 +33,20 @@ export function materialize(version: StoryVersion, lang: string = DEFAULT_LANG, 
       : { ...version.story.content, ...(fbContent ?? {}), ...(content ?? {}) }) as Story['content'],
   };
   return merged;
+}
+
+/**
+ * The overlay a version holds for `lang`, if it holds one. Language codes are data: an own key
+ * only, so that a language named `constructor` or `toString` does not read what every object has.
+ */
+export function overlayIn(version: StoryVersion, lang: string): LanguageOverlay | undefined {
+  const languages = version.languages;
+  return languages && Object.hasOwn(languages, lang) ? languages[lang] : undefined;
+}
+
+/** Sets the overlay of `lang` as an own key: an assignment to `__proto__` would change the object's prototype instead. */
+export function setOverlay(languages: Record<string, LanguageOverlay>, lang: string, overlay: LanguageOverlay): void {
+  Object.defineProperty(languages, lang, { value: overlay, writable: true, enumerable: true, configurable: true });
 }
 
 /** The overlay of a story that has no translation in `lang`. */

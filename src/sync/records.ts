@@ -16,7 +16,7 @@ import {
 import type { DatasourceIndexEntry, StoryIndexEntry } from '../snapshot/index-entries.js';
 import { sameJson, sha256 } from '../snapshot/json.js';
 import type { LastComplete } from '../snapshot/state.js';
-import { materialize, overlayOf, untranslated } from '../snapshot/languages.js';
+import { materialize, overlayOf, setOverlay, untranslated } from '../snapshot/languages.js';
 
 /**
  * A version from the default-language story and its variants. A variant that
@@ -39,7 +39,7 @@ export function buildVersion(base: Story, variants: ReadonlyMap<string, Story>):
         $replace_content: true,
       } as LanguageOverlay;
     }
-    languages[lang] = overlay;
+    setOverlay(languages, lang, overlay);
   }
   return Object.keys(languages).length ? { story: base, languages } : { story: base };
 }
