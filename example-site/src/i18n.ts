@@ -28,7 +28,18 @@ const WORDS = {
 
 export type Word = keyof typeof WORDS;
 
-export function t(word: Word, lang: string): string {
-  const forms: Record<string, string> = WORDS[word];
-  return forms[lang] ?? forms.default!;
+/** What `forms` has for `lang` (its own key: a language code may be `constructor`), else its default. */
+function inLanguage(forms: Record<string, string>, lang: string): string {
+  return Object.hasOwn(forms, lang) ? forms[lang]! : forms.default!;
 }
+
+export function t(word: Word, lang: string): string {
+  return inLanguage(WORDS[word], lang);
+}
+
+/** Each language's name in itself, as the language switcher shows it. */
+const LANGUAGE_NAMES: Record<string, string> = { default: 'English', de: 'Deutsch', fr: 'Français' };
+
+/** A language's name for the language switcher: its code when the site has no name for it. */
+export const languageName = (lang: string): string =>
+  Object.hasOwn(LANGUAGE_NAMES, lang) ? LANGUAGE_NAMES[lang]! : lang;

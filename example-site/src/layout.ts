@@ -1,9 +1,8 @@
 /** The frame around every page: head, navigation, breadcrumbs, language switcher, footer. */
 import type { StoryEntry } from 'content:index';
 import { attrs, esc } from './html.js';
-import { t } from './i18n.js';
+import { languageName, t } from './i18n.js';
 import {
-  LANGUAGE_NAMES,
   alternates,
   breadcrumbs,
   homeUrl,
@@ -44,7 +43,7 @@ function languageSwitcher(route: Route | undefined, lang: string): string {
   const options = route ? alternates(route) : [];
   const links = options.map(
     (o) =>
-      `<li><a${attrs({ href: o.url, hreflang: htmlLang(o.lang), lang: htmlLang(o.lang), 'aria-current': o.lang === lang ? 'true' : undefined })}>${esc(LANGUAGE_NAMES[o.lang] ?? o.lang)}</a></li>`,
+      `<li><a${attrs({ href: o.url, hreflang: htmlLang(o.lang), lang: htmlLang(o.lang), 'aria-current': o.lang === lang ? 'true' : undefined })}>${esc(languageName(o.lang))}</a></li>`,
   );
   return `<nav class="languages" aria-label="${esc(t('language', lang))}"><ul>${links.join('')}</ul></nav>`;
 }

@@ -13,8 +13,6 @@ export const DEFAULT_LANGUAGE = 'default';
 /** The slug of the story served at the site root (`/`, `/de/`, ...). */
 export const HOME_SLUG = 'home';
 
-export const LANGUAGE_NAMES: Record<string, string> = { default: 'English', de: 'Deutsch', fr: 'Français' };
-
 /** The `lang` attribute of a language of the space. */
 export const htmlLang = (lang: string): string => (lang === DEFAULT_LANGUAGE ? 'en' : lang);
 
