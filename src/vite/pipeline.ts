@@ -34,6 +34,16 @@ export interface RefreshResult {
 
 export { PipelineError };
 
+/** The CONTENT_* settings a pipeline of `options` reads from `env` (see #sync and start), by name. */
+export function settingsRead(options: ResolvedOptions, env: ProjectEnv): Array<string | null> {
+  const names = [
+    'CONTENT_STORE',
+    'CONTENT_REDIS_URL',
+    ...(options.embedded ? [] : ['CONTENT_BASE_URL', 'CONTENT_TOKEN']),
+  ];
+  return names.map((name) => env[name] ?? null);
+}
+
 export class ContentPipeline {
   /** The content directory (the `dir` option). */
   readonly #dir: string;

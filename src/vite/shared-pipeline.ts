@@ -8,7 +8,7 @@
  * which closes when the last of them lets go.
  */
 import type { ResolvedOptions } from './options.js';
-import { ContentPipeline, type Logger } from './pipeline.js';
+import { ContentPipeline, type Logger, settingsRead } from './pipeline.js';
 import type { ProjectEnv } from './project-env.js';
 
 interface Shared {
@@ -34,7 +34,9 @@ export async function holdPipeline(
   log: Logger,
   start: { borrow?: boolean; env?: ProjectEnv } = {},
 ): Promise<HeldPipeline> {
-  const key = JSON.stringify([root, options]);
+  // With the settings the pipeline reads: instances whose modes read other .env files (a build for
+  // production beside a development server) each sync with their own.
+  const key = JSON.stringify([root, options, settingsRead(options, start.env ?? process.env)]);
   let entry = shared.get(key);
   if (!entry) {
     const pipeline = new ContentPipeline(options, root, log, start.env);
