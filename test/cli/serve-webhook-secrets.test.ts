@@ -61,6 +61,19 @@ function said(stream: NodeJS.ReadableStream, pattern: RegExp): Promise<RegExpExe
   });
 }
 
+/** What a serve that must refuse its flags printed; one that started listening instead fails the test (and is stopped). */
+async function exitsBeforeListening(child: ReturnType<typeof spawnCli>) {
+  const done = collect(child);
+  const first = await Promise.race([
+    done.then(() => 'exited'),
+    said(child.stdout, /listening on/).then(() => 'started'),
+  ]);
+  if (first === 'started') child.kill('SIGTERM');
+  const r = await done;
+  expect(first).toBe('exited');
+  return r;
+}
+
 describe('serve --webhook-url', () => {
   it('logs a refused webhook without the query of its URL', async () => {
     const child = spawnCli([
@@ -101,15 +114,7 @@ describe('serve --webhook-url', () => {
       '--webhook-secret',
       's',
     ]);
-    const done = collect(child);
-    // Started (listening) is the failure; it is stopped so the test ends.
-    const first = await Promise.race([
-      done.then(() => 'exited'),
-      said(child.stdout, /listening on/).then(() => 'started'),
-    ]);
-    if (first === 'started') child.kill('SIGTERM');
-    const r = await done;
-    expect(first).toBe('exited');
+    const r = await exitsBeforeListening(child);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--webhook-url holds a user name or password/);
     expect(r.stderr + r.stdout).not.toContain(HOOK_SECRET);
@@ -119,15 +124,7 @@ describe('serve --webhook-url', () => {
     const child = spawnCli(['serve', '--data', data, '--port', '0', '--webhook-url', ''], {
       CONTENT_WEBHOOK_SECRET: SIGNING_SECRET,
     });
-    const done = collect(child);
-    // Started (listening) is the failure; it is stopped so the test ends.
-    const first = await Promise.race([
-      done.then(() => 'exited'),
-      said(child.stdout, /listening on/).then(() => 'started'),
-    ]);
-    if (first === 'started') child.kill('SIGTERM');
-    const r = await done;
-    expect(first).toBe('exited');
+    const r = await exitsBeforeListening(child);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--webhook-url must not be empty/);
   });
